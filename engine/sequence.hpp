@@ -1,0 +1,25 @@
+//! @file An encoded DNA sequence as every backend receives it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace chromalign {
+
+/// Base codes. A, C, G, T match only themselves; kBaseOther (N and every other IUPAC code)
+/// mismatches everything, itself included.
+enum BaseCode : uint8_t { kBaseA = 0, kBaseC = 1, kBaseG = 2, kBaseT = 3, kBaseOther = 4 };
+
+struct Sequence {
+    std::string name;            ///< record name (first word of the FASTA header)
+    std::string source;          ///< file the record came from, for messages
+    std::vector<uint8_t> codes;  ///< one BaseCode per position; position p is 1-based p+1
+
+    int64_t length() const { return static_cast<int64_t>(codes.size()); }
+};
+
+/// Encodes an ACGT/IUPAC string (tests and generators); every non-ACGT letter becomes kBaseOther.
+Sequence make_sequence(const std::string& name, const std::string& bases);
+
+}  // namespace chromalign

@@ -1,0 +1,284 @@
+//! @file The short- and long-phase tile kernels of one external diagonal (CUDAlign §5, one warp per block).
+#pragma once
+
+#include <cstdint>
+
+namespace chromalign::kernels::cuda {
+
+constexpr int kWarp = 32;                 ///< T: threads per block, one warp
+constexpr int32_t kNegInf = -(1 << 30);   ///< minus infinity for E and F; never overflows
+constexpr int kPrefetch = 8;              ///< long phase: steps per prefetched group
+
+/// S1 codes other than A/C/G/T are stored as this value on the device, and S0's as 4, so a
+/// plain equality test is the match test: N never matches, not even N.
+constexpr uint8_t kS1Other = 5;
+
+/// Best cell of one block column so far; row and col are 0-based padded coordinates.
+struct BestCell {
+    int32_t score;
+    int32_t row;
+    int32_t col;
+    int32_t unused;
+};
+
+/// Everything a phase kernel needs; passed by value.
+struct PhaseArgs {
+    const uint8_t* s0;        ///< S0 codes, padded_rows entries (padding never matches)
+    const uint8_t* s1;        ///< S1 codes, padded_cols + slack entries
+    int2* hbus;               ///< horizontal bus: (H - open, F) of the last row computed, per column
+    const int32_t* vbus_in;   ///< vertical bus written in diagonal d-1, one slot per block
+    int32_t* vbus_out;        ///< vertical bus for diagonal d+1
+    int32_t* mid;             ///< state handed from the short to the long phase, one slot per block
+    BestCell* best;           ///< one per block column
+    int64_t d;                ///< external diagonal
+    int64_t bands;            ///< number of bands
+    int32_t blocks;           ///< B
+    int32_t block_cols;       ///< C
+    int32_t b_first;          ///< block column of blockIdx.x == 0
+    int32_t open;             ///< gap_open
+    int32_t ext;              ///< gap_extend
+    int32_t diag_match;       ///< gap_open + match: folded into the diagonal term (see step)
+    int32_t diag_mismatch;    ///< gap_open + mismatch
+};
+
+/// Registers of one thread: alpha consecutive rows (row_r = top + r) of one band.
+template <int A>
+struct Lane {
+    int32_t ho[A];     ///< H(row_r, j-1) - open, j the column about to be computed
+    int32_t e[A];      ///< E(row_r, j-1)
+    int32_t hdiag_o;   ///< H(top-1, j-1) - open
+    int32_t fbot;      ///< F(row_{A-1}, j-1): handed to the thread below with ho[A-1]
+    int32_t code[A];   ///< S0 code of row_r
+    int32_t best[A];   ///< best H of row_r since the last flush (0: none)
+    int32_t tag[A];    ///< where best[r] was first reached (a step or a column; see flush)
+};
+
+/// Words per thread in a saved state slot, and the slot size of one block.
+template <int A>
+constexpr int kStateWords = 2 * A + 2;
+template <int A>
+constexpr int kSlotWords = kStateWords<A> * kWarp;
+
+/// One column of the thread's rows. Invariant on entry, in DP notation with j the column:
+///   L.ho[r] = H(r, j-1) - open, L.e[r] = E(r, j-1), L.hdiag_o = H(top-1, j-1) - open,
+///   up_o = H(top-1, j) - open, up_f = F(top-1, j), c = S1 code of column j.
+/// On exit the same holds for column j+1 (with the next up values).
+/// The diagonal term H(r-1, j-1) + s(r, j) is formed as (H(r-1, j-1) - open) + (open + s)
+/// so H - open is the only form of H kept: it feeds E, F and the diagonal alike.
+template <int A>
+__device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c,
+                                     int32_t tag, const PhaseArgs& p) {
+    int32_t diag_o = L.hdiag_o;
+    int32_t above_o = up_o;
+    int32_t f = up_f;
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        const int32_t e = __viaddmax_s32(L.e[r], -p.ext, L.ho[r]);      // E(r, j)
+        f = __viaddmax_s32(f, -p.ext, above_o);                          // F(r, j)
+        const int32_t d = diag_o + (L.code[r] == c ? p.diag_match : p.diag_mismatch);
+        const int32_t h = __vimax3_s32_relu(d, e, f);                   // H(r, j)
+        bool kept;
+        L.best[r] = __vibmax_s32(L.best[r], h, &kept);  // kept: best >= h, first cell wins
+        L.tag[r] = kept ? L.tag[r] : tag;
+        diag_o = L.ho[r];                                                // H(r, j-1) - open
+        above_o = h - p.open;
+        L.ho[r] = above_o;
+        L.e[r] = e;
+    }
+    L.hdiag_o = up_o;
+    L.fbot = f;
+}
+
+/// Fresh rows at the left edge of the matrix: H(r, 0) = 0, E(r, 0) = -inf, H(top-1, 0) = 0.
+template <int A>
+__device__ __forceinline__ void start_rows(Lane<A>& L, const PhaseArgs& p) {
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        L.ho[r] = -p.open;
+        L.e[r] = kNegInf;
+    }
+    L.hdiag_o = -p.open;
+    L.fbot = kNegInf;
+}
+
+template <int A>
+__device__ __forceinline__ void load_codes(Lane<A>& L, const PhaseArgs& p, int64_t top) {
+#pragma unroll
+    for (int r = 0; r < A; ++r) L.code[r] = p.s0[top + r];
+}
+
+template <int A>
+__device__ __forceinline__ void clear_best(Lane<A>& L) {
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        L.best[r] = 0;
+        L.tag[r] = 0;
+    }
+}
+
+template <int A>
+__device__ __forceinline__ void save_state(const Lane<A>& L, int32_t* slot, int t) {
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        slot[r * kWarp + t] = L.ho[r];
+        slot[(A + r) * kWarp + t] = L.e[r];
+    }
+    slot[2 * A * kWarp + t] = L.hdiag_o;
+    slot[(2 * A + 1) * kWarp + t] = L.fbot;
+}
+
+template <int A>
+__device__ __forceinline__ void load_state(Lane<A>& L, const int32_t* slot, int t) {
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        L.ho[r] = slot[r * kWarp + t];
+        L.e[r] = slot[(A + r) * kWarp + t];
+    }
+    L.hdiag_o = slot[2 * A * kWarp + t];
+    L.fbot = slot[(2 * A + 1) * kWarp + t];
+}
+
+/// Tie rule: higher score, then smaller row, then smaller column.
+__device__ __forceinline__ bool better(const BestCell& a, const BestCell& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.row != b.row) return a.row < b.row;
+    return a.col < b.col;
+}
+
+/// Folds the per-row bests into `mine`; column = tag + col_offset. Rows are visited top down.
+template <int A>
+__device__ __forceinline__ void flush_rows(const Lane<A>& L, BestCell& mine, int32_t top,
+                                           int32_t col_offset) {
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        const BestCell cand{L.best[r], top + r, L.tag[r] + col_offset, 0};
+        if (cand.score > 0 && better(cand, mine)) mine = cand;
+    }
+}
+
+/// Warp-wide tie-rule reduction of `mine`, merged by lane 0 into this block column's slot.
+__device__ __forceinline__ void publish_best(BestCell mine, BestCell* slot) {
+#pragma unroll
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+        const BestCell other{__shfl_down_sync(0xffffffffu, mine.score, offset),
+                             __shfl_down_sync(0xffffffffu, mine.row, offset),
+                             __shfl_down_sync(0xffffffffu, mine.col, offset), 0};
+        if (better(other, mine)) mine = other;
+    }
+    if (threadIdx.x == 0 && mine.score > 0 && better(mine, *slot)) *slot = mine;
+}
+
+/// Short phase: the first T steps of every block of diagonal d. Step s of thread t computes
+/// column b*C + s - t: for s < t these are the cells delegated by the block to the left (for
+/// block 0, by the right-most block of band d - B, which then restarts at column 0 of band d).
+/// All lanes run every step so the shuffles stay converged; a lane without a valid band idles.
+template <int A>
+__global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
+    const int t = threadIdx.x;
+    const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
+    const int64_t band = p.d - b;
+    const bool main_valid = band >= 0 && band < p.bands;
+    const int64_t dband = p.d - p.blocks;  // band of block 0's delegated cells
+    const bool del_valid = b == 0 && dband >= 0 && dband < p.bands;
+    if (!main_valid && !del_valid) return;
+
+    const int64_t rows = int64_t{A} * kWarp;
+    const int64_t padded_cols = int64_t{p.block_cols} * p.blocks;
+    Lane<A> L;
+    start_rows(L, p);  // lanes of block 0 without delegated cells hold defined values
+    clear_best(L);
+    BestCell mine{0, 0, 0, 0};
+    if (b > 0) {
+        load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
+        load_codes(L, p, band * rows + t * A);
+    } else if (del_valid && t > 0) {
+        load_state(L, p.vbus_in, t);
+        load_codes(L, p, dband * rows + t * A);
+    }
+    for (int s = 0; s < kWarp; ++s) {
+        int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
+        int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
+        if (b == 0 && s == t) {  // block 0: delegated cells done, start band d at column 0
+            if (del_valid && t > 0) flush_rows(L, mine, static_cast<int32_t>(dband * rows + t * A), 0);
+            clear_best(L);
+            if (main_valid) {
+                start_rows(L, p);
+                load_codes(L, p, band * rows + t * A);
+            }
+        }
+        const bool delegated = b == 0 && s < t;
+        const bool active = delegated ? del_valid : main_valid;
+        const int64_t col = delegated ? padded_cols - t + s : int64_t{b} * p.block_cols + s - t;
+        if (t == 0 && main_valid) {
+            const int2 v = p.hbus[col];
+            up_o = v.x;
+            up_f = v.y;
+        }
+        if (active) {
+            step(L, up_o, up_f, p.s1[col], static_cast<int32_t>(col), p);
+            if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1], L.fbot);
+        }
+    }
+    if (main_valid) {
+        flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
+        save_state(L, p.mid + int64_t{b} * kSlotWords<A>, t);
+    }
+    publish_best(mine, p.best + b);
+}
+
+/// Long phase: steps T .. C-1 of every block whose band exists; no delegation, no edge tests.
+/// Lane 0 prefetches the horizontal bus and every lane its S1 codes one group of kPrefetch
+/// steps ahead, so the loads are in flight while the previous group computes.
+template <int A>
+__global__ void __launch_bounds__(kWarp) long_phase(const PhaseArgs p) {
+    const int t = threadIdx.x;
+    const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
+    const int64_t band = p.d - b;
+    const int64_t rows = int64_t{A} * kWarp;
+    const int64_t col0 = int64_t{b} * p.block_cols;  // column of step 0 for lane 0
+
+    Lane<A> L;
+    clear_best(L);
+    load_state(L, p.mid + int64_t{b} * kSlotWords<A>, t);
+    load_codes(L, p, band * rows + t * A);
+
+    const uint8_t* s1 = p.s1 + col0 - t;  // s1[s] is this lane's code at step s
+    const int2* bus_in = p.hbus + col0;   // bus_in[s] is lane 0's input at step s
+    int2* bus_out = p.hbus + col0 - (kWarp - 1);
+    int2 bus_next[kPrefetch];
+    int32_t c_next[kPrefetch];
+#pragma unroll
+    for (int u = 0; u < kPrefetch; ++u) {
+        bus_next[u] = t == 0 ? bus_in[kWarp + u] : make_int2(0, 0);
+        c_next[u] = s1[kWarp + u];
+    }
+    for (int32_t s0 = kWarp; s0 < p.block_cols; s0 += kPrefetch) {
+        int2 bus_cur[kPrefetch];
+        int32_t c_cur[kPrefetch];
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) {
+            bus_cur[u] = bus_next[u];
+            c_cur[u] = c_next[u];
+            bus_next[u] = t == 0 ? bus_in[s0 + kPrefetch + u] : make_int2(0, 0);
+            c_next[u] = s1[s0 + kPrefetch + u];
+        }
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) {
+            int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
+            int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
+            if (t == 0) {
+                up_o = bus_cur[u].x;
+                up_f = bus_cur[u].y;
+            }
+            step(L, up_o, up_f, c_cur[u], s0 + u, p);
+            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1], L.fbot);
+        }
+    }
+    BestCell mine{0, 0, 0, 0};
+    flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
+    publish_best(mine, p.best + b);
+    const int32_t next = b + 1 == p.blocks ? 0 : b + 1;
+    save_state(L, p.vbus_out + int64_t{next} * kSlotWords<A>, t);
+}
+
+}  // namespace chromalign::kernels::cuda

@@ -1,0 +1,182 @@
+//! @file CudaTileRunner: device buffers of one comparison and the launches of each external diagonal.
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/tile_kernels.cuh"
+#include "kernels/cuda/tile_runner.hpp"
+
+namespace chromalign::kernels {
+
+using cuda::BestCell;
+using cuda::PhaseArgs;
+
+namespace {
+
+/// Calls fn(std::integral_constant<int, A>) for the compiled alpha, or throws.
+template <typename Fn>
+void with_alpha(int alpha, Fn&& fn) {
+    switch (alpha) {
+    case 4: fn(std::integral_constant<int, 4>{}); break;
+    case 8: fn(std::integral_constant<int, 8>{}); break;
+    case 16: fn(std::integral_constant<int, 16>{}); break;
+    default: throw Error("CUDA kernels are built for alpha 4, 8 or 16, not " + std::to_string(alpha));
+    }
+}
+
+/// Device copy of an encoded sequence, padded with `pad`; S1's "other" code is moved so that
+/// equality alone decides a match (see kS1Other).
+std::vector<uint8_t> padded_codes(const uint8_t* codes, int64_t length, int64_t padded, uint8_t other) {
+    std::vector<uint8_t> out(static_cast<size_t>(padded), other);
+    for (int64_t i = 0; i < length; ++i) out[i] = codes[i] < 4 ? codes[i] : other;
+    return out;
+}
+
+}  // namespace
+
+bool cuda_alpha_supported(int alpha) { return alpha == 4 || alpha == 8 || alpha == 16; }
+
+int cuda_resident_blocks_per_sm(int device, int alpha) {
+    CUDA_CHECK(cudaSetDevice(device));
+    int blocks = 0;
+    with_alpha(alpha, [&](auto a) {
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, cuda::long_phase<decltype(a)::value>, cuda::kWarp, 0));
+    });
+    return blocks;
+}
+
+struct CudaTileRunner::Impl {
+    TileGrid grid;
+    int device = 0;
+    PhaseArgs args{};
+    cudaStream_t stream = nullptr;
+    uint8_t* d_s0 = nullptr;
+    uint8_t* d_s1 = nullptr;
+    int2* d_hbus = nullptr;
+    int32_t* d_vbus[2] = {nullptr, nullptr};
+    int32_t* d_mid = nullptr;
+    BestCell* d_best = nullptr;
+    size_t bytes = 0;
+
+    template <typename T>
+    T* alloc(size_t count) {
+        void* ptr = nullptr;
+        CUDA_CHECK(cudaMalloc(&ptr, count * sizeof(T)));
+        bytes += count * sizeof(T);
+        return static_cast<T*>(ptr);
+    }
+
+    void release() {
+        // Destructor path: errors cannot be reported, and freeing null is a no-op.
+        cudaFree(d_s0);
+        cudaFree(d_s1);
+        cudaFree(d_hbus);
+        cudaFree(d_vbus[0]);
+        cudaFree(d_vbus[1]);
+        cudaFree(d_mid);
+        cudaFree(d_best);
+        if (stream) cudaStreamDestroy(stream);
+    }
+};
+
+CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring,
+                               const uint8_t* s0, const uint8_t* s1)
+    : impl_(std::make_unique<Impl>()) {
+    if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
+    if (!cuda_alpha_supported(grid.alpha))
+        throw Error("CUDA kernels are built for alpha 4, 8 or 16, not " + std::to_string(grid.alpha));
+    Impl& im = *impl_;
+    im.grid = grid;
+    im.device = device;
+    CUDA_CHECK(cudaSetDevice(device));
+    try {
+        CUDA_CHECK(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
+        const int64_t cols = grid.padded_cols() + cuda::kPrefetch;
+        const size_t slot = static_cast<size_t>(2 * grid.alpha + 2) * cuda::kWarp;
+        im.d_s0 = im.alloc<uint8_t>(grid.padded_rows());
+        im.d_s1 = im.alloc<uint8_t>(cols);
+        im.d_hbus = im.alloc<int2>(cols);
+        im.d_vbus[0] = im.alloc<int32_t>(slot * grid.blocks);
+        im.d_vbus[1] = im.alloc<int32_t>(slot * grid.blocks);
+        im.d_mid = im.alloc<int32_t>(slot * grid.blocks);
+        im.d_best = im.alloc<BestCell>(grid.blocks);
+
+        const auto h_s0 = padded_codes(s0, grid.m, grid.padded_rows(), 4);
+        const auto h_s1 = padded_codes(s1, grid.n, cols, cuda::kS1Other);
+        // Row 0 of the DP matrix: H = 0 (stored as H - open), F = -inf.
+        const std::vector<int2> h_bus(cols, make_int2(-scoring.gap_open, cuda::kNegInf));
+        CUDA_CHECK(cudaMemcpy(im.d_s0, h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(im.d_s1, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(im.d_hbus, h_bus.data(), h_bus.size() * sizeof(int2),
+                              cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(im.d_vbus[0], 0, slot * grid.blocks * sizeof(int32_t)));
+        CUDA_CHECK(cudaMemset(im.d_vbus[1], 0, slot * grid.blocks * sizeof(int32_t)));
+        CUDA_CHECK(cudaMemset(im.d_mid, 0, slot * grid.blocks * sizeof(int32_t)));
+        CUDA_CHECK(cudaMemset(im.d_best, 0, grid.blocks * sizeof(BestCell)));
+    } catch (...) {
+        im.release();
+        throw;
+    }
+    PhaseArgs& a = im.args;
+    a.s0 = im.d_s0;
+    a.s1 = im.d_s1;
+    a.hbus = im.d_hbus;
+    a.mid = im.d_mid;
+    a.best = im.d_best;
+    a.bands = grid.bands;
+    a.blocks = grid.blocks;
+    a.block_cols = static_cast<int32_t>(grid.block_cols);
+    a.open = scoring.gap_open;
+    a.ext = scoring.gap_extend;
+    a.diag_match = scoring.gap_open + scoring.match;
+    a.diag_mismatch = scoring.gap_open + scoring.mismatch;
+}
+
+CudaTileRunner::~CudaTileRunner() { impl_->release(); }
+
+void CudaTileRunner::enqueue_diagonal(int64_t d) {
+    Impl& im = *impl_;
+    const TileGrid& g = im.grid;
+    PhaseArgs a = im.args;
+    a.d = d;
+    a.vbus_in = im.d_vbus[(d + 1) & 1];  // written in diagonal d-1
+    a.vbus_out = im.d_vbus[d & 1];
+    const int64_t first = g.first_block(d), last = g.last_block(d);
+    with_alpha(g.alpha, [&](auto alpha) {
+        constexpr int A = decltype(alpha)::value;
+        a.b_first = static_cast<int32_t>(g.has_delegated_band0(d) ? 0 : first);
+        if (last >= a.b_first) {
+            cuda::short_phase<A><<<static_cast<unsigned>(last - a.b_first + 1), cuda::kWarp, 0,
+                                   im.stream>>>(a);
+            CUDA_CHECK_LAUNCH();
+        }
+        if (last >= first) {
+            a.b_first = static_cast<int32_t>(first);
+            cuda::long_phase<A><<<static_cast<unsigned>(last - first + 1), cuda::kWarp, 0,
+                                  im.stream>>>(a);
+            CUDA_CHECK_LAUNCH();
+        }
+    });
+}
+
+void CudaTileRunner::synchronize() { CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
+
+AlignmentEnd CudaTileRunner::best() {
+    Impl& im = *impl_;
+    synchronize();
+    std::vector<BestCell> cells(im.grid.blocks);
+    CUDA_CHECK(cudaMemcpy(cells.data(), im.d_best, cells.size() * sizeof(BestCell),
+                          cudaMemcpyDeviceToHost));
+    AlignmentEnd result;
+    for (const BestCell& c : cells) {
+        if (c.score <= 0) continue;
+        const AlignmentEnd cand{c.score, int64_t{c.row} + 1, int64_t{c.col} + 1};
+        if (better_end(cand, result)) result = cand;
+    }
+    return result;
+}
+
+size_t CudaTileRunner::device_bytes() const { return impl_->bytes; }
+
+}  // namespace chromalign::kernels

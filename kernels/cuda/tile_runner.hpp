@@ -1,0 +1,65 @@
+//! @file Plain C++ interface to the CUDA tile kernels: no CUDA type leaks out of kernels/cuda.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/result.hpp"
+#include "engine/scoring.hpp"
+#include "engine/tile_grid.hpp"
+
+namespace chromalign::kernels {
+
+/// What the engine needs to know about a CUDA device before it chooses the grid.
+struct CudaDeviceInfo {
+    std::string name;            ///< e.g. "NVIDIA H100 80GB HBM3"
+    int multiprocessors = 0;
+    size_t total_memory = 0;     ///< bytes
+    size_t free_memory = 0;      ///< bytes
+    int compute_major = 0, compute_minor = 0;
+};
+
+/// Number of usable CUDA devices; 0 when there is no device or no driver (never throws).
+int cuda_device_count();
+
+/// Properties of device `device`; throws Error if it does not exist.
+CudaDeviceInfo cuda_device_info(int device);
+
+/// Rows per thread compiled into the kernels (template instances).
+bool cuda_alpha_supported(int alpha);
+
+/// Blocks of one warp each that fit on one multiprocessor at once for this alpha.
+int cuda_resident_blocks_per_sm(int device, int alpha);
+
+/// Owns the device buffers of one comparison (sequences, horizontal bus, vertical bus, best
+/// cells) and launches the short and long phase of each external diagonal on one stream.
+/// Device memory is O(m + n): 1 byte per base of each sequence, 8 bytes per column for the
+/// horizontal bus, and a few KB per block. Every CUDA call is checked; failures throw Error.
+class CudaTileRunner {
+public:
+    /// Uploads the encoded sequences (BaseCode values) and zeroes the buses.
+    CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring, const uint8_t* s0,
+                   const uint8_t* s1);
+    ~CudaTileRunner();
+    CudaTileRunner(const CudaTileRunner&) = delete;
+    CudaTileRunner& operator=(const CudaTileRunner&) = delete;
+
+    /// Enqueues external diagonal d (its short phase, then its long phase); returns at once.
+    void enqueue_diagonal(int64_t d);
+
+    /// Waits until every diagonal enqueued so far is done.
+    void synchronize();
+
+    /// Waits for the device, then reduces the per-block best cells with the tie rule.
+    AlignmentEnd best();
+
+    size_t device_bytes() const;  ///< device memory this runner allocated
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace chromalign::kernels

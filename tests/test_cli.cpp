@@ -1,0 +1,1 @@
+//! @file Placeholder replaced below.

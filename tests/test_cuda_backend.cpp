@@ -1,0 +1,156 @@
+//! @file GPU tests: the CUDA backend against the reference oracle and the paper's published results.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/reference.hpp"
+#include "io/fasta.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                             \
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+
+const Scoring kScorings[] = {
+    {1, -3, 5, 2},   // cudalign
+    {2, -3, 7, 2},   // blastn in our convention
+    {1, -1, 2, 2},
+    {5, -4, 10, 1},
+    {1, -2, 1, 1},
+};
+
+struct Case {
+    Sequence s0, s1;
+    Scoring scoring;
+    BackendOptions options;
+    std::string what;
+};
+
+void expect_same_as_reference(const Case& c) {
+    const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
+    auto backend = make_backend("cuda", c.options);
+    const AlignmentEnd got = backend->align(c.s0, c.s1, c.scoring);
+    ASSERT_EQ(got, want) << c.what << " m=" << c.s0.length() << " n=" << c.s1.length() << " "
+                         << c.scoring.to_string() << " alpha=" << c.options.alpha
+                         << " max_blocks=" << c.options.max_blocks << " grid " << backend->layout()
+                         << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end << ")"
+                         << " want " << want.score << " (" << want.s0_end << ", " << want.s1_end << ")"
+                         << "\n s0 " << test::preview(c.s0) << "\n s1 " << test::preview(c.s1)
+                         << "\n seed " << test::seed();
+}
+
+BackendOptions grid_options(int alpha, int max_blocks) {
+    BackendOptions o;
+    o.alpha = alpha;
+    o.max_blocks = max_blocks;
+    return o;
+}
+
+TEST(CudaBackend, RandomAndMutatedPairsMatchReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed());
+    const int alphas[] = {4, 8, 16};
+    const int max_blocks[] = {1, 2, 3, 5, 16, 0};
+    for (int i = 0; i < 300; ++i) {
+        const int64_t m = 1 + rng() % (i < 150 ? 300 : 3000);
+        const int64_t n = 1 + rng() % (i < 150 ? 300 : 3000);
+        const bool mutated = i % 3 != 0;
+        auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng, (i % 7 == 0) ? 0.02 : 0.0)
+                                : test::random_pair(m, n, rng);
+        Case c{std::move(s0), std::move(s1), kScorings[rng() % 5],
+               grid_options(alphas[rng() % 3], max_blocks[rng() % 6]),
+               mutated ? "mutated pair #" + std::to_string(i) : "random pair #" + std::to_string(i)};
+        expect_same_as_reference(c);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(CudaBackend, EdgeSizesMatchReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 1);
+    for (const int alpha : {4, 8, 16}) {
+        const int64_t band = 32 * alpha;  // rows per band: the tile height
+        const std::vector<int64_t> sizes = {1, 2, 31, 32, 33, 63, 64, 65, band - 1, band, band + 1,
+                                            2 * band + 1, 777};
+        for (const int64_t m : sizes)
+            for (const int64_t n : sizes) {
+                auto [s0, s1] = test::mutated_pair(m, n, rng);
+                Case c{std::move(s0), std::move(s1), kScorings[0], grid_options(alpha, 3), "edge sizes"};
+                expect_same_as_reference(c);
+                if (HasFatalFailure()) return;
+            }
+    }
+}
+
+TEST(CudaBackend, ThinWideAndManyBandsMatchReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 2);
+    const std::pair<int64_t, int64_t> shapes[] = {{20000, 50}, {50, 20000}, {30000, 700},
+                                                  {700, 30000}, {12345, 6789}, {1, 5000}, {5000, 1}};
+    for (const auto& [m, n] : shapes)
+        for (const int max_blocks : {1, 2, 7, 0}) {
+            auto [s0, s1] = test::mutated_pair(m, n, rng, 0.01);
+            Case c{std::move(s0), std::move(s1), kScorings[rng() % 5], grid_options(8, max_blocks),
+                   "thin/wide"};
+            expect_same_as_reference(c);
+            if (HasFatalFailure()) return;
+        }
+}
+
+TEST(CudaBackend, EveryScoringOnLargerMutatedPairs) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 3);
+    for (const Scoring& scoring : kScorings) {
+        auto [s0, s1] = test::mutated_pair(20000 + rng() % 1000, 20000 + rng() % 1000, rng, 0.001);
+        Case c{std::move(s0), std::move(s1), scoring, BackendOptions{}, "default grid"};
+        expect_same_as_reference(c);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(CudaBackend, IdenticalSequencesAndNoMatch) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 4);
+    const Sequence a = test::mutated_pair(5000, 1, rng).first;
+    auto backend = make_backend("cuda", BackendOptions{});
+    EXPECT_EQ(backend->align(a, a, kScorings[0]), (AlignmentEnd{5000, 5000, 5000}));
+    const Sequence n = make_sequence("n", std::string(3000, 'N'));
+    EXPECT_EQ(backend->align(n, n, kScorings[0]), (AlignmentEnd{0, 0, 0}));
+}
+
+struct PaperPair {
+    const char* s0;
+    const char* s1;
+    AlignmentEnd expected;  // end 0 when only the score is known
+};
+
+void check_paper_pair(const PaperPair& p) {
+    const std::string f0 = test::shared_data(std::string("paper/") + p.s0 + ".fasta.gz");
+    const std::string f1 = test::shared_data(std::string("paper/") + p.s1 + ".fasta.gz");
+    if (f0.empty() || f1.empty()) GTEST_SKIP() << "../shared/data/paper is absent";
+    const Sequence s0 = io::read_fasta(f0, {});
+    const Sequence s1 = io::read_fasta(f1, {});
+    auto backend = make_backend("cuda", BackendOptions{});
+    const AlignmentEnd got = backend->align(s0, s1, kScorings[0]);
+    std::printf("[ result   ] %s x %s: score %d end (%lld, %lld), grid %s\n", p.s0, p.s1, got.score,
+                static_cast<long long>(got.s0_end), static_cast<long long>(got.s1_end),
+                backend->layout().c_str());
+    EXPECT_EQ(got.score, p.expected.score);
+    if (p.expected.s0_end > 0) {
+        EXPECT_EQ(got.s0_end, p.expected.s0_end);
+        EXPECT_EQ(got.s1_end, p.expected.s1_end);
+    }
+}
+
+TEST(CudaBackendPaper, Hiv10k) { SKIP_WITHOUT_GPU(); check_paper_pair({"AF133821.1", "AY352275.1", {5091, 9418, 9114}}); }
+TEST(CudaBackendPaper, Mito57k) { SKIP_WITHOUT_GPU(); check_paper_pair({"AF494279.1", "NC_001715.1", {52, 41352, 33438}}); }
+TEST(CudaBackendPaper, Herpes162k) { SKIP_WITHOUT_GPU(); check_paper_pair({"NC_000898.1", "NC_007605.1", {18, 41058, 44353}}); }
+TEST(CudaBackendPaper, Plasmid543k) { SKIP_WITHOUT_GPU(); check_paper_pair({"NC_003064.2", "NC_000914.1", {48, 455134, 308558}}); }
+TEST(CudaBackendPaper, Chlamydia1M) { SKIP_WITHOUT_GPU(); check_paper_pair({"CP000051.1", "AE002160.2", {88353, 722725, 1072950}}); }
+TEST(CudaBackendPaper, Corynebacterium3M) { SKIP_WITHOUT_GPU(); check_paper_pair({"BA000035.2", "BX927147.1", {4226, 0, 0}}); }
+
+}  // namespace
+}  // namespace chromalign

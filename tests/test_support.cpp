@@ -1,0 +1,55 @@
+//! @file Test helpers: printed seeds, shared data lookup, random and mutated pairs.
+#include "tests/test_support.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "tools/mutate.hpp"
+
+namespace chromalign::test {
+
+uint64_t seed() {
+    static const uint64_t value = [] {
+        uint64_t s;
+        if (const char* env = std::getenv("CHROMALIGN_TEST_SEED"); env && *env)
+            s = std::strtoull(env, nullptr, 10);
+        else
+            s = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+        std::printf("[ seed     ] CHROMALIGN_TEST_SEED=%llu\n", static_cast<unsigned long long>(s));
+        return s;
+    }();
+    return value;
+}
+
+std::string shared_data(const std::string& relative) {
+    const std::string path = std::string(CHROMALIGN_SHARED_DATA) + "/" + relative;
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0 ? path : std::string();
+}
+
+std::pair<Sequence, Sequence> mutated_pair(int64_t m, int64_t n, std::mt19937_64& rng,
+                                           double other_rate) {
+    const int64_t longest = m > n ? m : n;
+    std::string source = gen::random_dna(longest, rng, other_rate);
+    std::string copy = gen::mutate(source, gen::MutationSpec{}, rng);
+    while (static_cast<int64_t>(copy.size()) < n) copy += gen::random_dna(n - copy.size(), rng);
+    source.resize(m);
+    copy.resize(n);
+    return {make_sequence("s0", source), make_sequence("s1", copy)};
+}
+
+std::pair<Sequence, Sequence> random_pair(int64_t m, int64_t n, std::mt19937_64& rng) {
+    return {make_sequence("s0", gen::random_dna(m, rng)), make_sequence("s1", gen::random_dna(n, rng))};
+}
+
+std::string preview(const Sequence& s, size_t max_chars) {
+    static const char kLetters[] = "ACGTN";
+    std::string out;
+    for (size_t i = 0; i < s.codes.size() && i < max_chars; ++i) out += kLetters[s.codes[i] < 5 ? s.codes[i] : 4];
+    if (s.codes.size() > max_chars) out += "...";
+    return out;
+}
+
+}  // namespace chromalign::test

@@ -1,0 +1,31 @@
+//! @file Helpers shared by the test programs: seeds, shared data paths, random pairs.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+
+#include "engine/sequence.hpp"
+
+namespace chromalign::test {
+
+/// The seed of this test program: $CHROMALIGN_TEST_SEED if set, else random. Printed once.
+uint64_t seed();
+
+/// Absolute path of a file under ../shared/data, or "" when that folder is absent.
+std::string shared_data(const std::string& relative);
+
+/// A random source of length m and a mutated copy of length about n, encoded.
+/// `other_rate` of the source positions are N. Mutated pairs have high scores, unlike
+/// independent random ones, so they exercise the high-score path.
+std::pair<Sequence, Sequence> mutated_pair(int64_t m, int64_t n, std::mt19937_64& rng,
+                                           double other_rate = 0.0);
+
+/// Two independent random sequences.
+std::pair<Sequence, Sequence> random_pair(int64_t m, int64_t n, std::mt19937_64& rng);
+
+/// Decodes a Sequence to ACGTN for failure messages (long ones are cut).
+std::string preview(const Sequence& s, size_t max_chars = 120);
+
+}  // namespace chromalign::test

@@ -1,0 +1,162 @@
+//! @file chromalign-bench: median GCUPS of each backend on generated mutated pairs or FASTA files.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "engine/backend.hpp"
+#include "engine/error.hpp"
+#include "io/fasta.hpp"
+#include "tools/mutate.hpp"
+
+namespace po = boost::program_options;
+using namespace chromalign;
+
+namespace {
+
+struct BenchOptions {
+    std::vector<int64_t> sizes;          ///< square pairs to generate
+    std::string s0_path, s1_path;        ///< or two FASTA files
+    std::vector<std::string> backends;
+    int runs = 3;
+    uint64_t seed = 1;
+    Scoring scoring;
+    BackendOptions backend_options;
+    std::string write_prefix;            ///< write the generated pair as FASTA and stop
+};
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty()) parts.push_back(item);
+    return parts;
+}
+
+/// "8M" -> 8,000,000; "500k" -> 500,000; plain numbers as they are.
+int64_t parse_size(const std::string& text) {
+    size_t used = 0;
+    const double value = std::stod(text, &used);
+    const std::string unit = text.substr(used);
+    const double scale = unit == "k" || unit == "K" ? 1e3 : unit == "M" ? 1e6 : unit == "G" ? 1e9 : 1;
+    if (!unit.empty() && scale == 1) throw Error("bad size '" + text + "' (use e.g. 500k, 8M)");
+    return static_cast<int64_t>(value * scale);
+}
+
+/// Random S0 and a mutated copy as S1 (substitutions and short indels), both of length n.
+std::pair<Sequence, Sequence> generate_pair(int64_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const std::string source = gen::random_dna(n, rng);
+    std::string copy = gen::mutate(source, gen::MutationSpec{}, rng);
+    copy.resize(static_cast<size_t>(n), 'A');
+    return {make_sequence("bench_s0", source), make_sequence("bench_s1", copy)};
+}
+
+void write_fasta(const std::string& path, const std::string& name, const Sequence& s) {
+    static const char kLetters[] = "ACGTN";
+    std::ofstream out(path);
+    out << ">" << name << "\n";
+    std::string line;
+    for (int64_t i = 0; i < s.length(); ++i) {
+        line += kLetters[s.codes[i]];
+        if (line.size() == 80 || i + 1 == s.length()) {
+            out << line << "\n";
+            line.clear();
+        }
+    }
+    if (!out) throw Error("cannot write '" + path + "'");
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t k = v.size() / 2;
+    return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+}
+
+void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
+    const double cells = static_cast<double>(s0.length()) * static_cast<double>(s1.length());
+    for (const std::string& name : o.backends) {
+        auto backend = make_backend(name, o.backend_options);
+        std::vector<double> seconds;
+        AlignmentEnd first;
+        for (int r = 0; r < o.runs; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            const AlignmentEnd result = backend->align(s0, s1, o.scoring);
+            seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            if (r == 0) first = result;
+            if (result != first) throw Error(name + ": runs of the same pair disagree");
+        }
+        const double med = median(seconds);
+        std::printf("%-10s %12lld %12lld %5d %10.3f %10.2f %10.1f %8d %11lld %11lld  %s | %s\n", name.c_str(),
+                    static_cast<long long>(s0.length()), static_cast<long long>(s1.length()), o.runs, med,
+                    cells / med / 1e9, backend->device_bytes() / 1048576.0, first.score,
+                    static_cast<long long>(first.s0_end), static_cast<long long>(first.s1_end),
+                    backend->layout().c_str(), backend->device().c_str());
+        std::fflush(stdout);
+    }
+}
+
+BenchOptions parse(int argc, char** argv) {
+    BenchOptions o;
+    std::string sizes = "1M", backends = "auto";
+    po::options_description d("chromalign-bench options");
+    d.add_options()("help,h", "show this help")
+        ("sizes", po::value<std::string>(&sizes)->default_value(sizes), "comma-separated square sizes to generate (k, M suffixes)")
+        ("s0", po::value<std::string>(&o.s0_path), "benchmark this FASTA file as S0 instead of generating")
+        ("s1", po::value<std::string>(&o.s1_path), "... and this one as S1")
+        ("backends", po::value<std::string>(&backends)->default_value(backends), "comma-separated backends")
+        ("runs", po::value<int>(&o.runs)->default_value(o.runs), "timed runs per backend (median reported)")
+        ("seed", po::value<uint64_t>(&o.seed)->default_value(o.seed), "generator seed")
+        ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device")
+        ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread (0: auto)")
+        ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
+        ("write-fasta", po::value<std::string>(&o.write_prefix), "write the generated pair of the first size to PREFIX_s0.fa and PREFIX_s1.fa, then exit");
+    po::variables_map vm;
+    po::store(po::parse_command_line(argc, argv, d), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << d;
+        std::exit(0);
+    }
+    for (const auto& s : split(sizes)) o.sizes.push_back(parse_size(s));
+    o.backends = split(backends);
+    if (o.runs < 1) throw Error("--runs must be at least 1");
+    if (o.s0_path.empty() != o.s1_path.empty()) throw Error("--s0 and --s1 go together");
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const BenchOptions o = parse(argc, argv);
+        if (!o.write_prefix.empty()) {
+            const auto [s0, s1] = generate_pair(o.sizes.at(0), o.seed);
+            write_fasta(o.write_prefix + "_s0.fa", s0.name, s0);
+            write_fasta(o.write_prefix + "_s1.fa", s1.name, s1);
+            return 0;
+        }
+        std::printf("%-10s %12s %12s %5s %10s %10s %10s %8s %11s %11s  %s\n", "backend", "m", "n", "runs",
+                    "median_s", "GCUPS", "dev_MiB", "score", "s0_end", "s1_end", "grid | device");
+        if (!o.s0_path.empty()) {
+            bench_pair(o, io::read_fasta(o.s0_path, {}), io::read_fasta(o.s1_path, {}));
+            return 0;
+        }
+        for (const int64_t n : o.sizes) {
+            const auto [s0, s1] = generate_pair(n, o.seed);
+            bench_pair(o, s0, s1);
+        }
+        return 0;
+    } catch (const po::error& e) {
+        std::cerr << "chromalign-bench: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "chromalign-bench: " << e.what() << "\n";
+        return 1;
+    }
+}

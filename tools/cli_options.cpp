@@ -1,0 +1,153 @@
+//! @file Option parsing, preset lookup and the one place where option conflicts are checked.
+#include "tools/cli_options.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+
+#include "engine/error.hpp"
+
+namespace po = boost::program_options;
+
+namespace chromalign::cli {
+namespace {
+
+po::options_description scoring_options(Scoring& s) {
+    po::options_description d("Scoring (a gap of length k costs gap-open + (k-1)*gap-extend)");
+    d.add_options()
+        ("match", po::value<int32_t>(&s.match)->default_value(s.match), "score of a matching A/C/G/T pair")
+        ("mismatch", po::value<int32_t>(&s.mismatch)->default_value(s.mismatch), "score of any other pair (negative)")
+        ("gap-open", po::value<int32_t>(&s.gap_open)->default_value(s.gap_open), "cost of a gap's first position")
+        ("gap-extend", po::value<int32_t>(&s.gap_extend)->default_value(s.gap_extend), "cost of each further gap position");
+    return d;
+}
+
+Format parse_format(const std::string& f) {
+    if (f == "text") return Format::kText;
+    if (f == "tsv") return Format::kTsv;
+    if (f == "json") return Format::kJson;
+    throw UsageError("--format must be text, tsv or json (got '" + f + "')");
+}
+
+io::RecordSelector parse_record(const std::string& text, const char* flag) {
+    try {
+        return io::parse_selector(text);
+    } catch (const Error& e) {
+        throw UsageError(std::string(flag) + ": " + e.what());
+    }
+}
+
+/// Every option conflict and range check lives here, with a message naming the flag.
+void check_options(const Options& o) {
+    if (const std::string why = o.scoring.validate(); !why.empty())
+        throw UsageError("invalid scoring: " + why);
+    const auto names = backend_names();
+    if (std::find(names.begin(), names.end(), o.backend) == names.end())
+        throw UsageError("--backend must be one of auto, reference, cuda (got '" + o.backend + "')");
+    if (o.backend_options.threads < 0) throw UsageError("--threads must be >= 0 (0: all cores)");
+    if (o.backend_options.device < 0) throw UsageError("--device must be >= 0");
+    const int a = o.backend_options.alpha;
+    if (a != 0 && a != 4 && a != 8 && a != 16) throw UsageError("--alpha must be 4, 8 or 16 (or 0: auto)");
+    if (o.backend_options.blocks_per_sm < 0) throw UsageError("--blocks-per-sm must be >= 0 (0: auto)");
+}
+
+}  // namespace
+
+std::string config_dir() {
+    if (const char* env = std::getenv("CHROMALIGN_CONFIG_DIR"); env && *env) return env;
+    return CHROMALIGN_SOURCE_CONFIG_DIR;
+}
+
+std::vector<std::string> preset_names() {
+    std::vector<std::string> names;
+    if (DIR* dir = opendir(config_dir().c_str())) {
+        while (const dirent* entry = readdir(dir)) {
+            const std::string file = entry->d_name;
+            if (file.size() > 4 && file.compare(file.size() - 4, 4, ".cfg") == 0)
+                names.push_back(file.substr(0, file.size() - 4));
+        }
+        closedir(dir);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+Options parse_options(int argc, const char* const* argv) {
+    Options o;
+    std::string format = "text", s0_record, s1_record, config_file;
+    po::options_description general("Options");
+    general.add_options()
+        ("help,h", "show this help and exit")
+        ("version", "print the version and exit")
+        ("preset,x", po::value<std::string>(&o.preset), "scoring preset from configs/ (e.g. cudalign, blastn)")
+        ("config", po::value<std::string>(&config_file), "read options from this file (key = value lines)")
+        ("s0-record", po::value<std::string>(&s0_record), "record of S0 to use: NAME or NAME:START-END (default: the first)")
+        ("s1-record", po::value<std::string>(&s1_record), "record of S1 to use: NAME or NAME:START-END (default: the first)")
+        ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), "auto, reference or cuda (auto: cuda when a GPU is present)")
+        ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index")
+        ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
+        ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread: 4, 8 or 16 (0: auto, 8)")
+        ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: auto, 16)")
+        ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
+        ("output,o", po::value<std::string>(&o.output), "write the result to this file (default: standard output)")
+        ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr");
+    const po::options_description scoring = scoring_options(o.scoring);
+    po::options_description hidden;
+    hidden.add_options()("s0", po::value<std::string>(&o.s0_path))("s1", po::value<std::string>(&o.s1_path));
+    po::positional_options_description positional;
+    positional.add("s0", 1).add("s1", 1);
+
+    po::options_description all;
+    all.add(general).add(scoring).add(hidden);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        if (vm.count("config")) {
+            const std::string path = vm["config"].as<std::string>();
+            std::ifstream in(path);
+            if (!in) throw UsageError("--config: cannot read '" + path + "'");
+            po::store(po::parse_config_file(in, all), vm);
+        }
+        if (vm.count("preset")) {
+            const std::string name = vm["preset"].as<std::string>();
+            const std::string path = config_dir() + "/" + name + ".cfg";
+            std::ifstream in(path);
+            if (!in) {
+                std::string known;
+                for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+                throw UsageError("unknown preset '" + name + "' (known: " + known + ")");
+            }
+            po::store(po::parse_config_file(in, scoring), vm);
+        }
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+        std::ostringstream text;
+        text << "Usage: chromalign [options] S0.fa[.gz] S1.fa[.gz]\n"
+             << "Exact Smith-Waterman (affine gaps) of two sequences: best local score and where it ends.\n\n"
+             << general << "\n" << scoring << "\nPresets in " << config_dir() << ":";
+        for (const auto& n : preset_names()) text << " " << n;
+        text << "\n";
+        o.help = true;
+        o.help_text = text.str();
+        return o;
+    }
+    if (vm.count("version")) {
+        o.version = true;
+        return o;
+    }
+    if (o.s0_path.empty() || o.s1_path.empty()) throw UsageError("two sequence files are needed: S0 and S1");
+    o.s0_record = parse_record(s0_record, "--s0-record");
+    o.s1_record = parse_record(s1_record, "--s1-record");
+    o.format = parse_format(format);
+    check_options(o);
+    return o;
+}
+
+}  // namespace chromalign::cli

@@ -1,0 +1,47 @@
+//! @file Command-line and config-file options of chromalign, parsed with Boost.Program_options.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/scoring.hpp"
+#include "io/fasta.hpp"
+
+namespace chromalign::cli {
+
+/// A usage mistake: tools print it with a hint to --help and exit 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class Format { kText, kTsv, kJson };
+
+struct Options {
+    std::string s0_path, s1_path;
+    io::RecordSelector s0_record, s1_record;
+    Scoring scoring;
+    std::string preset;        ///< preset name the scoring came from, if any
+    std::string backend = "auto";
+    BackendOptions backend_options;
+    Format format = Format::kText;
+    std::string output;        ///< empty: standard output
+    bool quiet = false;
+    bool help = false;
+    bool version = false;
+    std::string help_text;     ///< filled for --help
+};
+
+/// Parses argv; throws UsageError (unknown option, bad value, conflict, missing argument).
+/// Precedence: command-line flags, then --config FILE, then --preset NAME, then defaults.
+Options parse_options(int argc, const char* const* argv);
+
+/// Directory searched for presets: $CHROMALIGN_CONFIG_DIR, else the configs/ of the source tree.
+std::string config_dir();
+
+/// Names of the presets found in config_dir() (files NAME.cfg).
+std::vector<std::string> preset_names();
+
+}  // namespace chromalign::cli

@@ -1,0 +1,98 @@
+//! @file Text, TSV and JSON renderings of a RunReport.
+#include "tools/report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace chromalign::cli {
+namespace {
+
+std::string fixed(double value, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+    return buf;
+}
+
+std::string text_report(const RunReport& r) {
+    std::ostringstream out;
+    out << "score\t" << r.result.score << "\n"
+        << "s0_end\t" << r.result.s0_end << "\n"
+        << "s1_end\t" << r.result.s1_end << "\n"
+        << "s0\t" << r.s0.name << " (" << r.s0.length << " bp, " << r.s0.path << ")\n"
+        << "s1\t" << r.s1.name << " (" << r.s1.length << " bp, " << r.s1.path << ")\n"
+        << "scoring\t" << r.scoring.to_string() << "\n"
+        << "cells\t" << r.cells() << "\n"
+        << "seconds\t" << fixed(r.seconds, 3) << "\n"
+        << "gcups\t" << fixed(r.gcups(), 2) << "\n"
+        << "backend\t" << r.backend << "\n"
+        << "device\t" << r.device << "\n";
+    return out.str();
+}
+
+std::string tsv_report(const RunReport& r) {
+    std::ostringstream out;
+    out << "score\ts0_end\ts1_end\ts0_name\ts1_name\ts0_length\ts1_length\tcells\tseconds\tgcups\t"
+           "backend\tdevice\tmatch\tmismatch\tgap_open\tgap_extend\n"
+        << r.result.score << "\t" << r.result.s0_end << "\t" << r.result.s1_end << "\t" << r.s0.name
+        << "\t" << r.s1.name << "\t" << r.s0.length << "\t" << r.s1.length << "\t" << r.cells()
+        << "\t" << fixed(r.seconds, 3) << "\t" << fixed(r.gcups(), 3) << "\t" << r.backend << "\t"
+        << r.device << "\t" << r.scoring.match << "\t" << r.scoring.mismatch << "\t"
+        << r.scoring.gap_open << "\t" << r.scoring.gap_extend << "\n";
+    return out.str();
+}
+
+std::string json_report(const RunReport& r) {
+    std::ostringstream out;
+    out << "{\n"
+        << "  \"score\": " << r.result.score << ",\n"
+        << "  \"s0_end\": " << r.result.s0_end << ",\n"
+        << "  \"s1_end\": " << r.result.s1_end << ",\n"
+        << "  \"s0_name\": \"" << json_escape(r.s0.name) << "\",\n"
+        << "  \"s1_name\": \"" << json_escape(r.s1.name) << "\",\n"
+        << "  \"s0_path\": \"" << json_escape(r.s0.path) << "\",\n"
+        << "  \"s1_path\": \"" << json_escape(r.s1.path) << "\",\n"
+        << "  \"s0_length\": " << r.s0.length << ",\n"
+        << "  \"s1_length\": " << r.s1.length << ",\n"
+        << "  \"cells\": " << r.cells() << ",\n"
+        << "  \"seconds\": " << fixed(r.seconds, 6) << ",\n"
+        << "  \"gcups\": " << fixed(r.gcups(), 6) << ",\n"
+        << "  \"backend\": \"" << json_escape(r.backend) << "\",\n"
+        << "  \"device\": \"" << json_escape(r.device) << "\",\n"
+        << "  \"device_bytes\": " << r.device_bytes << ",\n"
+        << "  \"layout\": \"" << json_escape(r.layout) << "\",\n"
+        << "  \"scoring\": {\"match\": " << r.scoring.match << ", \"mismatch\": " << r.scoring.mismatch
+        << ", \"gap_open\": " << r.scoring.gap_open << ", \"gap_extend\": " << r.scoring.gap_extend
+        << "}\n"
+        << "}\n";
+    return out.str();
+}
+
+}  // namespace
+
+std::string json_escape(const std::string& text) {
+    std::string out;
+    for (unsigned char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+std::string format_report(const RunReport& report, Format format) {
+    switch (format) {
+    case Format::kTsv: return tsv_report(report);
+    case Format::kJson: return json_report(report);
+    case Format::kText: break;
+    }
+    return text_report(report);
+}
+
+}  // namespace chromalign::cli

@@ -1,0 +1,38 @@
+//! @file Formats the result of one comparison as text, TSV or JSON.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "engine/result.hpp"
+#include "engine/scoring.hpp"
+#include "tools/cli_options.hpp"
+
+namespace chromalign::cli {
+
+struct SequenceInfo {
+    std::string name;
+    std::string path;
+    int64_t length = 0;
+};
+
+struct RunReport {
+    SequenceInfo s0, s1;
+    Scoring scoring;
+    AlignmentEnd result;
+    double seconds = 0;        ///< alignment only, without reading the input
+    std::string backend, device, layout;
+    size_t device_bytes = 0;
+
+    int64_t cells() const { return s0.length * s1.length; }
+    double gcups() const { return seconds > 0 ? static_cast<double>(cells()) / seconds / 1e9 : 0; }
+};
+
+/// The whole output, ending in a newline.
+std::string format_report(const RunReport& report, Format format);
+
+/// Minimal JSON string escaping (quotes, backslash, control bytes).
+std::string json_escape(const std::string& text);
+
+}  // namespace chromalign::cli
