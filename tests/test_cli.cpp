@@ -1,1 +1,625 @@
-//! @file Placeholder replaced below.
+//! @file End-to-end tests of the chromalign binary: exit codes, error lines, output formats,
+//! presets and record selection, each a run of the built program on tiny FASTA files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/reference.hpp"
+#include "engine/scoring.hpp"
+#include "engine/sequence.hpp"
+#include "engine/version.hpp"
+
+#ifndef CHROMALIGN_SOURCE_DIR
+#define CHROMALIGN_SOURCE_DIR "."
+#endif
+#ifndef CHROMALIGN_CLI
+#define CHROMALIGN_CLI "chromalign"
+#endif
+
+namespace chromalign {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------
+// Running the binary
+// ---------------------------------------------------------------------------------------------
+
+/// What one run of the binary left behind.
+struct CliRun {
+    int code = -1;    ///< exit status; 128 + signal number when a signal ended it
+    std::string out;  ///< everything written to stdout
+    std::string err;  ///< everything written to stderr
+};
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+    ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+std::string shell_quote(const std::string& text) {
+    std::string quoted = "'";
+    for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+/// A scratch directory made with mkdtemp, removed with everything in it on destruction.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "chromalign_cli_XXXXXX").string();
+        if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        path_ = pattern;
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path_, ignored);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+/// Runs chromalign with `args`, stdin from /dev/null and stdout to `stdout_to` (a file in a
+/// fresh capture directory when empty). Presets are read from the source tree's configs/
+/// whatever the caller's environment says.
+CliRun run_cli(const std::vector<std::string>& args, const std::string& stdout_to = "") {
+    const TempDir capture;
+    const fs::path out_path = stdout_to.empty() ? capture.path() / "stdout" : fs::path(stdout_to);
+    const fs::path err_path = capture.path() / "stderr";
+    std::string command = "exec env CHROMALIGN_CONFIG_DIR=" +
+                          shell_quote(std::string(CHROMALIGN_SOURCE_DIR) + "/configs") + " " +
+                          shell_quote(CHROMALIGN_CLI);
+    for (const auto& a : args) command += " " + shell_quote(a);
+    command += " <" + shell_quote("/dev/null") + " >" + shell_quote(out_path.string()) + " 2>" +
+               shell_quote(err_path.string());
+    CliRun run;
+    const int status = std::system(command.c_str());
+    if (status == -1) {
+        ADD_FAILURE() << "std::system failed for: " << command;
+        return run;
+    }
+    if (WIFEXITED(status))
+        run.code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        run.code = 128 + WTERMSIG(status);
+    if (stdout_to.empty()) run.out = read_file(out_path);
+    run.err = read_file(err_path);
+    return run;
+}
+
+std::string describe(const std::vector<std::string>& args, const CliRun& run) {
+    std::string text = "chromalign";
+    for (const auto& a : args) text += " " + a;
+    return text + "\n  exit " + std::to_string(run.code) + "\n  stdout: [" + run.out +
+           "]\n  stderr: [" + run.err + "]";
+}
+
+int count_of(const std::string& text, const std::string& part) {
+    int n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::string part;
+    std::istringstream in(text);
+    while (std::getline(in, part, separator)) parts.push_back(part);
+    return parts;
+}
+
+/// Every failure must look the same to a script: no crash, exactly one stderr line that starts
+/// with "chromalign: ", nothing on stdout.
+void expect_one_error_line(const CliRun& run, const std::string& context) {
+    EXPECT_LT(run.code, 128) << "crashed\n" << context;
+    EXPECT_EQ(count_of(run.err, "\n"), 1) << "stderr is not exactly one line\n" << context;
+    EXPECT_EQ(run.err.rfind("chromalign: ", 0), 0u) << context;
+    EXPECT_FALSE(run.err.empty() || run.err.back() != '\n') << context;
+    EXPECT_TRUE(run.out.empty()) << context;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input files, written once per test program
+// ---------------------------------------------------------------------------------------------
+
+std::string fasta(const std::string& header, const std::string& bases) {
+    std::string text = ">" + header + "\n";
+    for (size_t at = 0; at < bases.size(); at += 60) text += bases.substr(at, 60) + "\n";
+    return text;
+}
+
+std::string random_bases(size_t length, std::mt19937_64& rng) {
+    std::string bases(length, 'A');
+    for (auto& b : bases) b = "ACGT"[rng() % 4];
+    return bases;
+}
+
+/// The tiny inputs every test shares. The pair is related (S1 holds a mutated copy of part of
+/// S0) so that its score is well above what random DNA gives.
+struct Inputs {
+    TempDir dir;
+    std::string s0_bases, s1_bases, first_bases, second_bases;
+    fs::path s0, s1;      ///< one record each: "a0 some description" and "b1"
+    fs::path two;         ///< records "first" and "second"
+    fs::path bad;         ///< a digit on line 3
+    fs::path empty;       ///< zero bytes
+    fs::path long_seq;    ///< 1100 bases, too long for --match 1048576
+    fs::path config_match4, config_unknown_key;
+    fs::path missing;     ///< never created
+
+    Inputs() {
+        std::mt19937_64 rng(20240601);
+        s0_bases = random_bases(300, rng);
+        std::string copy = s0_bases.substr(60, 180);
+        for (size_t at = 15; at < copy.size(); at += 37) copy[at] = copy[at] == 'A' ? 'C' : 'A';
+        copy.erase(90, 3);
+        copy.insert(40, "GG");
+        s1_bases = random_bases(25, rng) + copy + random_bases(30, rng);
+        first_bases = random_bases(90, rng);
+        second_bases = s0_bases.substr(100, 70) + random_bases(20, rng);
+
+        const fs::path& d = dir.path();
+        s0 = d / "s0.fa";
+        s1 = d / "s1.fa";
+        two = d / "two.fa";
+        bad = d / "bad.fa";
+        empty = d / "empty.fa";
+        long_seq = d / "long.fa";
+        config_match4 = d / "match4.cfg";
+        config_unknown_key = d / "unknown.cfg";
+        missing = d / "does_not_exist.fa";
+        write_file(s0, fasta("a0 some description", s0_bases));
+        write_file(s1, fasta("b1", s1_bases));
+        write_file(two, fasta("first", first_bases) + fasta("second", second_bases));
+        write_file(bad, ">bad\nACGTACGT\nACG3T\n");
+        write_file(empty, "");
+        write_file(long_seq, fasta("long", random_bases(1100, rng)));
+        write_file(config_match4, "# only the match score\nmatch = 4\n");
+        write_file(config_unknown_key, "colour = red\n");
+    }
+};
+
+const Inputs& inputs() {
+    static const Inputs instance;
+    return instance;
+}
+
+/// Replaces {s0} {s1} {two} {bad} {empty} {long} {missing} {dir} {cfg4} {cfgbad} with paths.
+std::string expand(std::string text) {
+    const Inputs& in = inputs();
+    const std::pair<const char*, std::string> names[] = {
+        {"{s0}", in.s0.string()},           {"{s1}", in.s1.string()},
+        {"{two}", in.two.string()},         {"{bad}", in.bad.string()},
+        {"{empty}", in.empty.string()},     {"{long}", in.long_seq.string()},
+        {"{missing}", in.missing.string()}, {"{dir}", in.dir.path().string()},
+        {"{cfg4}", in.config_match4.string()}, {"{cfgbad}", in.config_unknown_key.string()},
+    };
+    for (const auto& [key, value] : names) {
+        const std::string placeholder = key;
+        for (size_t at = text.find(placeholder); at != std::string::npos;
+             at = text.find(placeholder, at + value.size()))
+            text.replace(at, placeholder.size(), value);
+    }
+    return text;
+}
+
+std::vector<std::string> expand(const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (const auto& a : args) out.push_back(expand(a));
+    return out;
+}
+
+Scoring make_scoring(int32_t match, int32_t mismatch, int32_t gap_open, int32_t gap_extend) {
+    Scoring s;
+    s.match = match;
+    s.mismatch = mismatch;
+    s.gap_open = gap_open;
+    s.gap_extend = gap_extend;
+    return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A small JSON checker (the output is flat apart from the scoring object)
+// ---------------------------------------------------------------------------------------------
+
+/// True when braces balance outside strings and never close more than they opened.
+bool braces_balance(const std::string& json) {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{') {
+            ++depth;
+        } else if (c == '}' && --depth < 0) {
+            return false;
+        }
+    }
+    return depth == 0 && !in_string;
+}
+
+/// The integer after "key": , which must be followed by ',' or '}' or a newline.
+std::optional<int64_t> json_int(const std::string& json, const std::string& key) {
+    const std::string tag = "\"" + key + "\": ";
+    const size_t at = json.find(tag);
+    if (at == std::string::npos) return std::nullopt;
+    const char* begin = json.c_str() + at + tag.size();
+    char* end = nullptr;
+    const long long value = std::strtoll(begin, &end, 10);
+    if (end == begin || (*end != ',' && *end != '}' && *end != '\n')) return std::nullopt;
+    return value;
+}
+
+/// The number after "key": (any JSON number form strtod accepts).
+std::optional<double> json_number(const std::string& json, const std::string& key) {
+    const std::string tag = "\"" + key + "\": ";
+    const size_t at = json.find(tag);
+    if (at == std::string::npos) return std::nullopt;
+    const char* begin = json.c_str() + at + tag.size();
+    char* end = nullptr;
+    const double value = std::strtod(begin, &end);
+    if (end == begin || (*end != ',' && *end != '}' && *end != '\n')) return std::nullopt;
+    return value;
+}
+
+/// The string after "key": , unescaped only for \" and \\ (enough for our names and paths).
+std::optional<std::string> json_string(const std::string& json, const std::string& key) {
+    const std::string tag = "\"" + key + "\": \"";
+    size_t at = json.find(tag);
+    if (at == std::string::npos) return std::nullopt;
+    std::string value;
+    for (at += tag.size(); at < json.size() && json[at] != '"'; ++at) {
+        if (json[at] == '\\' && at + 1 < json.size()) ++at;
+        value += json[at];
+    }
+    if (at >= json.size()) return std::nullopt;
+    return value;
+}
+
+/// The text of the "scoring" object, braces included, or "" when absent.
+std::string json_scoring(const std::string& json) {
+    const size_t key = json.find("\"scoring\": {");
+    if (key == std::string::npos) return "";
+    const size_t open = json.find('{', key);
+    const size_t close = json.find('}', open);
+    return close == std::string::npos ? "" : json.substr(open, close - open + 1);
+}
+
+/// Checks the JSON shape and that its scoring object holds `want`.
+void expect_json_scoring(const std::string& json, const Scoring& want) {
+    const std::string scoring = json_scoring(json);
+    ASSERT_FALSE(scoring.empty()) << json;
+    EXPECT_EQ(json_int(scoring, "match"), want.match) << scoring;
+    EXPECT_EQ(json_int(scoring, "mismatch"), want.mismatch) << scoring;
+    EXPECT_EQ(json_int(scoring, "gap_open"), want.gap_open) << scoring;
+    EXPECT_EQ(json_int(scoring, "gap_extend"), want.gap_extend) << scoring;
+}
+
+/// Runs a JSON comparison on the reference backend and expects exit 0.
+CliRun run_json(std::vector<std::string> args) {
+    args.insert(args.end(), {"--backend", "reference", "--format", "json", "--quiet"});
+    const std::vector<std::string> expanded = expand(args);
+    CliRun run = run_cli(expanded);
+    EXPECT_EQ(run.code, 0) << describe(expanded, run);
+    return run;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: exit code, one "chromalign: " line on stderr, never a crash
+// ---------------------------------------------------------------------------------------------
+
+struct ErrorCase {
+    const char* label;             ///< gtest name suffix
+    std::vector<std::string> args; ///< placeholders as in expand()
+    int code;                      ///< 2: usage error, 1: runtime error
+    std::vector<std::string> mentions;  ///< substrings of the stderr line (placeholders expanded)
+};
+
+class CliErrors : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(CliErrors, ExitCodeAndOneStderrLine) {
+    const ErrorCase& c = GetParam();
+    const std::vector<std::string> args = expand(c.args);
+    const CliRun run = run_cli(args);
+    const std::string context = describe(args, run);
+    EXPECT_EQ(run.code, c.code) << context;
+    expect_one_error_line(run, context);
+    if (c.code == 2) {
+        EXPECT_NE(run.err.find("--help"), std::string::npos) << context;
+    }
+    for (const auto& m : c.mentions)
+        EXPECT_NE(run.err.find(expand(m)), std::string::npos) << "no '" << expand(m) << "'\n"
+                                                              << context;
+}
+
+const ErrorCase kErrorCases[] = {
+    // Usage errors: exit 2 and a hint to --help.
+    {"unknown_option", {"--bogus", "{s0}", "{s1}"}, 2, {"bogus"}},
+    {"no_arguments", {}, 2, {"two sequence files"}},
+    {"missing_second_file", {"{s0}"}, 2, {"two sequence files"}},
+    {"third_positional", {"{s0}", "{s1}", "{s1}"}, 2, {}},
+    {"option_without_value", {"{s0}", "{s1}", "--format"}, 2, {"format"}},
+    {"format_xml", {"--format", "xml", "{s0}", "{s1}"}, 2, {"--format", "xml"}},
+    {"backend_foo", {"--backend", "foo", "{s0}", "{s1}"}, 2, {"--backend", "foo"}},
+    {"match_zero", {"--match", "0", "{s0}", "{s1}"}, 2, {"match"}},
+    {"match_not_a_number", {"--match", "abc", "{s0}", "{s1}"}, 2, {"match"}},
+    {"match_too_large", {"--match", "2000000", "{s0}", "{s1}"}, 2, {"scoring"}},
+    {"mismatch_positive", {"--mismatch", "1", "{s0}", "{s1}"}, 2, {"mismatch"}},
+    {"gap_open_zero", {"--gap-open", "0", "{s0}", "{s1}"}, 2, {"gap-open"}},
+    {"gap_extend_negative", {"--gap-extend", "-2", "{s0}", "{s1}"}, 2, {"gap-extend"}},
+    {"alpha_3", {"--alpha", "3", "{s0}", "{s1}"}, 2, {"--alpha"}},
+    {"threads_negative", {"--threads", "-1", "{s0}", "{s1}"}, 2, {"--threads"}},
+    {"preset_nope", {"--preset", "nope", "{s0}", "{s1}"}, 2, {"nope", "blastn", "cudalign"}},
+    {"config_missing_file", {"--config", "{missing}", "{s0}", "{s1}"}, 2, {"--config", "{missing}"}},
+    {"config_unknown_key", {"--config", "{cfgbad}", "{s0}", "{s1}"}, 2, {"colour"}},
+    {"s0_record_reversed_region", {"--s0-record", "x:5-3", "{s0}", "{s1}"}, 2, {"--s0-record"}},
+    {"s1_record_region_without_name", {"--s1-record", ":1-5", "{s0}", "{s1}"}, 2, {"--s1-record"}},
+    {"s0_record_region_not_numbers", {"--s0-record", "a0:1-x", "{s0}", "{s1}"}, 2, {"--s0-record"}},
+    // Runtime errors: exit 1.
+    {"s0_missing_file", {"{missing}", "{s1}"}, 1, {"{missing}"}},
+    {"s1_missing_file", {"{s0}", "{missing}"}, 1, {"{missing}"}},
+    {"digit_in_sequence", {"{s0}", "{bad}"}, 1, {"{bad}", "line 3", "'3'"}},
+    {"empty_file", {"{empty}", "{s1}"}, 1, {"{empty}"}},
+    {"directory_as_input", {"{s0}", "{dir}"}, 1, {"{dir}"}},
+    {"record_missing", {"--s1-record", "nothere", "{s0}", "{two}"}, 1, {"nothere", "first"}},
+    {"region_beyond_record", {"--s0-record", "a0:290-400", "{s0}", "{s1}"}, 1, {"a0", "300"}},
+    {"score_could_overflow", {"--match", "1048576", "{long}", "{long}"}, 1, {"--match"}},
+    {"output_in_missing_dir", {"-q", "-b", "reference", "-o", "{dir}/no/such/dir/out", "{s0}", "{s1}"},
+     1, {"{dir}/no/such/dir/out"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, CliErrors, ::testing::ValuesIn(kErrorCases),
+                         [](const ::testing::TestParamInfo<ErrorCase>& info) {
+                             return std::string(info.param.label);
+                         });
+
+TEST(CliErrorsCuda, BackendCudaWithoutGpuIsRuntimeError) {
+    if (std::system("nvidia-smi >/dev/null 2>&1") == 0)
+        GTEST_SKIP() << "nvidia-smi works: this machine has a GPU";
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"--backend", "cuda", "{s0}", "{s1}"});
+    const CliRun run = run_cli(args);
+    EXPECT_EQ(run.code, 1) << describe(args, run);
+    expect_one_error_line(run, describe(args, run));
+}
+
+TEST(CliErrorsStdout, UnwritableStdoutIsRuntimeError) {
+    if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+    const std::vector<std::string> args = expand(std::vector<std::string>{"-q", "-b", "reference", "{s0}", "{s1}"});
+    const CliRun run = run_cli(args, "/dev/full");
+    EXPECT_EQ(run.code, 1) << describe(args, run);
+    expect_one_error_line(run, describe(args, run));
+}
+
+// ---------------------------------------------------------------------------------------------
+// --version and --help
+// ---------------------------------------------------------------------------------------------
+
+TEST(CliInfo, VersionPrintsNameAndVersion) {
+    const CliRun run = run_cli({"--version"});
+    EXPECT_EQ(run.code, 0);
+    EXPECT_EQ(run.out, std::string("chromalign ") + kVersion + "\n");
+    EXPECT_TRUE(run.err.empty()) << run.err;
+}
+
+TEST(CliInfo, HelpShowsRealDefaultsAndPresets) {
+    const CliRun run = run_cli({"--help"});
+    EXPECT_EQ(run.code, 0);
+    EXPECT_TRUE(run.err.empty()) << run.err;
+    EXPECT_EQ(run.out.rfind("Usage: chromalign", 0), 0u) << run.out;
+    for (const char* part : {"--match arg (=1)", "--mismatch arg (=-3)", "--gap-open arg (=5)",
+                             "--gap-extend arg (=2)", "(=auto)", "(=text)", "cudalign", "blastn",
+                             "--s0-record", "--output", "--quiet"})
+        EXPECT_NE(run.out.find(part), std::string::npos) << "no '" << part << "' in\n" << run.out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output formats
+// ---------------------------------------------------------------------------------------------
+
+TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
+    const Inputs& in = inputs();
+    const CliRun run = run_json({"{s0}", "{s1}"});
+    const std::string& json = run.out;
+    ASSERT_FALSE(json.empty());
+    EXPECT_EQ(json.front(), '{') << json;
+    EXPECT_EQ(json.substr(json.size() - std::min<size_t>(2, json.size())), "}\n") << json;
+    EXPECT_TRUE(braces_balance(json)) << json;
+    for (const char* key : {"score", "s0_end", "s1_end", "s0_name", "s1_name", "s0_path", "s1_path",
+                            "s0_length", "s1_length", "cells", "seconds", "gcups", "backend",
+                            "device", "scoring", "match", "mismatch", "gap_open", "gap_extend"})
+        EXPECT_EQ(count_of(json, std::string("\"") + key + "\":"), 1) << key << " in\n" << json;
+
+    const Sequence s0 = make_sequence("a0", in.s0_bases);
+    const Sequence s1 = make_sequence("b1", in.s1_bases);
+    const AlignmentEnd want = reference_align(s0, s1, Scoring{});
+    ASSERT_GT(want.score, 100) << "the test pair should score well above random DNA";
+    EXPECT_EQ(json_int(json, "score"), want.score) << json;
+    EXPECT_EQ(json_int(json, "s0_end"), want.s0_end) << json;
+    EXPECT_EQ(json_int(json, "s1_end"), want.s1_end) << json;
+    EXPECT_EQ(json_int(json, "s0_length"), s0.length()) << json;
+    EXPECT_EQ(json_int(json, "s1_length"), s1.length()) << json;
+    EXPECT_EQ(json_int(json, "cells"), s0.length() * s1.length()) << json;
+    EXPECT_EQ(json_string(json, "s0_name"), "a0") << json;
+    EXPECT_EQ(json_string(json, "s1_name"), "b1") << json;
+    EXPECT_EQ(json_string(json, "s0_path"), in.s0.string()) << json;
+    EXPECT_EQ(json_string(json, "s1_path"), in.s1.string()) << json;
+    EXPECT_EQ(json_string(json, "backend"), "reference") << json;
+    EXPECT_TRUE(json_string(json, "device").has_value()) << json;
+    ASSERT_TRUE(json_number(json, "seconds").has_value()) << json;
+    ASSERT_TRUE(json_number(json, "gcups").has_value()) << json;
+    EXPECT_GE(*json_number(json, "seconds"), 0.0);
+    EXPECT_GE(*json_number(json, "gcups"), 0.0);
+    expect_json_scoring(json, Scoring{});
+}
+
+TEST(CliFormats, TsvHeaderMatchesDataRow) {
+    const Inputs& in = inputs();
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"-q", "-b", "reference", "--format", "tsv", "{s0}", "{s1}"});
+    const CliRun run = run_cli(args);
+    ASSERT_EQ(run.code, 0) << describe(args, run);
+    ASSERT_FALSE(run.out.empty());
+    EXPECT_EQ(run.out.back(), '\n');
+    const std::vector<std::string> lines = split(run.out, '\n');
+    ASSERT_EQ(lines.size(), 2u) << run.out;
+    const std::vector<std::string> header = split(lines[0], '\t');
+    const std::vector<std::string> row = split(lines[1], '\t');
+    ASSERT_EQ(header.size(), row.size()) << run.out;
+    ASSERT_GE(header.size(), 3u);
+    EXPECT_EQ(header[0], "score");
+    EXPECT_EQ(header[1], "s0_end");
+    EXPECT_EQ(header[2], "s1_end");
+    const AlignmentEnd want = reference_align(make_sequence("a0", in.s0_bases),
+                                              make_sequence("b1", in.s1_bases), Scoring{});
+    EXPECT_EQ(row[0], std::to_string(want.score));
+    EXPECT_EQ(row[1], std::to_string(want.s0_end));
+    EXPECT_EQ(row[2], std::to_string(want.s1_end));
+}
+
+TEST(CliFormats, TextIsDefaultOnBundledExample) {
+    const std::string dir = std::string(CHROMALIGN_SOURCE_DIR) + "/data/example/";
+    const std::vector<std::string> args = {"-q", "--backend", "reference",
+                                           dir + "NC_004830.2_deformed_wing_virus.fasta.gz",
+                                           dir + "NC_006494.1_varroa_destructor_virus_1.fasta.gz"};
+    const CliRun run = run_cli(args);
+    ASSERT_EQ(run.code, 0) << describe(args, run);
+    for (const char* line : {"score\t3706\n", "s0_end\t10139\n", "s1_end\t10111\n"})
+        EXPECT_NE(run.out.find(line), std::string::npos) << "no '" << line << "' in\n" << run.out;
+    EXPECT_EQ(run.out.rfind("score\t", 0), 0u) << run.out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --output, --quiet and the run summary
+// ---------------------------------------------------------------------------------------------
+
+TEST(CliOutput, OutputFileGetsResultAndStdoutNothing) {
+    const TempDir dir;
+    const std::string file = (dir.path() / "result.txt").string();
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"-q", "-b", "reference", "--output", file, "{s0}", "{s1}"});
+    const CliRun run = run_cli(args);
+    ASSERT_EQ(run.code, 0) << describe(args, run);
+    EXPECT_TRUE(run.out.empty()) << run.out;
+    const AlignmentEnd want = reference_align(make_sequence("a0", inputs().s0_bases),
+                                              make_sequence("b1", inputs().s1_bases), Scoring{});
+    const std::string written = read_file(file);
+    EXPECT_EQ(written.rfind("score\t" + std::to_string(want.score) + "\n", 0), 0u) << written;
+    EXPECT_NE(written.find("s0_end\t" + std::to_string(want.s0_end) + "\n"), std::string::npos);
+}
+
+TEST(CliOutput, QuietPrintsNothingOnStderr) {
+    // The two-record file would otherwise produce a note as well as the summary.
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"--quiet", "-b", "reference", "{two}", "{s1}"});
+    const CliRun run = run_cli(args);
+    EXPECT_EQ(run.code, 0) << describe(args, run);
+    EXPECT_TRUE(run.err.empty()) << run.err;
+    EXPECT_FALSE(run.out.empty());
+}
+
+TEST(CliOutput, SummaryOnStderrWithoutQuiet) {
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"-b", "reference", "{s0}", "{s1}"});
+    const CliRun run = run_cli(args);
+    ASSERT_EQ(run.code, 0) << describe(args, run);
+    EXPECT_EQ(run.err.rfind("chromalign ", 0), 0u) << run.err;
+    EXPECT_NE(run.err.find("GCUPS"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("peak memory"), std::string::npos) << run.err;
+    EXPECT_EQ(run.out.find("GCUPS"), std::string::npos) << "the summary belongs on stderr";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Presets, config files and their precedence
+// ---------------------------------------------------------------------------------------------
+
+TEST(CliScoring, PresetBlastn) {
+    const Scoring blastn = make_scoring(2, -3, 7, 2);
+    const CliRun run = run_json({"--preset", "blastn", "{s0}", "{s1}"});
+    expect_json_scoring(run.out, blastn);
+    const AlignmentEnd want = reference_align(make_sequence("a0", inputs().s0_bases),
+                                              make_sequence("b1", inputs().s1_bases), blastn);
+    EXPECT_EQ(json_int(run.out, "score"), want.score) << run.out;
+}
+
+TEST(CliScoring, FlagOverridesPreset) {
+    const CliRun run = run_json({"--preset", "blastn", "--match", "3", "{s0}", "{s1}"});
+    expect_json_scoring(run.out, make_scoring(3, -3, 7, 2));
+}
+
+TEST(CliScoring, ConfigOverridesPresetButNotFlag) {
+    const CliRun from_config = run_json({"--preset", "blastn", "--config", "{cfg4}", "{s0}", "{s1}"});
+    expect_json_scoring(from_config.out, make_scoring(4, -3, 7, 2));
+    const CliRun from_flag =
+        run_json({"--config", "{cfg4}", "--match", "3", "--preset", "blastn", "{s0}", "{s1}"});
+    expect_json_scoring(from_flag.out, make_scoring(3, -3, 7, 2));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Record selection
+// ---------------------------------------------------------------------------------------------
+
+TEST(CliRecords, SecondRecordByName) {
+    const Inputs& in = inputs();
+    const CliRun run = run_json({"--s1-record", "second", "{s0}", "{two}"});
+    const Sequence second = make_sequence("second", in.second_bases);
+    const AlignmentEnd want = reference_align(make_sequence("a0", in.s0_bases), second, Scoring{});
+    EXPECT_EQ(json_string(run.out, "s1_name"), "second") << run.out;
+    EXPECT_EQ(json_int(run.out, "s1_length"), second.length()) << run.out;
+    EXPECT_EQ(json_int(run.out, "score"), want.score) << run.out;
+    EXPECT_EQ(json_int(run.out, "s1_end"), want.s1_end) << run.out;
+}
+
+TEST(CliRecords, FirstRecordByDefaultWithNote) {
+    const Inputs& in = inputs();
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"-b", "reference", "-f", "json", "{s0}", "{two}"});
+    const CliRun run = run_cli(args);
+    ASSERT_EQ(run.code, 0) << describe(args, run);
+    EXPECT_EQ(json_string(run.out, "s1_name"), "first") << run.out;
+    EXPECT_EQ(json_int(run.out, "s1_length"), static_cast<int64_t>(in.first_bases.size()));
+    EXPECT_NE(run.err.find("chromalign: note: "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("2 records"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find(in.two.string()), std::string::npos) << run.err;
+}
+
+TEST(CliRecords, RegionUsesOnlyItsBases) {
+    const Inputs& in = inputs();
+    const CliRun run = run_json({"--s0-record", "a0:2-5", "{s0}", "{s1}"});
+    const AlignmentEnd want = reference_align(make_sequence("a0", in.s0_bases.substr(1, 4)),
+                                              make_sequence("b1", in.s1_bases), Scoring{});
+    EXPECT_EQ(json_int(run.out, "s0_length"), 4) << run.out;
+    EXPECT_EQ(json_int(run.out, "cells"), 4 * static_cast<int64_t>(in.s1_bases.size())) << run.out;
+    EXPECT_EQ(json_int(run.out, "score"), want.score) << run.out;
+    EXPECT_EQ(json_string(run.out, "s0_name"), "a0") << run.out;
+}
+
+}  // namespace
+}  // namespace chromalign

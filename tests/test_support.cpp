@@ -24,7 +24,10 @@ uint64_t seed() {
 }
 
 std::string shared_data(const std::string& relative) {
-    const std::string path = std::string(CHROMALIGN_SHARED_DATA) + "/" + relative;
+    // The GPU machine gets a copy of the data beside the binaries, named by this variable.
+    const char* env = std::getenv("CHROMALIGN_SHARED_DATA");
+    const std::string root = env && *env ? env : CHROMALIGN_SHARED_DATA;
+    const std::string path = root + "/" + relative;
     struct stat st{};
     return stat(path.c_str(), &st) == 0 ? path : std::string();
 }

@@ -13,7 +13,7 @@ namespace chromalign::test {
 /// The seed of this test program: $CHROMALIGN_TEST_SEED if set, else random. Printed once.
 uint64_t seed();
 
-/// Absolute path of a file under ../shared/data, or "" when that folder is absent.
+/// Path of a file under ../shared/data ($CHROMALIGN_SHARED_DATA if set), or "" when absent.
 std::string shared_data(const std::string& relative);
 
 /// A random source of length m and a mutated copy of length about n, encoded.
