@@ -2,7 +2,6 @@
 //! presets and record selection, each a run of the built program on tiny FASTA files.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -377,7 +376,8 @@ const ErrorCase kErrorCases[] = {
     {"alpha_3", {"--alpha", "3", "{s0}", "{s1}"}, 2, {"--alpha"}},
     {"threads_negative", {"--threads", "-1", "{s0}", "{s1}"}, 2, {"--threads"}},
     {"preset_nope", {"--preset", "nope", "{s0}", "{s1}"}, 2, {"nope", "blastn", "cudalign"}},
-    {"config_missing_file", {"--config", "{missing}", "{s0}", "{s1}"}, 2, {"--config", "{missing}"}},
+    {"config_missing_file", {"--config", "{missing}", "{s0}", "{s1}"}, 2,
+     {"--config", "{missing}"}},
     {"config_unknown_key", {"--config", "{cfgbad}", "{s0}", "{s1}"}, 2, {"colour"}},
     {"s0_record_reversed_region", {"--s0-record", "x:5-3", "{s0}", "{s1}"}, 2, {"--s0-record"}},
     {"s1_record_region_without_name", {"--s1-record", ":1-5", "{s0}", "{s1}"}, 2, {"--s1-record"}},
@@ -391,11 +391,12 @@ const ErrorCase kErrorCases[] = {
     {"record_missing", {"--s1-record", "nothere", "{s0}", "{two}"}, 1, {"nothere", "first"}},
     {"region_beyond_record", {"--s0-record", "a0:290-400", "{s0}", "{s1}"}, 1, {"a0", "300"}},
     {"score_could_overflow", {"--match", "1048576", "{long}", "{long}"}, 1, {"--match"}},
-    {"output_in_missing_dir", {"-q", "-b", "reference", "-o", "{dir}/no/such/dir/out", "{s0}", "{s1}"},
-     1, {"{dir}/no/such/dir/out"}},
+    {"output_in_missing_dir",
+     {"-q", "-b", "reference", "-o", "{dir}/no/such/dir/out", "{s0}", "{s1}"}, 1,
+     {"{dir}/no/such/dir/out"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, CliErrors, ::testing::ValuesIn(kErrorCases),
+INSTANTIATE_TEST_SUITE_P(Cli, CliErrors, ::testing::ValuesIn(kErrorCases),
                          [](const ::testing::TestParamInfo<ErrorCase>& info) {
                              return std::string(info.param.label);
                          });
@@ -412,7 +413,8 @@ TEST(CliErrorsCuda, BackendCudaWithoutGpuIsRuntimeError) {
 
 TEST(CliErrorsStdout, UnwritableStdoutIsRuntimeError) {
     if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
-    const std::vector<std::string> args = expand(std::vector<std::string>{"-q", "-b", "reference", "{s0}", "{s1}"});
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"-q", "-b", "reference", "{s0}", "{s1}"});
     const CliRun run = run_cli(args, "/dev/full");
     EXPECT_EQ(run.code, 1) << describe(args, run);
     expect_one_error_line(run, describe(args, run));
@@ -483,7 +485,7 @@ TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
 TEST(CliFormats, TsvHeaderMatchesDataRow) {
     const Inputs& in = inputs();
     const std::vector<std::string> args =
-        expand(std::vector<std::string>{"-q", "-b", "reference", "--format", "tsv", "{s0}", "{s1}"});
+        expand(std::vector<std::string>{"-q", "-b", "reference", "-f", "tsv", "{s0}", "{s1}"});
     const CliRun run = run_cli(args);
     ASSERT_EQ(run.code, 0) << describe(args, run);
     ASSERT_FALSE(run.out.empty());
@@ -575,7 +577,8 @@ TEST(CliScoring, FlagOverridesPreset) {
 }
 
 TEST(CliScoring, ConfigOverridesPresetButNotFlag) {
-    const CliRun from_config = run_json({"--preset", "blastn", "--config", "{cfg4}", "{s0}", "{s1}"});
+    const CliRun from_config =
+        run_json({"--preset", "blastn", "--config", "{cfg4}", "{s0}", "{s1}"});
     expect_json_scoring(from_config.out, make_scoring(4, -3, 7, 2));
     const CliRun from_flag =
         run_json({"--config", "{cfg4}", "--match", "3", "--preset", "blastn", "{s0}", "{s1}"});

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <fstream>
 #include <sstream>
 
@@ -24,6 +25,11 @@ po::options_description scoring_options(Scoring& s) {
         ("gap-open", po::value<int32_t>(&s.gap_open)->default_value(s.gap_open), "cost of a gap's first position")
         ("gap-extend", po::value<int32_t>(&s.gap_extend)->default_value(s.gap_extend), "cost of each further gap position");
     return d;
+}
+
+bool is_regular_file(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 Format parse_format(const std::string& f) {
@@ -79,12 +85,15 @@ std::vector<std::string> preset_names() {
 Options parse_options(int argc, const char* const* argv) {
     Options o;
     std::string format = "text", s0_record, s1_record, config_file;
-    po::options_description general("Options");
-    general.add_options()
+    po::options_description meta("Options");
+    meta.add_options()
         ("help,h", "show this help and exit")
         ("version", "print the version and exit")
         ("preset,x", po::value<std::string>(&o.preset), "scoring preset from configs/ (e.g. cudalign, blastn)")
-        ("config", po::value<std::string>(&config_file), "read options from this file (key = value lines)")
+        ("config", po::value<std::string>(&config_file), "read options from this file (key = value lines, any option below)");
+    // Options a --config file may also set (not help, version, config or preset).
+    po::options_description general;
+    general.add_options()
         ("s0-record", po::value<std::string>(&s0_record), "record of S0 to use: NAME or NAME:START-END (default: the first)")
         ("s1-record", po::value<std::string>(&s1_record), "record of S1 to use: NAME or NAME:START-END (default: the first)")
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), "auto, reference or cuda (auto: cuda when a GPU is present)")
@@ -101,22 +110,23 @@ Options parse_options(int argc, const char* const* argv) {
     po::positional_options_description positional;
     positional.add("s0", 1).add("s1", 1);
 
-    po::options_description all;
-    all.add(general).add(scoring).add(hidden);
+    po::options_description all, in_config;
+    all.add(meta).add(general).add(scoring).add(hidden);
+    in_config.add(general).add(scoring);
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
         if (vm.count("config")) {
             const std::string path = vm["config"].as<std::string>();
             std::ifstream in(path);
-            if (!in) throw UsageError("--config: cannot read '" + path + "'");
-            po::store(po::parse_config_file(in, all), vm);
+            if (!is_regular_file(path) || !in) throw UsageError("--config: cannot read '" + path + "'");
+            po::store(po::parse_config_file(in, in_config), vm);
         }
         if (vm.count("preset")) {
             const std::string name = vm["preset"].as<std::string>();
             const std::string path = config_dir() + "/" + name + ".cfg";
             std::ifstream in(path);
-            if (!in) {
+            if (!is_regular_file(path) || !in) {
                 std::string known;
                 for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
                 throw UsageError("unknown preset '" + name + "' (known: " + known + ")");
@@ -131,7 +141,7 @@ Options parse_options(int argc, const char* const* argv) {
         std::ostringstream text;
         text << "Usage: chromalign [options] S0.fa[.gz] S1.fa[.gz]\n"
              << "Exact Smith-Waterman (affine gaps) of two sequences: best local score and where it ends.\n\n"
-             << general << "\n" << scoring << "\nPresets in " << config_dir() << ":";
+             << meta << general << "\n" << scoring << "\nPresets in " << config_dir() << ":";
         for (const auto& n : preset_names()) text << " " << n;
         text << "\n";
         o.help = true;
