@@ -30,6 +30,7 @@ struct PhaseArgs {
     int32_t* vbus_out;        ///< vertical bus for diagonal d+1
     int32_t* mid;             ///< state handed from the short to the long phase, one slot per block
     BestCell* best;           ///< one per block column
+    int32_t* best_score;      ///< G: the best score flushed so far by any block (atomicMax)
     int64_t d;                ///< external diagonal
     int64_t bands;            ///< number of bands
     int32_t blocks;           ///< B
@@ -39,7 +40,30 @@ struct PhaseArgs {
     int32_t ext;              ///< gap_extend
     int32_t diag_match;       ///< gap_open + match: folded into the diagonal term (see step)
     int32_t diag_mismatch;    ///< gap_open + mismatch
+    int32_t mismatch_bytes;   ///< byte mode: diag_mismatch in each of the 4 bytes
 };
+
+/// Byte mode (both diagonal terms fit in a signed byte, as for every preset): each row keeps
+/// a word whose byte c is open + s(row, c) for c = 0..3, and one prmt picks the byte of the
+/// column's code c (bytes 4..7, S0 or S1 "other", come from mismatch_bytes), sign-extended.
+/// That is one instruction where compare-and-select takes two.
+__device__ __forceinline__ int32_t byte_select(int32_t row_word, int32_t mismatch_bytes,
+                                               uint32_t selector) {
+    int32_t out;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(out) : "r"(row_word), "r"(mismatch_bytes), "r"(selector));
+    return out;
+}
+
+/// prmt selector for code c: byte 0 copies byte c, bytes 1-3 replicate its sign bit (nibble
+/// msb set), so the result is the sign-extended byte.
+__device__ __forceinline__ uint32_t byte_selector(int32_t c) {
+    return static_cast<uint32_t>(c) * 0x1111u + 0x8880u;
+}
+
+/// Whether the scoring fits byte mode.
+inline bool fits_byte_mode(int32_t diag_match, int32_t diag_mismatch) {
+    return diag_match >= -128 && diag_match <= 127 && diag_mismatch >= -128 && diag_mismatch <= 127;
+}
 
 /// Registers of one thread: alpha consecutive rows (row_r = top + r) of one band.
 template <int A>
@@ -48,7 +72,7 @@ struct Lane {
     int32_t e[A];      ///< E(row_r, j-1)
     int32_t hdiag_o;   ///< H(top-1, j-1) - open
     int32_t fbot;      ///< F(row_{A-1}, j-1): handed to the thread below with ho[A-1]
-    int32_t code[A];   ///< S0 code of row_r
+    int32_t code[A];   ///< S0 code of row_r, or in byte mode its word of diagonal terms
     int32_t best[A];   ///< best H of row_r since the last flush (0: none)
     int32_t tag[A];    ///< where best[r] was first reached (a step or a column; see flush)
 };
@@ -65,9 +89,11 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// On exit the same holds for column j+1 (with the next up values).
 /// The diagonal term H(r-1, j-1) + s(r, j) is formed as (H(r-1, j-1) - open) + (open + s)
 /// so H - open is the only form of H kept: it feeds E, F and the diagonal alike.
-template <int A>
+/// With kTrack, each row's best H and where it was first reached are updated per cell.
+template <int A, bool kByte, bool kTrack>
 __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c,
                                      int32_t tag, const PhaseArgs& p) {
+    const uint32_t selector = byte_selector(c);
     int32_t diag_o = L.hdiag_o;
     int32_t above_o = up_o;
     int32_t f = up_f;
@@ -75,11 +101,14 @@ __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int
     for (int r = 0; r < A; ++r) {
         const int32_t e = __viaddmax_s32(L.e[r], -p.ext, L.ho[r]);      // E(r, j)
         f = __viaddmax_s32(f, -p.ext, above_o);                          // F(r, j)
-        const int32_t d = diag_o + (L.code[r] == c ? p.diag_match : p.diag_mismatch);
+        const int32_t d = diag_o + (kByte ? byte_select(L.code[r], p.mismatch_bytes, selector)
+                                          : (L.code[r] == c ? p.diag_match : p.diag_mismatch));
         const int32_t h = __vimax3_s32_relu(d, e, f);                   // H(r, j)
-        bool kept;
-        L.best[r] = __vibmax_s32(L.best[r], h, &kept);  // kept: best >= h, first cell wins
-        L.tag[r] = kept ? L.tag[r] : tag;
+        if (kTrack) {
+            bool kept;
+            L.best[r] = __vibmax_s32(L.best[r], h, &kept);  // kept: best >= h, first cell wins
+            L.tag[r] = kept ? L.tag[r] : tag;
+        }
         diag_o = L.ho[r];                                                // H(r, j-1) - open
         above_o = h - p.open;
         L.ho[r] = above_o;
@@ -101,10 +130,15 @@ __device__ __forceinline__ void start_rows(Lane<A>& L, const PhaseArgs& p) {
     L.fbot = kNegInf;
 }
 
-template <int A>
+template <int A, bool kByte>
 __device__ __forceinline__ void load_codes(Lane<A>& L, const PhaseArgs& p, int64_t top) {
 #pragma unroll
-    for (int r = 0; r < A; ++r) L.code[r] = p.s0[top + r];
+    for (int r = 0; r < A; ++r) {
+        const int32_t a = p.s0[top + r];
+        const uint32_t match_byte = static_cast<uint32_t>(p.diag_match ^ p.diag_mismatch) & 0xffu;
+        L.code[r] = !kByte ? a : a < 4 ? p.mismatch_bytes ^ static_cast<int32_t>(match_byte << (8 * a))
+                                       : p.mismatch_bytes;
+    }
 }
 
 template <int A>
@@ -157,7 +191,7 @@ __device__ __forceinline__ void flush_rows(const Lane<A>& L, BestCell& mine, int
 }
 
 /// Warp-wide tie-rule reduction of `mine`, merged by lane 0 into this block column's slot.
-__device__ __forceinline__ void publish_best(BestCell mine, BestCell* slot) {
+__device__ __forceinline__ void publish_best(BestCell mine, BestCell* slot, int32_t* best_score) {
 #pragma unroll
     for (int offset = kWarp / 2; offset > 0; offset /= 2) {
         const BestCell other{__shfl_down_sync(0xffffffffu, mine.score, offset),
@@ -165,14 +199,39 @@ __device__ __forceinline__ void publish_best(BestCell mine, BestCell* slot) {
                              __shfl_down_sync(0xffffffffu, mine.col, offset), 0};
         if (better(other, mine)) mine = other;
     }
-    if (threadIdx.x == 0 && mine.score > 0 && better(mine, *slot)) *slot = mine;
+    if (threadIdx.x == 0 && mine.score > 0) {
+        if (better(mine, *slot)) *slot = mine;
+        atomicMax(best_score, mine.score);
+    }
+}
+
+/// Long-phase tracking, gated. A cell below G (the best score any block has flushed) can never
+/// be the answer, and G only grows, so a step whose cells are all below max(G, 1) needs no
+/// tracking: one max over the column and a warp vote replace the per-cell compare-and-select.
+/// Cells at or above the threshold are tracked exactly (ties included), so the tie rule holds.
+/// Invariant on entry: L.ho[r] = H(row_r, j) - open for the column j of step `tag`.
+template <int A>
+__device__ __forceinline__ void track_if_needed(Lane<A>& L, int32_t tag, int32_t threshold_o,
+                                                int32_t open) {
+    int32_t column_max = L.ho[0];
+#pragma unroll
+    for (int r = 1; r + 1 < A; r += 2) column_max = __vimax3_s32(column_max, L.ho[r], L.ho[r + 1]);
+    if (A % 2 == 0) column_max = max(column_max, L.ho[A - 1]);
+    if (__any_sync(0xffffffffu, column_max >= threshold_o)) {
+#pragma unroll
+        for (int r = 0; r < A; ++r) {
+            bool kept;
+            L.best[r] = __vibmax_s32(L.best[r], L.ho[r] + open, &kept);
+            L.tag[r] = kept ? L.tag[r] : tag;
+        }
+    }
 }
 
 /// Short phase: the first T steps of every block of diagonal d. Step s of thread t computes
 /// column b*C + s - t: for s < t these are the cells delegated by the block to the left (for
 /// block 0, by the right-most block of band d - B, which then restarts at column 0 of band d).
 /// All lanes run every step so the shuffles stay converged; a lane without a valid band idles.
-template <int A>
+template <int A, bool kByte>
 __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
     const int t = threadIdx.x;
     const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
@@ -190,10 +249,10 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
     BestCell mine{0, 0, 0, 0};
     if (b > 0) {
         load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
-        load_codes(L, p, band * rows + t * A);
+        load_codes<A, kByte>(L, p, band * rows + t * A);
     } else if (del_valid && t > 0) {
         load_state(L, p.vbus_in, t);
-        load_codes(L, p, dband * rows + t * A);
+        load_codes<A, kByte>(L, p, dband * rows + t * A);
     }
     for (int s = 0; s < kWarp; ++s) {
         int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
@@ -203,7 +262,7 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
             clear_best(L);
             if (main_valid) {
                 start_rows(L, p);
-                load_codes(L, p, band * rows + t * A);
+                load_codes<A, kByte>(L, p, band * rows + t * A);
             }
         }
         const bool delegated = b == 0 && s < t;
@@ -215,7 +274,7 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
             up_f = v.y;
         }
         if (active) {
-            step(L, up_o, up_f, p.s1[col], static_cast<int32_t>(col), p);
+            step<A, kByte, true>(L, up_o, up_f, p.s1[col], static_cast<int32_t>(col), p);
             if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1], L.fbot);
         }
     }
@@ -223,13 +282,13 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
         flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
         save_state(L, p.mid + int64_t{b} * kSlotWords<A>, t);
     }
-    publish_best(mine, p.best + b);
+    publish_best(mine, p.best + b, p.best_score);
 }
 
 /// Long phase: steps T .. C-1 of every block whose band exists; no delegation, no edge tests.
 /// Lane 0 prefetches the horizontal bus and every lane its S1 codes one group of kPrefetch
 /// steps ahead, so the loads are in flight while the previous group computes.
-template <int A>
+template <int A, bool kByte>
 __global__ void __launch_bounds__(kWarp) long_phase(const PhaseArgs p) {
     const int t = threadIdx.x;
     const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
@@ -240,7 +299,9 @@ __global__ void __launch_bounds__(kWarp) long_phase(const PhaseArgs p) {
     Lane<A> L;
     clear_best(L);
     load_state(L, p.mid + int64_t{b} * kSlotWords<A>, t);
-    load_codes(L, p, band * rows + t * A);
+    // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
+    const int32_t threshold_o = max(*p.best_score, 1) - p.open;
+    load_codes<A, kByte>(L, p, band * rows + t * A);
 
     const uint8_t* s1 = p.s1 + col0 - t;  // s1[s] is this lane's code at step s
     const int2* bus_in = p.hbus + col0;   // bus_in[s] is lane 0's input at step s
@@ -270,13 +331,14 @@ __global__ void __launch_bounds__(kWarp) long_phase(const PhaseArgs p) {
                 up_o = bus_cur[u].x;
                 up_f = bus_cur[u].y;
             }
-            step(L, up_o, up_f, c_cur[u], s0 + u, p);
+            step<A, kByte, false>(L, up_o, up_f, c_cur[u], s0 + u, p);
+            track_if_needed(L, s0 + u, threshold_o, p.open);
             if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1], L.fbot);
         }
     }
     BestCell mine{0, 0, 0, 0};
     flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
-    publish_best(mine, p.best + b);
+    publish_best(mine, p.best + b, p.best_score);
     const int32_t next = b + 1 == p.blocks ? 0 : b + 1;
     save_state(L, p.vbus_out + int64_t{next} * kSlotWords<A>, t);
 }

@@ -41,7 +41,7 @@ int cuda_resident_blocks_per_sm(int device, int alpha) {
     int blocks = 0;
     with_alpha(alpha, [&](auto a) {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, cuda::long_phase<decltype(a)::value>, cuda::kWarp, 0));
+            &blocks, cuda::long_phase<decltype(a)::value, true>, cuda::kWarp, 0));
     });
     return blocks;
 }
@@ -57,7 +57,24 @@ struct CudaTileRunner::Impl {
     int32_t* d_vbus[2] = {nullptr, nullptr};
     int32_t* d_mid = nullptr;
     BestCell* d_best = nullptr;
+    int32_t* d_best_score = nullptr;
     size_t bytes = 0;
+    bool byte_mode = false;  ///< scoring fits the prmt substitution path
+
+    template <int A, bool kByte>
+    void launch(int64_t d, PhaseArgs a) {
+        const int64_t first = grid.first_block(d), last = grid.last_block(d);
+        a.b_first = static_cast<int32_t>(grid.has_delegated_band0(d) ? 0 : first);
+        if (last >= a.b_first) {
+            cuda::short_phase<A, kByte><<<static_cast<unsigned>(last - a.b_first + 1), cuda::kWarp, 0, stream>>>(a);
+            CUDA_CHECK_LAUNCH();
+        }
+        if (last >= first) {
+            a.b_first = static_cast<int32_t>(first);
+            cuda::long_phase<A, kByte><<<static_cast<unsigned>(last - first + 1), cuda::kWarp, 0, stream>>>(a);
+            CUDA_CHECK_LAUNCH();
+        }
+    }
 
     template <typename T>
     T* alloc(size_t count) {
@@ -76,6 +93,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_vbus[1]);
         cudaFree(d_mid);
         cudaFree(d_best);
+        cudaFree(d_best_score);
         if (stream) cudaStreamDestroy(stream);
     }
 };
@@ -101,6 +119,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
         im.d_vbus[1] = im.alloc<int32_t>(slot * grid.blocks);
         im.d_mid = im.alloc<int32_t>(slot * grid.blocks);
         im.d_best = im.alloc<BestCell>(grid.blocks);
+        im.d_best_score = im.alloc<int32_t>(1);
 
         const auto h_s0 = padded_codes(s0, grid.m, grid.padded_rows(), 4);
         const auto h_s1 = padded_codes(s1, grid.n, cols, cuda::kS1Other);
@@ -114,6 +133,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
         CUDA_CHECK(cudaMemset(im.d_vbus[1], 0, slot * grid.blocks * sizeof(int32_t)));
         CUDA_CHECK(cudaMemset(im.d_mid, 0, slot * grid.blocks * sizeof(int32_t)));
         CUDA_CHECK(cudaMemset(im.d_best, 0, grid.blocks * sizeof(BestCell)));
+        CUDA_CHECK(cudaMemset(im.d_best_score, 0, sizeof(int32_t)));
     } catch (...) {
         im.release();
         throw;
@@ -124,6 +144,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
     a.hbus = im.d_hbus;
     a.mid = im.d_mid;
     a.best = im.d_best;
+    a.best_score = im.d_best_score;
     a.bands = grid.bands;
     a.blocks = grid.blocks;
     a.block_cols = static_cast<int32_t>(grid.block_cols);
@@ -131,32 +152,25 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
     a.ext = scoring.gap_extend;
     a.diag_match = scoring.gap_open + scoring.match;
     a.diag_mismatch = scoring.gap_open + scoring.mismatch;
+    const uint32_t mismatch_byte = static_cast<uint32_t>(a.diag_mismatch) & 0xffu;
+    a.mismatch_bytes = static_cast<int32_t>(mismatch_byte * 0x01010101u);
+    im.byte_mode = cuda::fits_byte_mode(a.diag_match, a.diag_mismatch);
 }
 
 CudaTileRunner::~CudaTileRunner() { impl_->release(); }
 
 void CudaTileRunner::enqueue_diagonal(int64_t d) {
     Impl& im = *impl_;
-    const TileGrid& g = im.grid;
     PhaseArgs a = im.args;
     a.d = d;
     a.vbus_in = im.d_vbus[(d + 1) & 1];  // written in diagonal d-1
     a.vbus_out = im.d_vbus[d & 1];
-    const int64_t first = g.first_block(d), last = g.last_block(d);
-    with_alpha(g.alpha, [&](auto alpha) {
+    with_alpha(im.grid.alpha, [&](auto alpha) {
         constexpr int A = decltype(alpha)::value;
-        a.b_first = static_cast<int32_t>(g.has_delegated_band0(d) ? 0 : first);
-        if (last >= a.b_first) {
-            cuda::short_phase<A><<<static_cast<unsigned>(last - a.b_first + 1), cuda::kWarp, 0,
-                                   im.stream>>>(a);
-            CUDA_CHECK_LAUNCH();
-        }
-        if (last >= first) {
-            a.b_first = static_cast<int32_t>(first);
-            cuda::long_phase<A><<<static_cast<unsigned>(last - first + 1), cuda::kWarp, 0,
-                                  im.stream>>>(a);
-            CUDA_CHECK_LAUNCH();
-        }
+        if (im.byte_mode)
+            im.launch<A, true>(d, a);
+        else
+            im.launch<A, false>(d, a);
     });
 }
 
