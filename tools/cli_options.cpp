@@ -89,7 +89,7 @@ Options parse_options(int argc, const char* const* argv) {
     meta.add_options()
         ("help,h", "show this help and exit")
         ("version", "print the version and exit")
-        ("preset,x", po::value<std::string>(&o.preset), "scoring preset from configs/ (e.g. cudalign, blastn)")
+        ("preset,x", po::value<std::string>(&o.preset), "preset from configs/: scoring (cudalign, blastn) or GPU tuning (hopper)")
         ("config", po::value<std::string>(&config_file), "read options from this file (key = value lines, any option below)");
     // Options a --config file may also set (not help, version, config or preset).
     po::options_description general;
@@ -99,8 +99,8 @@ Options parse_options(int argc, const char* const* argv) {
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), "auto, reference or cuda (auto: cuda when a GPU is present)")
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index")
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
-        ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread: 4, 8 or 16 (0: auto, 8)")
-        ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: auto, 16)")
+        ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread: 4, 8 or 16 (0: auto, 16)")
+        ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default: standard output)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr");
@@ -131,7 +131,7 @@ Options parse_options(int argc, const char* const* argv) {
                 for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
                 throw UsageError("unknown preset '" + name + "' (known: " + known + ")");
             }
-            po::store(po::parse_config_file(in, scoring), vm);
+            po::store(po::parse_config_file(in, in_config), vm);
         }
         po::notify(vm);
     } catch (const po::error& e) {
