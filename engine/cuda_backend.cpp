@@ -2,10 +2,10 @@
 #include "engine/cuda_backend.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include "engine/error.hpp"
 #include "engine/tile_grid.hpp"
+#include "engine/tiled_run.hpp"
 
 #ifdef CHROMALIGN_HAVE_CUDA
 #include "kernels/cuda/tile_runner.hpp"
@@ -23,8 +23,6 @@ constexpr int kDefaultAlpha = 16;
 /// Resident one-warp blocks per multiprocessor when the user does not choose (capped by the
 /// occupancy the kernel's registers allow: 12 for alpha 16 on sm_90).
 constexpr int kDefaultBlocksPerSm = 16;
-/// Diagonals enqueued between two looks at the clock (one synchronisation each).
-constexpr int64_t kDiagonalsPerBatch = 64;
 
 class CudaBackend : public Backend {
 public:
@@ -52,41 +50,12 @@ public:
         const TileGrid grid = make_tile_grid(s0.length(), s1.length(), 32, options_.alpha, max_blocks);
         layout_ = grid.describe();
         kernels::CudaTileRunner runner(options_.device, grid, scoring, s0.codes.data(),
-                                       s1.codes.data());
+                                       s1.codes.data(), TopRow{});
         device_bytes_ = runner.device_bytes();
-        const auto start = std::chrono::steady_clock::now();
-        auto last_report = start;
-        const int64_t total = grid.diagonals();
-        for (int64_t d = 0; d < total; ++d) {
-            runner.enqueue_diagonal(d);
-            if (options_.on_progress && (d + 1) % kDiagonalsPerBatch == 0) {
-                runner.synchronize();
-                const auto now = std::chrono::steady_clock::now();
-                if (now - last_report >= std::chrono::seconds(1)) {
-                    last_report = now;
-                    options_.on_progress(progress(grid, d + 1, start, now));
-                }
-            }
-        }
-        return runner.best();
+        return run_tiled(runner, TiledRunSpan{0, s0.length(), s1.length()}, options_.on_progress);
     }
 
 private:
-    /// Cells finished after diagonals [0, done): block b has finished done - b bands.
-    /// Counted on the padded grid, then scaled to the m*n real cells.
-    static Progress progress(const TileGrid& g, int64_t done,
-                             std::chrono::steady_clock::time_point start,
-                             std::chrono::steady_clock::time_point now) {
-        int64_t blocks_done = 0;
-        for (int64_t b = 0; b < g.blocks; ++b) blocks_done += std::clamp<int64_t>(done - b, 0, g.bands);
-        Progress p;
-        p.cells_total = g.m * g.n;
-        const double fraction = static_cast<double>(blocks_done) / (static_cast<double>(g.bands) * g.blocks);
-        p.cells_done = static_cast<int64_t>(fraction * static_cast<double>(p.cells_total));
-        p.seconds = std::chrono::duration<double>(now - start).count();
-        return p;
-    }
-
     BackendOptions options_;
     kernels::CudaDeviceInfo info_;
     int blocks_per_sm_ = 1;

@@ -52,8 +52,11 @@ void check_options(const Options& o) {
     if (const std::string why = o.scoring.validate(); !why.empty())
         throw UsageError("invalid scoring: " + why);
     const auto names = backend_names();
-    if (std::find(names.begin(), names.end(), o.backend) == names.end())
-        throw UsageError("--backend must be one of auto, reference, cuda (got '" + o.backend + "')");
+    if (std::find(names.begin(), names.end(), o.backend) == names.end()) {
+        std::string known;
+        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+        throw UsageError("--backend must be one of " + known + " (got '" + o.backend + "')");
+    }
     if (o.backend_options.threads < 0) throw UsageError("--threads must be >= 0 (0: all cores)");
     if (o.backend_options.device < 0) throw UsageError("--device must be >= 0");
     const int a = o.backend_options.alpha;

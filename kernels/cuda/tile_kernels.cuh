@@ -3,10 +3,12 @@
 
 #include <cstdint>
 
+#include "engine/tile_executor.hpp"
+
 namespace chromalign::kernels::cuda {
 
 constexpr int kWarp = 32;                 ///< T: threads per block, one warp
-constexpr int32_t kNegInf = -(1 << 30);   ///< minus infinity for E and F; never overflows
+constexpr int32_t kNegInf = kScoreNegInf;  ///< minus infinity for E and F; never overflows
 constexpr int kPrefetch = 8;              ///< long phase: steps per prefetched group
 
 /// S1 codes other than A/C/G/T are stored as this value on the device, and S0's as 4, so a
@@ -25,7 +27,7 @@ struct BestCell {
 struct PhaseArgs {
     const uint8_t* s0;        ///< S0 codes, padded_rows entries (padding never matches)
     const uint8_t* s1;        ///< S1 codes, padded_cols + slack entries
-    int2* hbus;               ///< horizontal bus: (H - open, F) of the last row computed, per column
+    int2* hbus;               ///< horizontal bus: (H, F) of the last row computed, per column
     const int32_t* vbus_in;   ///< vertical bus written in diagonal d-1, one slot per block
     int32_t* vbus_out;        ///< vertical bus for diagonal d+1
     int32_t* mid;             ///< state handed from the short to the long phase, one slot per block
@@ -270,12 +272,12 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
         const int64_t col = delegated ? padded_cols - t + s : int64_t{b} * p.block_cols + s - t;
         if (t == 0 && main_valid) {
             const int2 v = p.hbus[col];
-            up_o = v.x;
+            up_o = v.x - p.open;
             up_f = v.y;
         }
         if (active) {
             step<A, kByte, true>(L, up_o, up_f, p.s1[col], static_cast<int32_t>(col), p);
-            if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1], L.fbot);
+            if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
     }
     if (main_valid) {
@@ -328,12 +330,12 @@ __global__ void __launch_bounds__(kWarp) long_phase(const PhaseArgs p) {
             int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
             int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
             if (t == 0) {
-                up_o = bus_cur[u].x;
+                up_o = bus_cur[u].x - p.open;
                 up_f = bus_cur[u].y;
             }
             step<A, kByte, false>(L, up_o, up_f, c_cur[u], s0 + u, p);
             track_if_needed(L, s0 + u, threshold_o, p.open);
-            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1], L.fbot);
+            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
     }
     BestCell mine{0, 0, 0, 0};

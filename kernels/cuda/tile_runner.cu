@@ -99,7 +99,7 @@ struct CudaTileRunner::Impl {
 };
 
 CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring,
-                               const uint8_t* s0, const uint8_t* s1)
+                               const uint8_t* s0, const uint8_t* s1, const TopRow& top)
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
     if (!cuda_alpha_supported(grid.alpha))
@@ -123,8 +123,14 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
 
         const auto h_s0 = padded_codes(s0, grid.m, grid.padded_rows(), 4);
         const auto h_s1 = padded_codes(s1, grid.n, cols, cuda::kS1Other);
-        // Row 0 of the DP matrix: H = 0 (stored as H - open), F = -inf.
-        const std::vector<int2> h_bus(cols, make_int2(-scoring.gap_open, cuda::kNegInf));
+        // Row 0 of the DP matrix (H = 0, F = -inf), or the row a resumed run starts below.
+        std::vector<int2> h_bus(cols, make_int2(0, cuda::kNegInf));
+        if (!top.empty()) {
+            if (static_cast<int64_t>(top.h.size()) != grid.n || top.f.size() != top.h.size())
+                throw Error("the starting row has " + std::to_string(top.h.size()) +
+                            " columns, the matrix " + std::to_string(grid.n));
+            for (int64_t c = 0; c < grid.n; ++c) h_bus[c] = make_int2(top.h[c], top.f[c]);
+        }
         CUDA_CHECK(cudaMemcpy(im.d_s0, h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(im.d_s1, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(im.d_hbus, h_bus.data(), h_bus.size() * sizeof(int2),
@@ -159,6 +165,8 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
 
 CudaTileRunner::~CudaTileRunner() { impl_->release(); }
 
+const TileGrid& CudaTileRunner::grid() const { return impl_->grid; }
+
 void CudaTileRunner::enqueue_diagonal(int64_t d) {
     Impl& im = *impl_;
     PhaseArgs a = im.args;
@@ -189,6 +197,23 @@ AlignmentEnd CudaTileRunner::best() {
         if (better_end(cand, result)) result = cand;
     }
     return result;
+}
+
+void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) {
+    Impl& im = *impl_;
+    const TileGrid& g = im.grid;
+    const int64_t b = d - band, lag = cuda::kWarp - 1;
+    int64_t first = b * g.block_cols - lag, last = (b + 1) * g.block_cols - lag;
+    if (b == g.blocks) last = g.padded_cols();
+    first = std::max<int64_t>(first, 0);
+    last = std::min<int64_t>(last, g.n);
+    if (b < 0 || b > g.blocks || first >= last) return;
+    const size_t count = static_cast<size_t>(last - first);
+    // The bus interleaves (H, F); strided copies split it into the two flat arrays.
+    CUDA_CHECK(cudaMemcpy2DAsync(h + first, sizeof(int32_t), &im.d_hbus[first].x, sizeof(int2),
+                                 sizeof(int32_t), count, cudaMemcpyDeviceToHost, im.stream));
+    CUDA_CHECK(cudaMemcpy2DAsync(f + first, sizeof(int32_t), &im.d_hbus[first].y, sizeof(int2),
+                                 sizeof(int32_t), count, cudaMemcpyDeviceToHost, im.stream));
 }
 
 size_t CudaTileRunner::device_bytes() const { return impl_->bytes; }

@@ -8,6 +8,7 @@
 
 #include "engine/result.hpp"
 #include "engine/scoring.hpp"
+#include "engine/tile_executor.hpp"
 #include "engine/tile_grid.hpp"
 
 namespace chromalign::kernels {
@@ -37,25 +38,26 @@ int cuda_resident_blocks_per_sm(int device, int alpha);
 /// cells) and launches the short and long phase of each external diagonal on one stream.
 /// Device memory is O(m + n): 1 byte per base of each sequence, 8 bytes per column for the
 /// horizontal bus, and a few KB per block. Every CUDA call is checked; failures throw Error.
-class CudaTileRunner {
+class CudaTileRunner : public TileExecutor {
 public:
-    /// Uploads the encoded sequences (BaseCode values) and zeroes the buses.
+    /// Uploads the encoded sequences (BaseCode values; s0 holds grid.m rows, s1 grid.n
+    /// columns) and sets the horizontal bus to `top` (row 0 of the matrix when empty).
     CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring, const uint8_t* s0,
-                   const uint8_t* s1);
-    ~CudaTileRunner();
+                   const uint8_t* s1, const TopRow& top);
+    ~CudaTileRunner() override;
     CudaTileRunner(const CudaTileRunner&) = delete;
     CudaTileRunner& operator=(const CudaTileRunner&) = delete;
 
+    const TileGrid& grid() const override;
     /// Enqueues external diagonal d (its short phase, then its long phase); returns at once.
-    void enqueue_diagonal(int64_t d);
-
-    /// Waits until every diagonal enqueued so far is done.
-    void synchronize();
-
+    void enqueue_diagonal(int64_t d) override;
+    void synchronize() override;
     /// Waits for the device, then reduces the per-block best cells with the tie rule.
-    AlignmentEnd best();
-
-    size_t device_bytes() const;  ///< device memory this runner allocated
+    AlignmentEnd best() override;
+    /// Copies the bus columns that diagonal d made final for `band`. With cell delegation,
+    /// diagonal band + b finishes columns [b*C - 31, (b+1)*C - 31) and band + B the last 31.
+    void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
+    size_t device_bytes() const override;  ///< device memory this runner allocated
 
 private:
     struct Impl;
