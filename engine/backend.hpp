@@ -1,6 +1,7 @@
 //! @file The one small interface through which tools drive any backend, and the factory.
 #pragma once
 
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -16,9 +17,23 @@ namespace chromalign {
 
 /// A progress report from a running comparison.
 struct Progress {
-    int64_t cells_done = 0;   ///< DP cells finished (of m*n)
+    int64_t cells_done = 0;   ///< DP cells finished (of m*n), resumed ones included
     int64_t cells_total = 0;
-    double seconds = 0;       ///< since the comparison started
+    int64_t cells_this_run = 0;  ///< cells computed by this process (for the rate)
+    double seconds = 0;       ///< since this process started the comparison
+    int32_t best_score = 0;   ///< best score found so far
+};
+
+/// Checkpointing of the tiled backends (see engine/checkpoint.hpp for the file).
+struct CheckpointOptions {
+    std::string path;            ///< empty: no checkpoints
+    double every_seconds = 60;   ///< interval between two checkpoints
+    bool restart = false;        ///< ignore (and later overwrite) an existing checkpoint
+    bool strict = false;         ///< stop when a checkpoint cannot be written
+    std::string keep_rows_dir;   ///< also keep every checkpointed row here, as row_<r>.ckpt
+    /// Set (to the signal number) by a signal handler: write one more checkpoint, then throw
+    /// Interrupted. Read between diagonals only.
+    const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 /// Knobs shared by every backend; 0 means "choose for me".
@@ -30,6 +45,8 @@ struct BackendOptions {
     int max_blocks = 0;       ///< cap on blocks per external diagonal (tests use it to force
                               ///< many-block grids on small inputs)
     std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
+    std::function<void(const std::string&)> on_note;    ///< informational lines, if set
+    CheckpointOptions checkpoint;
 };
 
 class Backend {

@@ -47,12 +47,16 @@ public:
         scoring.check_no_overflow(s0.length(), s1.length());
         int max_blocks = info_.multiprocessors * blocks_per_sm_;
         if (options_.max_blocks > 0) max_blocks = std::min(max_blocks, options_.max_blocks);
-        const TileGrid grid = make_tile_grid(s0.length(), s1.length(), 32, options_.alpha, max_blocks);
-        layout_ = grid.describe();
-        kernels::CudaTileRunner runner(options_.device, grid, scoring, s0.codes.data(),
-                                       s1.codes.data(), TopRow{});
-        device_bytes_ = runner.device_bytes();
-        return run_tiled(runner, TiledRunSpan{0, s0.length(), s1.length()}, options_.on_progress);
+        auto make_executor = [&](int64_t first_row, const TopRow& top) {
+            const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32,
+                                                 options_.alpha, max_blocks);
+            layout_ = grid.describe();
+            auto runner = std::make_unique<kernels::CudaTileRunner>(
+                options_.device, grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top);
+            device_bytes_ = runner->device_bytes();
+            return runner;
+        };
+        return run_tiled(s0, s1, scoring, make_executor, options_);
     }
 
 private:

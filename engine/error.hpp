@@ -19,4 +19,14 @@ public:
     using Error::Error;
 };
 
+/// A run stopped by SIGINT or SIGTERM after writing its checkpoint; tools exit 128 + signal.
+class Interrupted : public Error {
+public:
+    Interrupted(int signal_number, const std::string& what) : Error(what), signal_(signal_number) {}
+    int signal_number() const { return signal_; }
+
+private:
+    int signal_;
+};
+
 }  // namespace chromalign

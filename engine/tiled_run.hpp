@@ -1,27 +1,29 @@
-//! @file The diagonal orchestrator shared by the tiled backends (CUDAlign Algorithm 2).
+//! @file The diagonal orchestrator shared by the tiled backends (CUDAlign Algorithm 2), with checkpoints.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "engine/backend.hpp"
 #include "engine/tile_executor.hpp"
 
 namespace chromalign {
 
-/// Where the executor's matrix sits in the whole comparison.
-struct TiledRunSpan {
-    int64_t first_row = 0;   ///< rows of S0 before the executor's first row (0 unless resumed)
-    int64_t total_rows = 0;  ///< m of the whole comparison
-    int64_t columns = 0;     ///< n
-};
+/// Builds a backend's executor for rows first_row+1 .. m of S0 (all of S1), starting below
+/// `top` (the DP row first_row; empty for row 0).
+using ExecutorFactory =
+    std::function<std::unique_ptr<TileExecutor>(int64_t first_row, const TopRow& top)>;
 
-/// Walks every external diagonal of `executor` in order, reports progress about once a second
-/// through `on_progress` (if set), and returns the best cell in whole-matrix coordinates.
-AlignmentEnd run_tiled(TileExecutor& executor, const TiledRunSpan& span,
-                       const std::function<void(const Progress&)>& on_progress);
+/// Runs a whole comparison: resumes from options.checkpoint.path when it holds a matching
+/// checkpoint, walks every external diagonal, writes a checkpoint every interval (and once
+/// more, then throws Interrupted, when *options.checkpoint.stop is set), reports progress
+/// about once a second, and returns the best cell in whole-matrix coordinates.
+/// A checkpoint is the bottom row of one band, captured while the following B diagonals run.
+AlignmentEnd run_tiled(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                       const ExecutorFactory& make_executor, const BackendOptions& options);
 
-/// DP cells of the executor's matrix finished once diagonals [0, done) are: block b has then
+/// DP cells of an executor's matrix finished once diagonals [0, done) are: block b has then
 /// finished done - b bands. Counted on the padded grid, scaled to the real cells.
 int64_t cells_done(const TileGrid& grid, int64_t done);
 

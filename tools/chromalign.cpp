@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,20 @@
 namespace {
 
 using namespace chromalign;
+
+/// Set by SIGINT/SIGTERM while a checkpointed run is going: the engine writes one more
+/// checkpoint, then throws Interrupted.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int signal_number) { g_stop_signal = signal_number; }
+
+void install_stop_handlers() {
+    struct sigaction action{};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
 
 double peak_memory_mib() {
     rusage usage{};
@@ -32,10 +47,11 @@ public:
         if (!enabled_ || (!tty_ && p.seconds - last_line_ < 60)) return;
         last_line_ = p.seconds;
         const double done = p.cells_total ? static_cast<double>(p.cells_done) / p.cells_total : 0;
-        const double gcups = p.seconds > 0 ? p.cells_done / p.seconds / 1e9 : 0;
-        const double eta = done > 0 ? p.seconds * (1 - done) / done : 0;
-        std::fprintf(stderr, "%s%5.1f%% done, %.2f GCUPS, %.0f s elapsed, ETA %.0f s%s",
-                     tty_ ? "\r" : "", 100 * done, gcups, p.seconds, eta, tty_ ? "   " : "\n");
+        const double rate = p.seconds > 0 ? p.cells_this_run / p.seconds : 0;
+        const double eta = rate > 0 ? (p.cells_total - p.cells_done) / rate : 0;
+        std::fprintf(stderr, "%s%5.1f%% done, %.2f GCUPS, %.0f s elapsed, ETA %.0f s, best so far %d%s",
+                     tty_ ? "\r" : "", 100 * done, rate / 1e9, p.seconds, eta, p.best_score,
+                     tty_ ? "   " : "\n");
         printed_ = true;
     }
     void finish() {
@@ -62,6 +78,13 @@ int run(const cli::Options& o) {
     ProgressPrinter printer(!o.quiet);
     BackendOptions bo = o.backend_options;
     bo.on_progress = [&printer](const Progress& p) { printer(p); };
+    bo.on_note = [&o](const std::string& text) {
+        if (!o.quiet) std::cerr << "chromalign: " << text << "\n";
+    };
+    if (!bo.checkpoint.path.empty()) {
+        bo.checkpoint.stop = &g_stop_signal;
+        install_stop_handlers();
+    }
     auto backend = make_backend(o.backend, bo);
     const auto start = std::chrono::steady_clock::now();
     const AlignmentEnd result = backend->align(s0, s1, o.scoring);
@@ -119,6 +142,9 @@ int main(int argc, char** argv) {
     }
     try {
         return run(options);
+    } catch (const Interrupted& e) {
+        std::cerr << "chromalign: " << e.what() << "\n";
+        return 128 + e.signal_number();
     } catch (const std::bad_alloc&) {
         std::cerr << "chromalign: out of memory\n";
     } catch (const std::exception& e) {

@@ -32,6 +32,21 @@ bool is_regular_file(const std::string& path) {
     return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+double parse_duration(const std::string& text, const char* flag) {
+    size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+    if (used == 0 || scale == 0 || !(value > 0))
+        throw UsageError(std::string(flag) + " must be a positive duration such as 90, 30s, 10m or 1h (got '" + text + "')");
+    return value * scale;
+}
+
 Format parse_format(const std::string& f) {
     if (f == "text") return Format::kText;
     if (f == "tsv") return Format::kTsv;
@@ -62,6 +77,11 @@ void check_options(const Options& o) {
     const int a = o.backend_options.alpha;
     if (a != 0 && a != 4 && a != 8 && a != 16) throw UsageError("--alpha must be 4, 8 or 16 (or 0: auto)");
     if (o.backend_options.blocks_per_sm < 0) throw UsageError("--blocks-per-sm must be >= 0 (0: auto)");
+    const CheckpointOptions& ck = o.backend_options.checkpoint;
+    if (ck.path.empty() && (ck.restart || ck.strict || !ck.keep_rows_dir.empty()))
+        throw UsageError("--restart, --checkpoint-strict and --keep-rows need --checkpoint FILE");
+    if (!ck.path.empty() && o.backend == "reference")
+        throw UsageError("--checkpoint needs a tiled backend (cpu or cuda), not reference");
 }
 
 }  // namespace
@@ -87,7 +107,7 @@ std::vector<std::string> preset_names() {
 
 Options parse_options(int argc, const char* const* argv) {
     Options o;
-    std::string format = "text", s0_record, s1_record, config_file;
+    std::string format = "text", s0_record, s1_record, config_file, every = "60s";
     po::options_description meta("Options");
     meta.add_options()
         ("help,h", "show this help and exit")
@@ -106,7 +126,12 @@ Options parse_options(int argc, const char* const* argv) {
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default: standard output)")
-        ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr");
+        ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
+        ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress to this file and resume from it when it matches")
+        ("checkpoint-every", po::value<std::string>(&every)->default_value(every), "interval between checkpoints: 90, 30s, 10m or 1h")
+        ("restart", po::bool_switch(&o.backend_options.checkpoint.restart), "ignore an existing checkpoint file and overwrite it")
+        ("checkpoint-strict", po::bool_switch(&o.backend_options.checkpoint.strict), "stop (exit 1) when a checkpoint cannot be written")
+        ("keep-rows", po::value<std::string>(&o.backend_options.checkpoint.keep_rows_dir), "also keep every checkpointed row in this directory");
     const po::options_description scoring = scoring_options(o.scoring);
     po::options_description hidden;
     hidden.add_options()("s0", po::value<std::string>(&o.s0_path))("s1", po::value<std::string>(&o.s1_path));
@@ -159,6 +184,7 @@ Options parse_options(int argc, const char* const* argv) {
     o.s0_record = parse_record(s0_record, "--s0-record");
     o.s1_record = parse_record(s1_record, "--s1-record");
     o.format = parse_format(format);
+    o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
     check_options(o);
     return o;
 }

@@ -1,0 +1,153 @@
+//! @file Checkpoint file format: round trip, and every damaged or foreign file refused with its own message.
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "engine/checkpoint.hpp"
+#include "engine/error.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+class CheckpointFile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/chromalign-ckpt-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+        path_ = dir_ + "/run.ckpt";
+        std::mt19937_64 rng(test::seed());
+        std::tie(s0_, s1_) = test::mutated_pair(5000, 3000, rng);
+        c_.m = s0_.length();
+        c_.n = s1_.length();
+        c_.fingerprint0 = sequence_fingerprint(s0_);
+        c_.fingerprint1 = sequence_fingerprint(s1_);
+        c_.scoring = Scoring{};
+        c_.row = 1234;
+        c_.best = AlignmentEnd{77, 1300, 1200};
+        for (int64_t j = 0; j < c_.n; ++j) {
+            c_.h.push_back(static_cast<int32_t>(rng() % 1000));
+            c_.f.push_back(static_cast<int32_t>(rng() % 1000) - 500);
+        }
+    }
+    void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+    std::vector<char> bytes() const {
+        std::ifstream in(path_, std::ios::binary);
+        return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    }
+    void put(const std::vector<char>& b) const {
+        std::ofstream(path_, std::ios::binary | std::ios::trunc).write(b.data(), static_cast<std::streamsize>(b.size()));
+    }
+    std::string read_error() const {
+        try {
+            read_checkpoint(path_);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "(no error)";
+    }
+
+    std::string dir_, path_;
+    Sequence s0_, s1_;
+    Checkpoint c_;
+};
+
+TEST_F(CheckpointFile, RoundTripKeepsEveryField) {
+    write_checkpoint(path_, c_);
+    const Checkpoint r = read_checkpoint(path_);
+    EXPECT_EQ(r.m, c_.m);
+    EXPECT_EQ(r.n, c_.n);
+    EXPECT_EQ(r.fingerprint0, c_.fingerprint0);
+    EXPECT_EQ(r.fingerprint1, c_.fingerprint1);
+    EXPECT_EQ(r.scoring.to_string(), c_.scoring.to_string());
+    EXPECT_EQ(r.row, c_.row);
+    EXPECT_EQ(r.best, c_.best);
+    EXPECT_EQ(r.h, c_.h);
+    EXPECT_EQ(r.f, c_.f);
+    EXPECT_EQ(checkpoint_mismatch(r, s0_, s1_, Scoring{}), "");
+    EXPECT_NE(access((path_ + ".tmp").c_str(), F_OK), 0) << "temporary file left behind";
+}
+
+TEST_F(CheckpointFile, TruncationAtAnyOffsetIsRefused) {
+    write_checkpoint(path_, c_);
+    const std::vector<char> whole = bytes();
+    std::mt19937_64 rng(test::seed());
+    std::vector<size_t> cuts = {0, 4, 8, 11, 40, 100, whole.size() / 2, whole.size() - 5, whole.size() - 1};
+    for (int i = 0; i < 5; ++i) cuts.push_back(rng() % whole.size());
+    for (const size_t cut : cuts) {
+        put(std::vector<char>(whole.begin(), whole.begin() + static_cast<long>(cut)));
+        const std::string why = read_error();
+        EXPECT_TRUE(why.find("truncated") != std::string::npos || why.find("bad magic") != std::string::npos)
+            << "cut at " << cut << ": " << why;
+    }
+}
+
+TEST_F(CheckpointFile, AnyFlippedBitIsRefused) {
+    write_checkpoint(path_, c_);
+    const std::vector<char> whole = bytes();
+    std::mt19937_64 rng(test::seed() + 1);
+    for (int i = 0; i < 20; ++i) {
+        std::vector<char> b = whole;
+        const size_t at = 8 + 4 + 16 + rng() % (whole.size() - 28);  // past magic, version fields
+        b[at] = static_cast<char>(b[at] ^ (1 << (rng() % 8)));
+        put(b);
+        const std::string why = read_error();
+        EXPECT_TRUE(why.find("CRC32") != std::string::npos || why.find("corrupt") != std::string::npos ||
+                    why.find("truncated") != std::string::npos)
+            << "bit flipped at byte " << at << ": " << why;
+    }
+}
+
+TEST_F(CheckpointFile, ForeignFilesAreRefusedWithTheirOwnMessage) {
+    put(std::vector<char>(100, 'x'));
+    EXPECT_NE(read_error().find("not a chromalign checkpoint"), std::string::npos);
+    write_checkpoint(path_, c_);
+    std::vector<char> b = bytes();
+    b[8] = 9;  // format version
+    put(b);
+    EXPECT_NE(read_error().find("format version 9"), std::string::npos);
+}
+
+TEST_F(CheckpointFile, MismatchNamesWhatDiffers) {
+    std::mt19937_64 rng(test::seed() + 2);
+    const auto [other0, other1] = test::mutated_pair(5000, 3000, rng);
+    EXPECT_NE(checkpoint_mismatch(c_, other0, s1_, Scoring{}).find("another S0"), std::string::npos);
+    EXPECT_NE(checkpoint_mismatch(c_, s0_, other1, Scoring{}).find("another S1"), std::string::npos);
+    EXPECT_NE(checkpoint_mismatch(c_, s1_, s0_, Scoring{}).find("sequences of 5000 x 3000"), std::string::npos);
+    EXPECT_NE(checkpoint_mismatch(c_, s0_, s1_, Scoring{2, -3, 7, 2}).find("scoring"), std::string::npos);
+}
+
+TEST_F(CheckpointFile, FailedWriteKeepsThePreviousCheckpoint) {
+    write_checkpoint(path_, c_);
+    Checkpoint bigger = c_;
+    bigger.row = 4000;
+    // A file size limit below the checkpoint's size makes the write fail like a full disk.
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rlimit small = old;
+    small.rlim_cur = 1000;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    std::string why;
+    try {
+        write_checkpoint(path_, bigger);
+    } catch (const Error& e) {
+        why = e.what();
+    }
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+    EXPECT_NE(why.find("cannot write checkpoint"), std::string::npos) << why;
+    const Checkpoint kept = read_checkpoint(path_);
+    EXPECT_EQ(kept.row, 1234);
+    EXPECT_NE(access((path_ + ".tmp").c_str(), F_OK), 0) << "temporary file left behind";
+}
+
+}  // namespace
+}  // namespace chromalign
