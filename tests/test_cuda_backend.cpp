@@ -156,3 +156,27 @@ TEST(CudaBackendPaper, Corynebacterium3M) { SKIP_WITHOUT_GPU(); check_paper_pair
 
 }  // namespace
 }  // namespace chromalign
+
+namespace chromalign {
+namespace {
+
+/// Real, highly similar bacterial chromosomes with no published answer: every backend must agree.
+void check_related_pair(const char* a, const char* b) {
+    const std::string f0 = test::shared_data(std::string("related/") + a + ".fasta.gz");
+    const std::string f1 = test::shared_data(std::string("related/") + b + ".fasta.gz");
+    if (f0.empty() || f1.empty()) GTEST_SKIP() << "../shared/data/related is absent";
+    const Sequence s0 = io::read_fasta(f0, {});
+    const Sequence s1 = io::read_fasta(f1, {});
+    const AlignmentEnd gpu = make_backend("cuda", BackendOptions{})->align(s0, s1, Scoring{});
+    const AlignmentEnd cpu = make_backend("cpu", BackendOptions{})->align(s0, s1, Scoring{});
+    std::printf("[ result   ] %s x %s: cuda %d (%lld, %lld), cpu %d (%lld, %lld)\n", a, b, gpu.score,
+                static_cast<long long>(gpu.s0_end), static_cast<long long>(gpu.s1_end), cpu.score,
+                static_cast<long long>(cpu.s0_end), static_cast<long long>(cpu.s1_end));
+    EXPECT_EQ(gpu, cpu);
+}
+
+TEST(CudaBackendRelated, HelicobacterPylori) { SKIP_WITHOUT_GPU(); check_related_pair("H_Pylori_ELS37", "H_Pylori_G27"); }
+TEST(CudaBackendRelated, StaphylococcusAureus) { SKIP_WITHOUT_GPU(); check_related_pair("S_Aureus_COL", "S_Aureus_N315"); }
+
+}  // namespace
+}  // namespace chromalign

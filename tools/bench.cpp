@@ -1,5 +1,6 @@
 //! @file chromalign-bench: median GCUPS of each backend on generated mutated pairs or FASTA files.
 #include <boost/program_options.hpp>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +29,7 @@ struct BenchOptions {
     Scoring scoring;
     BackendOptions backend_options;
     std::string write_prefix;            ///< write the generated pair as FASTA and stop
+    double checkpoint_every = 0;         ///< > 0: time runs with checkpoints at this interval
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -81,7 +83,13 @@ double median(std::vector<double> v) {
 void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
     const double cells = static_cast<double>(s0.length()) * static_cast<double>(s1.length());
     for (const std::string& name : o.backends) {
-        auto backend = make_backend(name, o.backend_options);
+        BackendOptions options = o.backend_options;
+        if (o.checkpoint_every > 0) {
+            options.checkpoint.path = "/tmp/chromalign-bench-" + std::to_string(::getpid()) + ".ckpt";
+            options.checkpoint.every_seconds = o.checkpoint_every;
+            options.checkpoint.restart = true;  // every timed run starts from scratch
+        }
+        auto backend = make_backend(name, options);
         std::vector<double> seconds;
         AlignmentEnd first;
         for (int r = 0; r < o.runs; ++r) {
@@ -92,7 +100,8 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
             if (result != first) throw Error(name + ": runs of the same pair disagree");
         }
         const double med = median(seconds);
-        std::printf("%-10s %12lld %12lld %5d %10.3f %10.2f %10.1f %8d %11lld %11lld  %s | %s\n", name.c_str(),
+        const std::string label = o.checkpoint_every > 0 ? name + "+ckpt" : name;
+        std::printf("%-10s %12lld %12lld %5d %10.3f %10.2f %10.1f %8d %11lld %11lld  %s | %s\n", label.c_str(),
                     static_cast<long long>(s0.length()), static_cast<long long>(s1.length()), o.runs, med,
                     cells / med / 1e9, backend->device_bytes() / 1048576.0, first.score,
                     static_cast<long long>(first.s0_end), static_cast<long long>(first.s1_end),
@@ -115,6 +124,7 @@ BenchOptions parse(int argc, char** argv) {
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
+        ("checkpoint-every", po::value<double>(&o.checkpoint_every)->default_value(0), "seconds between checkpoints during timed runs (0: none); to measure their cost")
         ("write-fasta", po::value<std::string>(&o.write_prefix), "write the generated pair of the first size to PREFIX_s0.fa and PREFIX_s1.fa, then exit");
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, d), vm);

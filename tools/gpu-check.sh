@@ -1,34 +1,61 @@
 #!/usr/bin/env bash
 # GPU check, run on the GPU machine from the repository root after tools/gpu-bundle.sh packed
 # .gpu/ here (binaries built for sm_90, their shared libraries, test data).
-# Runs the gpu-labelled tests, the benchmark, and prints one summary table at the end.
-#   SIZES=1M,4M,8M RUNS=3 GTEST_FILTER='*' tools/gpu-check.sh
+# Runs the gpu-labelled tests, the benchmark (with and without checkpoints), a whole-process
+# run of the CLI on a generated pair, and prints one summary table at the end.
+#   SIZES=1M,4M,8M RUNS=3 CKPT_SIZE=8M CKPT_EVERY="60 5" WHOLE=20M GTEST_FILTER='*' tools/gpu-check.sh
+# Set CKPT_SIZE= or WHOLE= (empty) to skip those parts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CHROMALIGN_SHARED_DATA="$PWD/.gpu/data" CHROMALIGN_CONFIG_DIR="$PWD/.gpu/configs"
-sizes=${SIZES:-1M,4M,8M}
-runs=${RUNS:-3}
+export CHROMALIGN_CLI="$PWD/.gpu/chromalign"
+sizes=${SIZES-1M,4M,8M}
+runs=${RUNS-3}
+ckpt_size=${CKPT_SIZE-8M}
+whole=${WHOLE-20M}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv | tee "$out/gpu.txt"
 if command -v cuobjdump >/dev/null; then
   cuobjdump -res-usage .gpu/chromalign > "$out/res-usage.txt" 2>&1
-  cuobjdump -sass .gpu/chromalign > "$out/chromalign.sass" 2>&1
 fi
 
 .gpu/chromalign_gpu_tests --gtest_filter="${GTEST_FILTER:-*}" > "$out/gpu-tests.log" 2>&1
 tests_rc=$?
-grep -E '^\[  (PASSED|FAILED|SKIPPED)|^\[ result|^\[ seed|Failure|got|want' "$out/gpu-tests.log" | head -40
+grep -E '^\[  (PASSED|FAILED|SKIPPED)|^\[ result|^\[ seed|^\[ kill|Failure' "$out/gpu-tests.log" | head -40
 
-.gpu/chromalign-bench --backends cuda --sizes "$sizes" --runs "$runs" ${BENCH_ARGS:-} > "$out/bench.txt" 2>&1
-bench_rc=$?
+bench_rc=0
+: > "$out/bench.txt"
+if [ -n "$sizes" ]; then
+  .gpu/chromalign-bench --backends cuda --sizes "$sizes" --runs "$runs" ${BENCH_ARGS:-} >> "$out/bench.txt" 2>&1 || bench_rc=$?
+fi
+if [ -n "$ckpt_size" ]; then
+  for every in ${CKPT_EVERY:-60 5}; do
+    echo "checkpoint every $every s:" >> "$out/bench.txt"
+    .gpu/chromalign-bench --backends cuda --sizes "$ckpt_size" --runs "$runs" --checkpoint-every "$every" \
+      ${BENCH_ARGS:-} 2>&1 | tail -n +2 >> "$out/bench.txt" || bench_rc=$?
+  done
+fi
+
+whole_line="(skipped)"
+if [ -n "$whole" ]; then
+  .gpu/chromalign-bench --sizes "$whole" --write-fasta /tmp/whole
+  start=$(date +%s.%N)
+  .gpu/chromalign -f tsv /tmp/whole_s0.fa /tmp/whole_s1.fa > "$out/whole.tsv" 2> "$out/whole.err"
+  whole_rc=$?
+  end=$(date +%s.%N)
+  whole_line=$(awk -v s="$start" -v e="$end" -v rc="$whole_rc" 'NR==2 {printf "%s x %s: score %s end (%s, %s), whole process %.1f s (%.2f min), align %s s, %.0f GCUPS, exit %s", $6, $7, $1, $2, $3, e-s, (e-s)/60, $9, $10, rc}' "$out/whole.tsv")
+  [ "$whole_rc" -eq 0 ] || bench_rc=$whole_rc
+fi
 
 echo
 echo "=== chromalign gpu-check summary ==="
 head -2 "$out/gpu.txt" | tail -1
 echo "gpu tests: exit $tests_rc; $(grep -E '^\[  PASSED  \]|^\[  FAILED  \]' "$out/gpu-tests.log" | tr '\n' ' ')"
-echo "benchmark (exit $bench_rc), cells = m*n, median of $runs runs:"
-cat "$out/bench.txt"
+echo "benchmark, cells = m*n, median of $runs runs (+ckpt: with checkpoints at the interval named above it):"
+echo "backend               m            n  runs   median_s      GCUPS    dev_MiB    score      s0_end      s1_end  grid | device"
+grep -v '^backend' "$out/bench.txt"
+echo "whole process: $whole_line"
 [ "$tests_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]

@@ -1,0 +1,101 @@
+//! @file Child-process runner for the interruption tests.
+#include "tests/resume_harness.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/test_support.hpp"
+
+namespace chromalign::test {
+namespace {
+
+void write_fasta(const std::string& path, const Sequence& s) {
+    static const char kLetters[] = "ACGTN";
+    std::ofstream out(path);
+    out << ">" << s.name << "\n";
+    for (int64_t i = 0; i < s.length(); ++i) {
+        out << kLetters[s.codes[i]];
+        if ((i + 1) % 100 == 0) out << "\n";
+    }
+    out << "\n";
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+ResumeHarness::ResumeHarness(int64_t m, int64_t n, uint64_t seed) {
+    char tmpl[] = "/tmp/chromalign-resume-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    std::mt19937_64 rng(seed);
+    auto [s0, s1] = mutated_pair(m, n, rng);
+    write_fasta(path("a.fa"), s0);
+    write_fasta(path("b.fa"), s1);
+}
+
+ResumeHarness::~ResumeHarness() { std::system(("rm -rf " + dir_).c_str()); }
+
+ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_after_ms, int signal) const {
+    // The GPU machine runs a copy of the binary elsewhere; $CHROMALIGN_CLI names it there.
+    const char* cli = std::getenv("CHROMALIGN_CLI");
+    std::vector<std::string> argv = {cli && *cli ? cli : CHROMALIGN_CLI, "-f", "tsv"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back(path("a.fa"));
+    argv.push_back(path("b.fa"));
+    const std::string out_path = path("stdout.txt"), err_path = path("stderr.txt");
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, 1);
+        dup2(err, 2);
+        std::vector<char*> cargv;
+        for (auto& a : argv) cargv.push_back(a.data());
+        cargv.push_back(nullptr);
+        execv(cargv[0], cargv.data());
+        _exit(127);
+    }
+    int status = 0;
+    bool ended = false;
+    if (signal_after_ms >= 0) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(signal_after_ms);
+        while (!ended && std::chrono::steady_clock::now() < deadline) {
+            ended = waitpid(pid, &status, WNOHANG) == pid;
+            if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        if (!ended) kill(pid, signal);
+    }
+    if (!ended) waitpid(pid, &status, 0);
+    ChildRun r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    return r;
+}
+
+AlignmentEnd ResumeHarness::parse_tsv(const std::string& out) {
+    std::istringstream in(out);
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    std::istringstream fields(row);
+    AlignmentEnd r;
+    fields >> r.score >> r.s0_end >> r.s1_end;
+    if (!fields) throw std::runtime_error("no TSV result in: " + out);
+    return r;
+}
+
+}  // namespace chromalign::test

@@ -1,0 +1,39 @@
+//! @file Runs the chromalign CLI as a child process that tests can interrupt (kill -9, SIGINT, SIGTERM).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/result.hpp"
+
+namespace chromalign::test {
+
+/// Outcome of one CLI run.
+struct ChildRun {
+    int exit_code = -1;    ///< exit status, or 128 + signal when a signal ended it
+    std::string out, err;  ///< captured standard output and standard error
+};
+
+/// A temporary directory holding a mutated pair as FASTA, for CLI runs against it.
+class ResumeHarness {
+public:
+    /// Writes a mutated pair of lengths m x n (seeded) as a.fa and b.fa in a new temp dir.
+    ResumeHarness(int64_t m, int64_t n, uint64_t seed);
+    ~ResumeHarness();
+
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+    /// Runs `chromalign -q -f tsv <args> a.fa b.fa`; when signal_after_ms >= 0, sends `signal`
+    /// that many milliseconds after the start (if the child is still running).
+    ChildRun run(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9) const;
+
+    /// Parses score and end cell from a TSV result.
+    static AlignmentEnd parse_tsv(const std::string& out);
+
+private:
+    std::string dir_;
+};
+
+}  // namespace chromalign::test

@@ -1,0 +1,95 @@
+//! @file Interrupted runs resume to the exact uninterrupted answer (CPU backend, through the CLI).
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "tests/resume_harness.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+/// Big enough that a 2-thread CPU run lasts several seconds, so kills land mid-run.
+constexpr int64_t kLength = 160000;
+
+bool exists(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0;
+}
+
+class Resume : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        harness_ = new test::ResumeHarness(kLength, kLength, test::seed());
+        const test::ChildRun whole = harness_->run({"-q", "-b", "cpu"});
+        ASSERT_EQ(whole.exit_code, 0) << whole.err;
+        expected_ = test::ResumeHarness::parse_tsv(whole.out);
+    }
+    static void TearDownTestSuite() { delete harness_; }
+
+    static test::ResumeHarness* harness_;
+    static AlignmentEnd expected_;
+};
+
+test::ResumeHarness* Resume::harness_ = nullptr;
+AlignmentEnd Resume::expected_;
+
+TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
+    std::mt19937_64 rng(test::seed() + 10);
+    const std::string ck = harness_->path("kill.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1s"};
+    int killed = 0, resumed = 0;
+    for (int moment = 0; moment < 5; ++moment) {
+        const int after_ms = 300 + static_cast<int>(rng() % 2500);
+        const test::ChildRun r = harness_->run(args, after_ms, SIGKILL);
+        std::printf("[ kill -9  ] after %d ms: exit %d%s\n", after_ms, r.exit_code,
+                    r.err.find("resuming") != std::string::npos ? " (had resumed)" : "");
+        resumed += r.err.find("resuming") != std::string::npos;
+        if (r.exit_code == 0) {  // finished before the kill: the answer must still be exact
+            EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected_);
+            continue;
+        }
+        ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+        ++killed;
+    }
+    const test::ChildRun last = harness_->run(args);
+    ASSERT_EQ(last.exit_code, 0) << last.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), expected_);
+    EXPECT_GE(killed, 3) << "too few runs were killed mid-way to test anything";
+    EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), 1) << "no run resumed";
+    EXPECT_FALSE(exists(ck)) << "a completed run removes its checkpoint";
+}
+
+void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEnd& expected) {
+    const std::string ck = h.path("signal.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"};
+    const test::ChildRun r = h.run(args, 1200, signal);
+    ASSERT_EQ(r.exit_code, 128 + signal) << r.err;
+    EXPECT_NE(r.err.find("run the same command again to resume"), std::string::npos) << r.err;
+    ASSERT_TRUE(exists(ck));
+    const test::ChildRun again = h.run(args);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.err.find("resuming from"), std::string::npos) << again.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(again.out), expected);
+}
+
+TEST_F(Resume, SigintWritesACheckpointAndExits130) { interrupt_then_resume(*harness_, SIGINT, expected_); }
+TEST_F(Resume, SigtermWritesACheckpointAndExits143) { interrupt_then_resume(*harness_, SIGTERM, expected_); }
+
+TEST_F(Resume, ForeignCheckpointIsRefusedAndKeptUnlessRestart) {
+    const std::string ck = harness_->path("foreign.ckpt");
+    const test::ChildRun made = harness_->run({"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"}, 1200, SIGINT);
+    ASSERT_EQ(made.exit_code, 128 + SIGINT) << made.err;
+    const test::ChildRun other = harness_->run({"-b", "cpu", "--match", "2", "--checkpoint", ck});
+    EXPECT_EQ(other.exit_code, 1);
+    EXPECT_NE(other.err.find("does not match"), std::string::npos) << other.err;
+    EXPECT_NE(other.err.find("scoring"), std::string::npos) << other.err;
+    EXPECT_TRUE(exists(ck)) << "a foreign checkpoint must not be removed";
+    const test::ChildRun restarted = harness_->run({"-b", "cpu", "--match", "2", "--checkpoint", ck, "--restart"});
+    EXPECT_EQ(restarted.exit_code, 0) << restarted.err;
+}
+
+}  // namespace
+}  // namespace chromalign

@@ -1,0 +1,77 @@
+//! @file GPU resume tests: kill -9 a CUDA run and resume it; checkpoints cross between CUDA and CPU.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "engine/backend.hpp"
+#include "engine/error.hpp"
+#include "engine/reference.hpp"
+#include "tests/resume_harness.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                             \
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+
+/// Runs `first` until its first checkpoint is written (a pending stop makes the engine
+/// checkpoint at once and throw Interrupted), then finishes the run with `second`.
+AlignmentEnd interrupt_and_finish(const std::string& first, const std::string& second, const Sequence& s0,
+                                  const Sequence& s1, const std::string& path) {
+    volatile std::sig_atomic_t stop = SIGINT;
+    BackendOptions o;
+    o.checkpoint.path = path;
+    o.checkpoint.restart = true;
+    o.checkpoint.stop = &stop;
+    EXPECT_THROW(make_backend(first, o)->align(s0, s1, Scoring{}), Interrupted);
+    o.checkpoint.restart = false;
+    o.checkpoint.stop = nullptr;
+    std::string note;
+    o.on_note = [&note](const std::string& text) { note += text + "\n"; };
+    const AlignmentEnd result = make_backend(second, o)->align(s0, s1, Scoring{});
+    EXPECT_NE(note.find("resuming from"), std::string::npos) << note;
+    return result;
+}
+
+TEST(ResumeGpu, CheckpointsCrossBetweenCudaAndCpu) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed());
+    const auto [s0, s1] = test::mutated_pair(30000, 20000, rng);
+    const AlignmentEnd want = reference_align(s0, s1, Scoring{});
+    const std::string path = "/tmp/chromalign-cross-" + std::to_string(test::seed()) + ".ckpt";
+    EXPECT_EQ(interrupt_and_finish("cuda", "cpu", s0, s1, path), want);
+    EXPECT_EQ(interrupt_and_finish("cpu", "cuda", s0, s1, path), want);
+    EXPECT_EQ(interrupt_and_finish("cuda", "cuda", s0, s1, path), want);
+}
+
+TEST(ResumeGpu, KillNineAtRandomMomentsThenResume) {
+    SKIP_WITHOUT_GPU();
+    // About 5 s at 2 TCUPS, so the kills land mid-run.
+    test::ResumeHarness h(3200000, 3200000, test::seed());
+    const test::ChildRun whole = h.run({"-q", "-b", "cuda"});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    const AlignmentEnd expected = test::ResumeHarness::parse_tsv(whole.out);
+    const std::string ck = h.path("gpu.ckpt");
+    const std::vector<std::string> args = {"-b", "cuda", "--checkpoint", ck, "--checkpoint-every", "1s"};
+    std::mt19937_64 rng(test::seed() + 1);
+    int killed = 0;
+    for (int moment = 0; moment < 5; ++moment) {
+        const int after_ms = 1500 + static_cast<int>(rng() % 2500);
+        const test::ChildRun r = h.run(args, after_ms, SIGKILL);
+        std::printf("[ kill -9  ] after %d ms: exit %d\n", after_ms, r.exit_code);
+        if (r.exit_code == 0) {
+            EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected);
+            continue;
+        }
+        ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+        ++killed;
+    }
+    const test::ChildRun last = h.run(args);
+    ASSERT_EQ(last.exit_code, 0) << last.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), expected);
+    EXPECT_GE(killed, 3);
+}
+
+}  // namespace
+}  // namespace chromalign
