@@ -16,6 +16,7 @@
 #include "engine/error.hpp"
 #include "engine/reference.hpp"
 #include "tests/brute_force.hpp"
+#include "tests/test_support.hpp"
 #include "tools/mutate.hpp"
 
 namespace chromalign {
@@ -33,32 +34,9 @@ std::string describe(const AlignmentEnd& r) {
     return os.str();
 }
 
-/// Seed of every randomized test: CHROMALIGN_TEST_SEED when set, else std::random_device.
-/// Printed on first use so that any run, failing or not, can be repeated exactly.
-uint64_t test_seed() {
-    static const uint64_t seed = [] {
-        const char* env = std::getenv("CHROMALIGN_TEST_SEED");
-        uint64_t s = 0;
-        if (env != nullptr) {
-            char* end = nullptr;
-            s = std::strtoull(env, &end, 0);
-            if (*env == '\0' || *end != '\0')
-                throw std::invalid_argument(std::string("CHROMALIGN_TEST_SEED is not a number: ") +
-                                            env);
-        } else {
-            std::random_device device;
-            s = (uint64_t{device()} << 32) | device();
-        }
-        std::cout << "[   SEED   ] CHROMALIGN_TEST_SEED=" << s
-                  << (env != nullptr ? " (from the environment)" : " (random)") << std::endl;
-        return s;
-    }();
-    return seed;
-}
-
 /// An independent stream per test, so one test's pairs do not depend on which others ran.
 std::mt19937_64 test_rng(uint64_t salt) {
-    std::seed_seq seq{static_cast<uint32_t>(test_seed()), static_cast<uint32_t>(test_seed() >> 32),
+    std::seed_seq seq{static_cast<uint32_t>(test::seed()), static_cast<uint32_t>(test::seed() >> 32),
                       static_cast<uint32_t>(salt)};
     return std::mt19937_64(seq);
 }
@@ -103,7 +81,7 @@ AlignmentEnd checked(const std::string& a, const std::string& b, const Scoring& 
 }
 
 std::string stream_context(uint64_t salt) {
-    return "CHROMALIGN_TEST_SEED=" + std::to_string(test_seed()) + ", stream " +
+    return "CHROMALIGN_TEST_SEED=" + std::to_string(test::seed()) + ", stream " +
            std::to_string(salt);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "tools/mutate.hpp"
 
@@ -12,12 +13,20 @@ namespace chromalign::test {
 
 uint64_t seed() {
     static const uint64_t value = [] {
-        uint64_t s;
-        if (const char* env = std::getenv("CHROMALIGN_TEST_SEED"); env && *env)
-            s = std::strtoull(env, nullptr, 10);
-        else
-            s = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
-        std::printf("[ seed     ] CHROMALIGN_TEST_SEED=%llu\n", static_cast<unsigned long long>(s));
+        const char* env = std::getenv("CHROMALIGN_TEST_SEED");
+        uint64_t s = 0;
+        if (env != nullptr) {
+            char* end = nullptr;
+            s = std::strtoull(env, &end, 0);  // decimal or 0x hex
+            if (*env == '\0' || *end != '\0')
+                throw std::invalid_argument(std::string("CHROMALIGN_TEST_SEED is not a number: ") + env);
+        } else {
+            std::random_device device;
+            s = (uint64_t{device()} << 32) | device();
+        }
+        std::printf("[ seed     ] CHROMALIGN_TEST_SEED=%llu%s\n", static_cast<unsigned long long>(s),
+                    env != nullptr ? " (from the environment)" : " (random)");
+        std::fflush(stdout);
         return s;
     }();
     return value;
