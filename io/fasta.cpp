@@ -360,4 +360,20 @@ Sequence read_fasta(const std::string& path, const RecordSelector& selector,
     return seq;
 }
 
+void write_fasta(const std::string& path, const Sequence& s) {
+    static const char kLetters[] = "ACGTN";
+    constexpr int64_t kLine = 80;
+    std::FILE* out = std::fopen(path.c_str(), "w");
+    if (!out) throw Error(path + ": cannot create: " + std::strerror(errno));
+    std::string line;
+    bool ok = std::fprintf(out, ">%s\n", s.name.c_str()) > 0;
+    for (int64_t i = 0; i < s.length() && ok; i += kLine) {
+        line.clear();
+        for (int64_t j = i; j < std::min(i + kLine, s.length()); ++j) line += kLetters[s.codes[j] < 4 ? s.codes[j] : 4];
+        line += '\n';
+        ok = std::fwrite(line.data(), 1, line.size(), out) == line.size();
+    }
+    if (std::fclose(out) != 0 || !ok) throw Error(path + ": cannot write: " + std::strerror(errno));
+}
+
 }  // namespace chromalign::io

@@ -33,4 +33,8 @@ RecordSelector parse_selector(const std::string& text);
 Sequence read_fasta(const std::string& path, const RecordSelector& selector,
                     std::vector<std::string>* notes = nullptr);
 
+/// Writes `s` as a one-record FASTA file (80 bases a line, kBaseOther as N), for generators
+/// and tests. Throws Error when the file cannot be written.
+void write_fasta(const std::string& path, const Sequence& s);
+
 }  // namespace chromalign::io

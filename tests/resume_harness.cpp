@@ -13,21 +13,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "io/fasta.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign::test {
 namespace {
-
-void write_fasta(const std::string& path, const Sequence& s) {
-    static const char kLetters[] = "ACGTN";
-    std::ofstream out(path);
-    out << ">" << s.name << "\n";
-    for (int64_t i = 0; i < s.length(); ++i) {
-        out << kLetters[s.codes[i]];
-        if ((i + 1) % 100 == 0) out << "\n";
-    }
-    out << "\n";
-}
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path);
@@ -42,8 +32,8 @@ ResumeHarness::ResumeHarness(int64_t m, int64_t n, uint64_t seed) {
     dir_ = tmpl;
     std::mt19937_64 rng(seed);
     auto [s0, s1] = mutated_pair(m, n, rng);
-    write_fasta(path("a.fa"), s0);
-    write_fasta(path("b.fa"), s1);
+    io::write_fasta(path("a.fa"), s0);
+    io::write_fasta(path("b.fa"), s1);
 }
 
 ResumeHarness::~ResumeHarness() { std::system(("rm -rf " + dir_).c_str()); }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -57,21 +56,6 @@ std::pair<Sequence, Sequence> generate_pair(int64_t n, uint64_t seed) {
     std::string copy = gen::mutate(source, gen::MutationSpec{}, rng);
     copy.resize(static_cast<size_t>(n), 'A');
     return {make_sequence("bench_s0", source), make_sequence("bench_s1", copy)};
-}
-
-void write_fasta(const std::string& path, const std::string& name, const Sequence& s) {
-    static const char kLetters[] = "ACGTN";
-    std::ofstream out(path);
-    out << ">" << name << "\n";
-    std::string line;
-    for (int64_t i = 0; i < s.length(); ++i) {
-        line += kLetters[s.codes[i]];
-        if (line.size() == 80 || i + 1 == s.length()) {
-            out << line << "\n";
-            line.clear();
-        }
-    }
-    if (!out) throw Error("cannot write '" + path + "'");
 }
 
 double median(std::vector<double> v) {
@@ -147,8 +131,8 @@ int main(int argc, char** argv) {
         const BenchOptions o = parse(argc, argv);
         if (!o.write_prefix.empty()) {
             const auto [s0, s1] = generate_pair(o.sizes.at(0), o.seed);
-            write_fasta(o.write_prefix + "_s0.fa", s0.name, s0);
-            write_fasta(o.write_prefix + "_s1.fa", s1.name, s1);
+            io::write_fasta(o.write_prefix + "_s0.fa", s0);
+            io::write_fasta(o.write_prefix + "_s1.fa", s1);
             return 0;
         }
         std::printf("%-10s %12s %12s %5s %10s %10s %10s %8s %11s %11s  %s\n", "backend", "m", "n", "runs",
