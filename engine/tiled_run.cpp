@@ -71,7 +71,14 @@ public:
 
     /// Starts capturing band `band` when a checkpoint is due (or a stop was asked for).
     void maybe_start(int64_t band, const TileGrid& grid, Clock::time_point now) {
-        if (!enabled() || capturing_ || band >= grid.bands - 1) return;
+        if (!enabled() || capturing_) return;
+        if (band >= grid.bands - 1) {  // the last band has begun: finishing is as quick
+            if (stop_signal() && !stop_noted_) {
+                stop_noted_ = true;
+                note("signal received in the last band: finishing the run instead of checkpointing");
+            }
+            return;
+        }
         const bool due = std::chrono::duration<double>(now - last_).count() >= options_.every_seconds;
         if (!due && !stop_signal()) return;
         capturing_ = true;
@@ -147,6 +154,7 @@ private:
     Checkpoint base_;      ///< identity of this comparison (lengths, fingerprints, scoring)
     Checkpoint resumed_;   ///< row 0 and no best when not resumed
     bool capturing_ = false;
+    bool stop_noted_ = false;
     int64_t band_ = 0;
     std::vector<int32_t> row_h_, row_f_;
     Clock::time_point last_ = Clock::now();
