@@ -60,7 +60,7 @@ public:
     virtual std::string layout() const { return {}; }  ///< grid of the last run, if tiled
 };
 
-/// "reference", "cuda" or "auto" (cuda when a CUDA device is present, else reference).
+/// "reference", "cpu", "cuda" or "auto" (cuda when a CUDA device is present, else cpu).
 /// Throws Error for an unknown name or an unavailable backend.
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options);
 

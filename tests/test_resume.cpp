@@ -12,7 +12,7 @@ namespace chromalign {
 namespace {
 
 /// Big enough that a 2-thread CPU run lasts several seconds, so kills land mid-run.
-constexpr int64_t kLength = 160000;
+constexpr int64_t kLength = 300000;
 
 bool exists(const std::string& path) {
     struct stat st{};

@@ -1,0 +1,101 @@
+//! @file Run-time dispatch of the CPU tile kernels: the CPU's features, $CHROMALIGN_CPU_ISA, the 16-bit bound.
+#include <cstdlib>
+#include <string>
+
+#include "engine/error.hpp"
+#include "kernels/cpu/kernel_tables.hpp"
+#include "kernels/cpu/tile_kernel.hpp"
+
+namespace chromalign::kernels::cpu {
+namespace {
+
+bool cpu_runs(CpuIsa isa) {
+    switch (isa) {
+    case CpuIsa::kScalar: return true;
+#ifdef CHROMALIGN_CPU_X86
+    // GCC's feature test includes the OS check (XGETBV) for the AVX register state.
+    case CpuIsa::kSse41: return __builtin_cpu_supports("sse4.1");
+    case CpuIsa::kAvx: return __builtin_cpu_supports("avx") && __builtin_cpu_supports("sse4.1");
+    case CpuIsa::kAvx2: return __builtin_cpu_supports("avx2");
+#else
+    default: return false;
+#endif
+    }
+    return false;
+}
+
+const CpuKernel* table(CpuIsa isa, size_t* count) {
+    switch (isa) {
+    case CpuIsa::kScalar: return scalar_kernels(count);
+#ifdef CHROMALIGN_CPU_X86
+    case CpuIsa::kSse41: return sse41_kernels(count);
+    case CpuIsa::kAvx: return avx_kernels(count);
+    case CpuIsa::kAvx2: return avx2_kernels(count);
+#else
+    default: break;
+#endif
+    }
+    *count = 0;
+    return nullptr;
+}
+
+/// Worst-case magnitude, relative to the tile corner, of anything a 16-bit tile holds.
+int64_t relative16_extent(int64_t rows, int64_t cols, const Scoring& s) {
+    const int64_t step = int64_t{s.match} + s.gap_open;  // largest difference of adjacent H
+    const int64_t slack = 2 * (int64_t{s.gap_open} + s.gap_extend + s.match - s.mismatch);
+    return (rows + cols + 2) * step + slack;
+}
+
+constexpr int64_t kInt16Max = 32767;
+
+}  // namespace
+
+std::string cpu_isa_name(CpuIsa isa) {
+    switch (isa) {
+    case CpuIsa::kScalar: return "scalar";
+    case CpuIsa::kSse41: return "sse41";
+    case CpuIsa::kAvx: return "avx";
+    case CpuIsa::kAvx2: return "avx2";
+    }
+    return "unknown";
+}
+
+const CpuKernel* find_cpu_kernel(CpuIsa isa, int lane_bits, int alpha) {
+    size_t count = 0;
+    const CpuKernel* kernels = table(isa, &count);
+    for (size_t i = 0; i < count; ++i)
+        if (kernels[i].lane_bits == lane_bits && kernels[i].alpha == alpha) return &kernels[i];
+    return nullptr;
+}
+
+CpuIsa select_cpu_isa() {
+    const CpuIsa all[] = {CpuIsa::kAvx2, CpuIsa::kAvx, CpuIsa::kSse41, CpuIsa::kScalar};
+    const char* env = std::getenv("CHROMALIGN_CPU_ISA");
+    if (env && *env) {
+        for (const CpuIsa isa : all) {
+            if (cpu_isa_name(isa) != env) continue;
+            size_t count = 0;
+            if (!table(isa, &count) || count == 0)
+                throw Error(std::string("CHROMALIGN_CPU_ISA=") + env + ": this build has no such kernels");
+            if (!cpu_runs(isa)) throw Error(std::string("CHROMALIGN_CPU_ISA=") + env + ": this CPU lacks it");
+            return isa;
+        }
+        throw Error(std::string("CHROMALIGN_CPU_ISA=") + env + " is not one of avx2, avx, sse41, scalar");
+    }
+    for (const CpuIsa isa : all) {
+        size_t count = 0;
+        if (table(isa, &count) && count > 0 && cpu_runs(isa)) return isa;
+    }
+    return CpuIsa::kScalar;
+}
+
+bool relative16_fits(int64_t rows, int64_t cols, const Scoring& scoring) {
+    return relative16_extent(rows, cols, scoring) <= kInt16Max;
+}
+
+int64_t relative16_max_cols(int64_t rows, const Scoring& scoring) {
+    const int64_t step = int64_t{scoring.match} + scoring.gap_open;
+    return (kInt16Max - relative16_extent(rows, 0, scoring)) / step;
+}
+
+}  // namespace chromalign::kernels::cpu

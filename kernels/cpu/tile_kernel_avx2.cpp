@@ -1,0 +1,31 @@
+//! @file The AVX2 tile kernels (this file alone is compiled with -mavx2; see tile_kernel_impl.hpp).
+#include "kernels/cpu/kernel_tables.hpp"
+#include "kernels/cpu/simd_avx2.hpp"
+#include "kernels/cpu/tile_kernel_impl.hpp"
+
+namespace chromalign::kernels::cpu {
+namespace {
+
+template <class V, int A>
+constexpr CpuKernel entry(const char* name) {
+    return {name, CpuIsa::kAvx2, 8 * static_cast<int>(sizeof(typename V::Elem)), V::kLanes, A,
+            &TileKernel<V, A>::run, &TileKernel<V, A>::scratch_bytes, &V::s1_element};
+}
+
+constexpr CpuKernel kKernels[] = {
+    entry<Avx2I16, 4>("avx2/i16/a4"),
+    entry<Avx2I16, 8>("avx2/i16/a8"),
+    entry<Avx2I16, 16>("avx2/i16/a16"),
+    entry<Avx2I32, 4>("avx2/i32/a4"),
+    entry<Avx2I32, 8>("avx2/i32/a8"),
+    entry<Avx2I32, 16>("avx2/i32/a16"),
+};
+
+}  // namespace
+
+const CpuKernel* avx2_kernels(size_t* count) {
+    *count = sizeof(kKernels) / sizeof(kKernels[0]);
+    return kKernels;
+}
+
+}  // namespace chromalign::kernels::cpu

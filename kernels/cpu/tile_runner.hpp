@@ -1,0 +1,76 @@
+//! @file The CPU tile executor: buses, worker threads and SIMD tile kernels behind TileExecutor.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "engine/scoring.hpp"
+#include "engine/tile_executor.hpp"
+#include "engine/tile_grid.hpp"
+#include "kernels/cpu/tile_kernel.hpp"
+#include "kernels/cpu/worker_pool.hpp"
+
+namespace chromalign::kernels::cpu {
+
+/// Owns the state of one comparison on the CPU and runs each external diagonal's tiles on a
+/// pool of worker threads (workers take tiles in place of the GPU's thread blocks). Tiles are
+/// plain rectangles: band i, columns [b*C, (b+1)*C); the lane skew is handled inside the tile
+/// (prologue and epilogue), so there is no cell delegation.
+///
+/// Buses, all exact 32-bit scores, O(m + n) memory in all:
+/// - horizontal: H and F of one row per column. Tile (i, b) reads its top edge from columns
+///   [b*C, (b+1)*C), written by tile (i-1, b) in diagonal d-1, and overwrites them with its
+///   bottom row. Tiles of one diagonal own disjoint columns.
+/// - vertical: per block boundary b and band parity p, H and E of R rows plus the corner
+///   H(top - 1, b*C - 1). Tile (i, b) reads slot (b, i & 1), written by tile (i, b-1) in
+///   diagonal d-1, and writes slot (b+1, i & 1). The only other tile of diagonal d that touches
+///   slot b+1 is tile (i-1, b+1), which reads slot (b+1, (i-1) & 1): the other parity. The next
+///   writer of slot (b+1, i & 1) is tile (i+2, b) in diagonal d+2, after its reader (i, b+1) ran
+///   in diagonal d+1.
+class CpuTileRunner : public TileExecutor {
+public:
+    /// s0 holds grid.m codes and s1 grid.n codes (BaseCode values). `top` is the row above
+    /// the first row (row 0 of the DP when empty). `kernel` must match the grid (lanes,
+    /// alpha, and relative16_fits for 16-bit lanes). Throws Error on a mismatch, or when a
+    /// 16-bit kernel is given a `top` that is not a DP row of this scoring.
+    CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const uint8_t* s0, const uint8_t* s1,
+                  const TopRow& top, const CpuKernel& kernel, int threads);
+
+    const TileGrid& grid() const override { return grid_; }
+    /// Runs the tiles of diagonal d on the workers; returns when they are done.
+    void enqueue_diagonal(int64_t d) override;
+    void synchronize() override {}
+    AlignmentEnd best() override;
+    /// Synchronous: diagonal d = band + b has just written block b's columns of band's bottom row.
+    void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
+
+    const CpuKernel& kernel() const { return kernel_; }
+
+private:
+    /// One worker's scratch and best cell, on cache lines of its own.
+    struct alignas(64) Worker {
+        std::vector<int32_t> scratch;
+        CellBest best;
+    };
+
+    void run_tile(int64_t d, int64_t block, int worker);
+    int32_t* vertical_slot(int64_t boundary, int64_t band) {
+        return vbus_.data() + (boundary * 2 + (band & 1)) * (2 * grid_.rows_per_band() + 1);
+    }
+
+    TileGrid grid_;
+    Scoring scoring_;
+    CpuKernel kernel_;
+    std::vector<uint8_t> s0_;        ///< padded_rows codes; others and padding are 4
+    std::vector<int16_t> s1_i16_;    ///< S1 window of 16-bit kernels (see s1_window_)
+    std::vector<int32_t> s1_i32_;    ///< ... of 32-bit kernels
+    const void* s1_window_ = nullptr;  ///< column c (-lanes < c < padded_cols + lanes) at index -c
+    std::vector<int32_t> bus_h_, bus_f_;  ///< horizontal bus, padded_cols entries
+    std::vector<int32_t> vbus_;           ///< vertical bus, blocks x 2 slots of 2R + 1
+    std::vector<Worker> workers_;
+    std::atomic<int32_t> best_score_{0};  ///< G: the best score any worker has found
+    WorkerPool pool_;
+};
+
+}  // namespace chromalign::kernels::cpu

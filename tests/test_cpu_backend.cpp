@@ -1,0 +1,343 @@
+//! @file CPU backend tests: every compiled ISA against the reference oracle, the executor's band
+//! capture and starting rows, and (label slow) the paper's published results.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/cpu_backend.hpp"
+#include "engine/error.hpp"
+#include "engine/reference.hpp"
+#include "io/fasta.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+const Scoring kScorings[] = {
+    {1, -3, 5, 2},          // cudalign
+    {2, -3, 7, 2},          // blastn in our convention
+    {1, -1, 2, 2},
+    {5, -4, 10, 1},
+    {1, -2, 1, 1},          // open + mismatch < 0, extend = open
+    {200, -150, 300, 40},   // too large for 16-bit lanes: always the 32-bit kernels
+};
+constexpr int kNumScorings = sizeof(kScorings) / sizeof(kScorings[0]);
+
+/// Sets $CHROMALIGN_CPU_ISA for the scope of one check (each test runs in its own process).
+class IsaScope {
+public:
+    explicit IsaScope(const std::string& isa) { setenv("CHROMALIGN_CPU_ISA", isa.c_str(), 1); }
+    ~IsaScope() { unsetenv("CHROMALIGN_CPU_ISA"); }
+};
+
+/// The instruction sets this machine runs, weakest first: every one is tested.
+const std::vector<std::string>& isas() {
+    static const std::vector<std::string> available = [] {
+        std::vector<std::string> out;
+        for (const char* isa : {"scalar", "sse41", "avx", "avx2"}) {
+            IsaScope scope(isa);
+            try {
+                make_backend("cpu", BackendOptions{});
+                out.push_back(isa);
+            } catch (const Error&) {
+            }
+        }
+        return out;
+    }();
+    return available;
+}
+
+struct Case {
+    Sequence s0, s1;
+    Scoring scoring;
+    BackendOptions options;
+    std::string isa;
+    std::string what;
+};
+
+void expect_same_as_reference(const Case& c) {
+    const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
+    IsaScope scope(c.isa);
+    auto backend = make_backend("cpu", c.options);
+    const AlignmentEnd got = backend->align(c.s0, c.s1, c.scoring);
+    ASSERT_EQ(got, want) << c.what << " m=" << c.s0.length() << " n=" << c.s1.length() << " "
+                         << c.scoring.to_string() << " threads=" << c.options.threads
+                         << " alpha=" << c.options.alpha << " max_blocks=" << c.options.max_blocks
+                         << " grid " << backend->layout() << " (" << backend->device() << ")"
+                         << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end << ")"
+                         << " want " << want.score << " (" << want.s0_end << ", " << want.s1_end << ")"
+                         << "\n s0 " << test::preview(c.s0) << "\n s1 " << test::preview(c.s1)
+                         << "\n seed " << test::seed();
+}
+
+BackendOptions options(int threads, int alpha, int max_blocks) {
+    BackendOptions o;
+    o.threads = threads;
+    o.alpha = alpha;
+    o.max_blocks = max_blocks;
+    return o;
+}
+
+TEST(CpuBackend, RandomAndMutatedPairsMatchReference) {
+    std::mt19937_64 rng(test::seed());
+    const int threads[] = {1, 2, 7};
+    const int alphas[] = {4, 8, 16};
+    const int max_blocks[] = {1, 2, 3, 5, 16, 0};
+    for (const std::string& isa : isas())
+        for (int i = 0; i < 80; ++i) {
+            const int64_t m = 1 + rng() % (i < 40 ? 300 : 2000);
+            const int64_t n = 1 + rng() % (i < 40 ? 300 : 2000);
+            const bool mutated = i % 3 != 0;
+            auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng, (i % 7 == 0) ? 0.02 : 0.0)
+                                    : test::random_pair(m, n, rng);
+            Case c{std::move(s0), std::move(s1), kScorings[rng() % kNumScorings],
+                   options(threads[rng() % 3], alphas[rng() % 3], max_blocks[rng() % 6]), isa,
+                   (mutated ? "mutated pair #" : "random pair #") + std::to_string(i)};
+            expect_same_as_reference(c);
+            if (HasFatalFailure()) return;
+        }
+}
+
+TEST(CpuBackend, EdgeSizesMatchReference) {
+    std::mt19937_64 rng(test::seed() + 1);
+    for (const std::string& isa : isas()) {
+        const int lanes = isa == "avx2" ? 16 : isa == "scalar" ? 1 : 8;  // 16-bit lanes
+        for (const int alpha : {4, 8}) {
+            const int64_t band = int64_t{lanes} * alpha;
+            const int64_t cols = 2 * lanes;  // narrowest block column
+            const std::vector<int64_t> sizes = {1,        2,        lanes - 1, lanes + 1, band - 1, band,
+                                                band + 1, cols + 1, 3 * cols - 1, 3 * cols, 2 * band + 1};
+            for (const int64_t m : sizes)
+                for (const int64_t n : sizes) {
+                    if (m < 1 || n < 1) continue;
+                    auto [s0, s1] = test::mutated_pair(m, n, rng);
+                    Case c{std::move(s0), std::move(s1), kScorings[rng() % kNumScorings],
+                           options(1 + static_cast<int>(rng() % 3), alpha, 3), isa, "edge sizes"};
+                    expect_same_as_reference(c);
+                    if (HasFatalFailure()) return;
+                }
+        }
+    }
+}
+
+TEST(CpuBackend, ThinWideAndManyBandsMatchReference) {
+    std::mt19937_64 rng(test::seed() + 2);
+    const std::pair<int64_t, int64_t> shapes[] = {{20000, 50}, {50, 20000}, {12345, 789},
+                                                  {789, 12345}, {1, 5000},  {5000, 1}};
+    for (const std::string& isa : isas())
+        for (const auto& [m, n] : shapes)
+            for (const int max_blocks : {1, 7, 0}) {
+                auto [s0, s1] = test::mutated_pair(m, n, rng, 0.01);
+                Case c{std::move(s0), std::move(s1), kScorings[rng() % kNumScorings],
+                       options(2, 4, max_blocks), isa, "thin/wide"};
+                expect_same_as_reference(c);
+                if (HasFatalFailure()) return;
+            }
+}
+
+TEST(CpuBackend, EveryScoringOnLargerMutatedPairs) {
+    std::mt19937_64 rng(test::seed() + 3);
+    for (const std::string& isa : isas())
+        for (const Scoring& scoring : kScorings) {
+            auto [s0, s1] = test::mutated_pair(4000 + rng() % 500, 4000 + rng() % 500, rng, 0.001);
+            Case c{std::move(s0), std::move(s1), scoring, options(2, 0, 0), isa, "default grid"};
+            expect_same_as_reference(c);
+            if (HasFatalFailure()) return;
+        }
+}
+
+TEST(CpuBackend, WideTilesFallBackTo32BitLanes) {
+    std::mt19937_64 rng(test::seed() + 4);
+    auto [s0, s1] = test::mutated_pair(3000, 9000, rng);
+    const AlignmentEnd want = reference_align(s0, s1, kScorings[0]);
+    for (const std::string& isa : isas()) {
+        IsaScope scope(isa);
+        for (const int max_blocks : {1, 0}) {
+            auto backend = make_backend("cpu", options(2, 4, max_blocks));
+            EXPECT_EQ(backend->align(s0, s1, kScorings[0]), want) << isa << " " << backend->layout();
+            // One block column is 9000 wide: beyond the 16-bit bound of the default scoring.
+            if (max_blocks == 1) {
+                EXPECT_NE(backend->layout().find("i32"), std::string::npos) << backend->layout();
+            } else if (isa != "scalar") {
+                EXPECT_NE(backend->layout().find("i16"), std::string::npos) << backend->layout();
+            }
+        }
+    }
+}
+
+TEST(CpuBackend, RelativeLanesFarAboveTheInt16Range) {
+    // Match 20: H passes 32767 after about 1700 aligned bases, so later tiles hold scores far
+    // above int16 relative to their corner, with the floor 0 saturated away. Narrow tiles
+    // (alpha 4) keep this scoring within the 16-bit bound.
+    const Scoring big{20, -30, 50, 10};
+    std::mt19937_64 rng(test::seed() + 9);
+    auto [s0, s1] = test::mutated_pair(3000, 2900, rng, 0.001);
+    const Sequence same = test::mutated_pair(3000, 1, rng).first;
+    for (const std::string& isa : isas()) {
+        if (isa == "scalar") continue;
+        IsaScope scope(isa);
+        for (const int max_blocks : {0, 24}) {
+            auto backend = make_backend("cpu", options(2, 4, max_blocks));
+            EXPECT_EQ(backend->align(s0, s1, big), reference_align(s0, s1, big)) << isa << " " << backend->layout();
+            EXPECT_EQ(backend->align(same, same, big), (AlignmentEnd{60000, 3000, 3000})) << isa;
+            EXPECT_NE(backend->layout().find("i16"), std::string::npos) << backend->layout();
+        }
+    }
+}
+
+TEST(CpuBackend, IdenticalSequencesAndNoMatch) {
+    std::mt19937_64 rng(test::seed() + 5);
+    const Sequence a = test::mutated_pair(5000, 1, rng).first;
+    const Sequence n = make_sequence("n", std::string(3000, 'N'));
+    for (const std::string& isa : isas()) {
+        IsaScope scope(isa);
+        auto backend = make_backend("cpu", options(2, 0, 0));
+        EXPECT_EQ(backend->align(a, a, kScorings[0]), (AlignmentEnd{5000, 5000, 5000})) << isa;
+        EXPECT_EQ(backend->align(n, n, kScorings[0]), (AlignmentEnd{0, 0, 0})) << isa;
+    }
+}
+
+TEST(CpuBackend, UnknownOrMissingIsaIsAnError) {
+    IsaScope scope("neon");
+    EXPECT_THROW(make_backend("cpu", BackendOptions{}), Error);
+}
+
+TEST(CpuBackend, AutoIsCpuWithoutGpu) {
+    if (cuda_available()) GTEST_SKIP() << "a CUDA device is present";
+    EXPECT_EQ(make_backend("auto", BackendOptions{})->name(), "cpu");
+}
+
+/// H and F of DP row `row` (1-based; 0 is the zero row), by a textbook full DP.
+struct DpRow {
+    std::vector<int32_t> h, f;
+};
+
+DpRow dp_row(const Sequence& s0, const Sequence& s1, const Scoring& sc, int64_t row) {
+    const int64_t n = s1.length();
+    DpRow r{std::vector<int32_t>(n + 1, 0), std::vector<int32_t>(n + 1, kScoreNegInf)};
+    for (int64_t i = 1; i <= row; ++i) {
+        std::vector<int32_t> h(n + 1, 0);
+        int32_t e = kScoreNegInf;
+        for (int64_t j = 1; j <= n; ++j) {
+            e = std::max(e - sc.gap_extend, h[j - 1] - sc.gap_open);
+            r.f[j] = std::max(r.f[j] - sc.gap_extend, r.h[j] - sc.gap_open);
+            const bool same = s0.codes[i - 1] == s1.codes[j - 1] && s0.codes[i - 1] != kBaseOther;
+            h[j] = std::max({0, r.h[j - 1] + (same ? sc.match : sc.mismatch), e, r.f[j]});
+        }
+        r.h.swap(h);
+    }
+    r.h.erase(r.h.begin());
+    r.f.erase(r.f.begin());
+    return r;
+}
+
+/// Walks every diagonal of `ex`, capturing band `band`'s bottom row; each column must be
+/// written by exactly one capture call.
+DpRow run_and_capture(TileExecutor& ex, int64_t band, int64_t n) {
+    const TileGrid& g = ex.grid();
+    DpRow row{std::vector<int32_t>(n, INT32_MIN), std::vector<int32_t>(n, INT32_MIN)};
+    std::vector<int> writes(n, 0);
+    for (int64_t d = 0; d < g.diagonals(); ++d) {
+        ex.enqueue_diagonal(d);
+        if (d < band || d > band + g.blocks) continue;
+        std::vector<int32_t> h(n, INT32_MIN), f(n, INT32_MIN);
+        ex.capture_band_bottom(band, d, h.data(), f.data());
+        ex.synchronize();
+        for (int64_t c = 0; c < n; ++c)
+            if (h[c] != INT32_MIN) {
+                ++writes[c];
+                row.h[c] = h[c];
+                row.f[c] = f[c];
+            }
+    }
+    for (int64_t c = 0; c < n; ++c) EXPECT_EQ(writes[c], 1) << "column " << c;
+    return row;
+}
+
+TEST(CpuExecutor, CapturedBandBottomIsTheDpRow) {
+    std::mt19937_64 rng(test::seed() + 6);
+    for (const std::string& isa : isas())
+        for (const Scoring& scoring : {kScorings[0], kScorings[5]}) {
+            IsaScope scope(isa);
+            auto [s0, s1] = test::mutated_pair(1500, 1100, rng, 0.01);
+            auto ex = make_cpu_executor(s0, s1, scoring, options(2, 4, 5), 0, TopRow{});
+            const int64_t band = std::min<int64_t>(2, ex->grid().bands - 2);
+            const int64_t row = (band + 1) * ex->grid().rows_per_band();
+            ASSERT_LE(row, s0.length());
+            const DpRow got = run_and_capture(*ex, band, s1.length());
+            const DpRow want = dp_row(s0, s1, scoring, row);
+            EXPECT_EQ(got.h, want.h) << isa << " row " << row << " " << ex->grid().describe();
+            EXPECT_EQ(got.f, want.f) << isa << " row " << row << " " << ex->grid().describe();
+        }
+}
+
+TEST(CpuExecutor, StartingRowContinuesTheWholeRun) {
+    std::mt19937_64 rng(test::seed() + 7);
+    for (const std::string& isa : isas())
+        for (const Scoring& scoring : {kScorings[0], kScorings[3], kScorings[5]}) {
+            IsaScope scope(isa);
+            auto [s0, s1] = test::mutated_pair(2500, 2000, rng, 0.005);
+            const AlignmentEnd whole = reference_align(s0, s1, scoring);
+            // Split at a band boundary of one grid, captured by that grid's executor, and
+            // continue on another grid (other alpha, blocks and threads), as a resume may.
+            auto first = make_cpu_executor(s0, s1, scoring, options(2, 8, 3), 0, TopRow{});
+            const int64_t band = 1, split = (band + 1) * first->grid().rows_per_band();
+            ASSERT_LT(split, s0.length());
+            const DpRow row = run_and_capture(*first, band, s1.length());
+            // A row that is not a band boundary of either grid, from the textbook DP.
+            const int64_t odd_split = split + 37;
+            const DpRow odd_row = dp_row(s0, s1, scoring, odd_split);
+            for (const auto& [at, top] : {std::make_pair(split, row), std::make_pair(odd_split, odd_row)}) {
+                auto rest = make_cpu_executor(s0, s1, scoring, options(7, 4, 2), at, TopRow{top.h, top.f});
+                for (int64_t d = 0; d < rest->grid().diagonals(); ++d) rest->enqueue_diagonal(d);
+                AlignmentEnd below = rest->best();
+                if (below.score > 0) below.s0_end += at;
+                Sequence head = s0;
+                head.codes.resize(static_cast<size_t>(at));
+                const AlignmentEnd above = reference_align(head, s1, scoring);
+                const AlignmentEnd combined = better_end(below, above) ? below : above;
+                EXPECT_EQ(combined, whole) << isa << " split at row " << at << " " << scoring.to_string();
+            }
+        }
+}
+
+TEST(CpuExecutor, RejectsAStartingRowThatIsNoDpRow) {
+    std::mt19937_64 rng(test::seed() + 8);
+    auto [s0, s1] = test::mutated_pair(500, 400, rng);
+    TopRow top{std::vector<int32_t>(400, 0), std::vector<int32_t>(400, kScoreNegInf)};
+    top.h[200] = 1000;  // a jump no DP row of this scoring has
+    for (const std::string& isa : isas()) {
+        if (isa == "scalar") continue;  // only the 16-bit lanes depend on the row's shape
+        IsaScope scope(isa);
+        EXPECT_THROW(make_cpu_executor(s0, s1, kScorings[0], options(1, 4, 0), 100, top), Error) << isa;
+    }
+}
+
+struct PaperPair {
+    const char* s0;
+    const char* s1;
+    AlignmentEnd expected;
+};
+
+void check_paper_pair(const PaperPair& p) {
+    const std::string f0 = test::shared_data(std::string("paper/") + p.s0 + ".fasta.gz");
+    const std::string f1 = test::shared_data(std::string("paper/") + p.s1 + ".fasta.gz");
+    if (f0.empty() || f1.empty()) GTEST_SKIP() << "../shared/data/paper is absent";
+    const Sequence s0 = io::read_fasta(f0, {});
+    const Sequence s1 = io::read_fasta(f1, {});
+    auto backend = make_backend("cpu", BackendOptions{});
+    const AlignmentEnd got = backend->align(s0, s1, kScorings[0]);
+    std::printf("[ result   ] %s x %s: score %d end (%lld, %lld), grid %s, %s\n", p.s0, p.s1, got.score,
+                static_cast<long long>(got.s0_end), static_cast<long long>(got.s1_end), backend->layout().c_str(),
+                backend->device().c_str());
+    EXPECT_EQ(got, p.expected);
+}
+
+TEST(CpuBackendPaper, Herpes162k) { check_paper_pair({"NC_000898.1", "NC_007605.1", {18, 41058, 44353}}); }
+TEST(CpuBackendPaper, Plasmid543k) { check_paper_pair({"NC_003064.2", "NC_000914.1", {48, 455134, 308558}}); }
+
+}  // namespace
+}  // namespace chromalign
