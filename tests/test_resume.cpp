@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "engine/checkpoint.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
 
@@ -89,6 +90,38 @@ TEST_F(Resume, ForeignCheckpointIsRefusedAndKeptUnlessRestart) {
     EXPECT_TRUE(exists(ck)) << "a foreign checkpoint must not be removed";
     const test::ChildRun restarted = harness_->run({"-b", "cpu", "--match", "2", "--checkpoint", ck, "--restart"});
     EXPECT_EQ(restarted.exit_code, 0) << restarted.err;
+}
+
+TEST_F(Resume, KeepRowsKeepsEveryCheckpointedRow) {
+    const std::string keep = harness_->path("rows");
+    ASSERT_EQ(mkdir(keep.c_str(), 0755), 0);
+    const test::ChildRun r = harness_->run(
+        {"-b", "cpu", "--checkpoint", harness_->path("keep.ckpt"), "--checkpoint-every", "0.2s", "--keep-rows", keep});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected_);
+    int kept = 0;
+    for (int64_t row = 1; row < kLength; ++row)  // rows are band boundaries; probe them all
+        if (exists(keep + "/row_" + std::to_string(row) + ".ckpt")) {
+            const Checkpoint c = read_checkpoint(keep + "/row_" + std::to_string(row) + ".ckpt");
+            EXPECT_EQ(c.row, row);
+            EXPECT_EQ(static_cast<int64_t>(c.h.size()), kLength);
+            ++kept;
+        }
+    EXPECT_GE(kept, 2) << r.err;
+}
+
+TEST_F(Resume, UnwritableCheckpointWarnsOrStopsWhenStrict) {
+    const std::string nowhere = harness_->path("missing-dir/run.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", nowhere, "--checkpoint-every", "0.2s"};
+    const test::ChildRun lenient = harness_->run(args);
+    EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+    EXPECT_NE(lenient.err.find("the previous checkpoint is kept, the run goes on"), std::string::npos) << lenient.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(lenient.out), expected_);
+    std::vector<std::string> strict = args;
+    strict.push_back("--checkpoint-strict");
+    const test::ChildRun stopped = harness_->run(strict);
+    EXPECT_EQ(stopped.exit_code, 1);
+    EXPECT_NE(stopped.err.find("cannot create checkpoint"), std::string::npos) << stopped.err;
 }
 
 }  // namespace

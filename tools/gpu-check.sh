@@ -7,6 +7,10 @@
 # Set CKPT_SIZE= or WHOLE= (empty) to skip those parts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Where the build tools exist (not on the GPU machine), build and pack first.
+if [ ! -x .gpu/chromalign ] && command -v cmake >/dev/null && pkg-config --exists htslib 2>/dev/null; then
+  tools/gpu-bundle.sh || exit 1
+fi
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
