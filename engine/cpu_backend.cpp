@@ -33,7 +33,10 @@ constexpr int64_t kBlocksPerWorker = 4;
 /// 16-bit lanes only pay when a tile is at least this many times as wide as its lane skew.
 constexpr int64_t kMinColsPerLane = 16;
 
-int all_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+/// --threads, or every core when it is 0.
+int thread_count(const BackendOptions& o) {
+    return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 struct Plan {
     TileGrid grid;
@@ -67,7 +70,7 @@ std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s
     scoring.check_no_overflow(s0.length(), s1.length());
     if (first_row < 0 || first_row >= s0.length())
         throw Error("cannot start below row " + std::to_string(first_row) + " of " + std::to_string(s0.length()));
-    const int threads = options.threads > 0 ? options.threads : all_cores();
+    const int threads = thread_count(options);
     const Plan plan = plan_run(s0.length() - first_row, s1.length(), scoring, options, threads, isa);
     return std::make_unique<CpuTileRunner>(plan.grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top,
                                            *plan.kernel, threads);
@@ -77,7 +80,7 @@ class CpuBackend : public Backend {
 public:
     explicit CpuBackend(const BackendOptions& options)
         : options_(options), isa_(kernels::cpu::select_cpu_isa()),
-          threads_(options.threads > 0 ? options.threads : all_cores()) {}
+          threads_(thread_count(options)) {}
 
     std::string name() const override { return "cpu"; }
     std::string device() const override {

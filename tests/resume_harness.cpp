@@ -2,6 +2,7 @@
 #include "tests/resume_harness.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,13 @@
 
 namespace chromalign::test {
 namespace {
+
+/// Modification time of `path`, zero when it does not exist (or no path is given).
+timespec modified(const std::string& path) {
+    struct stat st{};
+    if (path.empty() || stat(path.c_str(), &st) != 0) return timespec{0, 0};
+    return st.st_mtim;
+}
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path);
@@ -38,7 +46,9 @@ ResumeHarness::ResumeHarness(int64_t m, int64_t n, uint64_t seed) {
 
 ResumeHarness::~ResumeHarness() { std::system(("rm -rf " + dir_).c_str()); }
 
-ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_after_ms, int signal) const {
+ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_after_ms, int signal,
+                            const std::string& after_new_file) const {
+    const timespec before = modified(after_new_file);
     // The GPU machine runs a copy of the binary elsewhere; $CHROMALIGN_CLI names it there.
     const char* cli = std::getenv("CHROMALIGN_CLI");
     std::vector<std::string> argv = {cli && *cli ? cli : CHROMALIGN_CLI, "-f", "tsv"};
@@ -60,12 +70,20 @@ ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_aft
     }
     int status = 0;
     bool ended = false;
+    auto poll = [&] {
+        ended = waitpid(pid, &status, WNOHANG) == pid;
+        if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    };
+    if (signal_after_ms >= 0 && !after_new_file.empty()) {
+        while (!ended) {
+            const timespec now = modified(after_new_file);
+            if (now.tv_sec != before.tv_sec || now.tv_nsec != before.tv_nsec) break;
+            poll();
+        }
+    }
     if (signal_after_ms >= 0) {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(signal_after_ms);
-        while (!ended && std::chrono::steady_clock::now() < deadline) {
-            ended = waitpid(pid, &status, WNOHANG) == pid;
-            if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
+        while (!ended && std::chrono::steady_clock::now() < deadline) poll();
         if (!ended) kill(pid, signal);
     }
     if (!ended) waitpid(pid, &status, 0);

@@ -25,9 +25,12 @@ public:
 
     std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
-    /// Runs `chromalign -q -f tsv <args> a.fa b.fa`; when signal_after_ms >= 0, sends `signal`
-    /// that many milliseconds after the start (if the child is still running).
-    ChildRun run(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9) const;
+    /// Runs `chromalign -f tsv <args> a.fa b.fa`; when signal_after_ms >= 0, sends `signal`
+    /// that many milliseconds after the start (if the child is still running). With
+    /// `after_new_file`, the countdown starts only once this run has (re)written that file, so
+    /// a kill lands at a random moment after a checkpoint whatever the machine's speed.
+    ChildRun run(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9,
+                 const std::string& after_new_file = "") const;
 
     /// Parses score and end cell from a TSV result.
     static AlignmentEnd parse_tsv(const std::string& out);
