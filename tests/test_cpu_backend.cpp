@@ -10,7 +10,6 @@
 #include "engine/cpu_backend.hpp"
 #include "engine/error.hpp"
 #include "engine/reference.hpp"
-#include "io/fasta.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -323,11 +322,8 @@ struct PaperPair {
 };
 
 void check_paper_pair(const PaperPair& p) {
-    const std::string f0 = test::shared_data(std::string("paper/") + p.s0 + ".fasta.gz");
-    const std::string f1 = test::shared_data(std::string("paper/") + p.s1 + ".fasta.gz");
-    if (f0.empty() || f1.empty()) GTEST_SKIP() << "../shared/data/paper is absent";
-    const Sequence s0 = io::read_fasta(f0, {});
-    const Sequence s1 = io::read_fasta(f1, {});
+    Sequence s0, s1;
+    if (!test::load_shared_pair("paper", p.s0, p.s1, s0, s1)) GTEST_SKIP() << "../shared/data/paper is absent";
     auto backend = make_backend("cpu", BackendOptions{});
     const AlignmentEnd got = backend->align(s0, s1, kScorings[0]);
     std::printf("[ result   ] %s x %s: score %d end (%lld, %lld), grid %s, %s\n", p.s0, p.s1, got.score,

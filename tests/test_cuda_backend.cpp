@@ -5,7 +5,6 @@
 
 #include "engine/backend.hpp"
 #include "engine/reference.hpp"
-#include "io/fasta.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -130,11 +129,8 @@ struct PaperPair {
 };
 
 void check_paper_pair(const PaperPair& p) {
-    const std::string f0 = test::shared_data(std::string("paper/") + p.s0 + ".fasta.gz");
-    const std::string f1 = test::shared_data(std::string("paper/") + p.s1 + ".fasta.gz");
-    if (f0.empty() || f1.empty()) GTEST_SKIP() << "../shared/data/paper is absent";
-    const Sequence s0 = io::read_fasta(f0, {});
-    const Sequence s1 = io::read_fasta(f1, {});
+    Sequence s0, s1;
+    if (!test::load_shared_pair("paper", p.s0, p.s1, s0, s1)) GTEST_SKIP() << "../shared/data/paper is absent";
     auto backend = make_backend("cuda", BackendOptions{});
     const AlignmentEnd got = backend->align(s0, s1, kScorings[0]);
     std::printf("[ result   ] %s x %s: score %d end (%lld, %lld), grid %s\n", p.s0, p.s1, got.score,
@@ -162,11 +158,8 @@ namespace {
 
 /// Real, highly similar bacterial chromosomes with no published answer: every backend must agree.
 void check_related_pair(const char* a, const char* b) {
-    const std::string f0 = test::shared_data(std::string("related/") + a + ".fasta.gz");
-    const std::string f1 = test::shared_data(std::string("related/") + b + ".fasta.gz");
-    if (f0.empty() || f1.empty()) GTEST_SKIP() << "../shared/data/related is absent";
-    const Sequence s0 = io::read_fasta(f0, {});
-    const Sequence s1 = io::read_fasta(f1, {});
+    Sequence s0, s1;
+    if (!test::load_shared_pair("related", a, b, s0, s1)) GTEST_SKIP() << "../shared/data/related is absent";
     const AlignmentEnd gpu = make_backend("cuda", BackendOptions{})->align(s0, s1, Scoring{});
     const AlignmentEnd cpu = make_backend("cpu", BackendOptions{})->align(s0, s1, Scoring{});
     std::printf("[ result   ] %s x %s: cuda %d (%lld, %lld), cpu %d (%lld, %lld)\n", a, b, gpu.score,

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "io/fasta.hpp"
 #include "tools/mutate.hpp"
 
 namespace chromalign::test {
@@ -39,6 +40,16 @@ std::string shared_data(const std::string& relative) {
     const std::string path = root + "/" + relative;
     struct stat st{};
     return stat(path.c_str(), &st) == 0 ? path : std::string();
+}
+
+bool load_shared_pair(const std::string& dir, const std::string& a, const std::string& b, Sequence& s0,
+                      Sequence& s1) {
+    const std::string f0 = shared_data(dir + "/" + a + ".fasta.gz");
+    const std::string f1 = shared_data(dir + "/" + b + ".fasta.gz");
+    if (f0.empty() || f1.empty()) return false;
+    s0 = io::read_fasta(f0, {});
+    s1 = io::read_fasta(f1, {});
+    return true;
 }
 
 std::pair<Sequence, Sequence> mutated_pair(int64_t m, int64_t n, std::mt19937_64& rng,

@@ -16,6 +16,11 @@ uint64_t seed();
 /// Path of a file under ../shared/data ($CHROMALIGN_SHARED_DATA if set), or "" when absent.
 std::string shared_data(const std::string& relative);
 
+/// Reads `dir`/A.fasta.gz and `dir`/B.fasta.gz from ../shared/data into s0 and s1; false (and
+/// nothing read) when they are absent, so the caller can GTEST_SKIP.
+bool load_shared_pair(const std::string& dir, const std::string& a, const std::string& b, Sequence& s0,
+                      Sequence& s1);
+
 /// A random source of length m and a mutated copy of length about n, encoded.
 /// `other_rate` of the source positions are N. Mutated pairs have high scores, unlike
 /// independent random ones, so they exercise the high-score path.
