@@ -66,7 +66,7 @@ private:
 
 cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.length()}; }
 
-int run(const cli::Options& o) {
+int run(const cli::Options& o, const std::string& command_line) {
     const auto wall_start = std::chrono::steady_clock::now();
     std::vector<std::string> notes;
     const Sequence s0 = io::read_fasta(o.s0_path, o.s0_record, &notes);
@@ -113,6 +113,7 @@ int run(const cli::Options& o) {
     }
     if (!o.quiet) {
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        std::fprintf(stderr, "chromalign %s: %s\n", kVersion, command_line.c_str());
         std::fprintf(stderr, "chromalign %s: %s backend, wall %.3f s (align %.3f s), %.2f GCUPS, peak memory %.1f MiB",
                      kVersion, report.backend.c_str(), wall, report.seconds, report.gcups(), peak_memory_mib());
         if (report.device_bytes)
@@ -141,7 +142,9 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
-        return run(options);
+        std::string command_line = argv[0];
+        for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+        return run(options, command_line);
     } catch (const Interrupted& e) {
         std::cerr << "chromalign: " << e.what() << "\n";
         return 128 + e.signal_number();
