@@ -23,8 +23,4 @@ using ExecutorFactory =
 AlignmentEnd run_tiled(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                        const ExecutorFactory& make_executor, const BackendOptions& options);
 
-/// DP cells of an executor's matrix finished once diagonals [0, done) are: block b has then
-/// finished done - b bands. Counted on the padded grid, scaled to the real cells.
-int64_t cells_done(const TileGrid& grid, int64_t done);
-
 }  // namespace chromalign

@@ -8,19 +8,13 @@
 namespace chromalign::kernels::cpu {
 namespace {
 
-template <class V, int A>
-constexpr CpuKernel entry(const char* name) {
-    return {name, CpuIsa::kAvx, 8 * static_cast<int>(sizeof(typename V::Elem)), V::kLanes, A,
-            &TileKernel<V, A>::run, &TileKernel<V, A>::scratch_bytes, &V::s1_element};
-}
-
 constexpr CpuKernel kKernels[] = {
-    entry<Sse41I16, 4>("avx/i16/a4"),
-    entry<Sse41I16, 8>("avx/i16/a8"),
-    entry<Sse41I16, 16>("avx/i16/a16"),
-    entry<Sse41I32, 4>("avx/i32/a4"),
-    entry<Sse41I32, 8>("avx/i32/a8"),
-    entry<Sse41I32, 16>("avx/i32/a16"),
+    kernel_entry<CpuIsa::kAvx, Sse41I16, 4>("avx/i16/a4"),
+    kernel_entry<CpuIsa::kAvx, Sse41I16, 8>("avx/i16/a8"),
+    kernel_entry<CpuIsa::kAvx, Sse41I16, 16>("avx/i16/a16"),
+    kernel_entry<CpuIsa::kAvx, Sse41I32, 4>("avx/i32/a4"),
+    kernel_entry<CpuIsa::kAvx, Sse41I32, 8>("avx/i32/a8"),
+    kernel_entry<CpuIsa::kAvx, Sse41I32, 16>("avx/i32/a16"),
 };
 
 }  // namespace

@@ -6,19 +6,13 @@
 namespace chromalign::kernels::cpu {
 namespace {
 
-template <class V, int A>
-constexpr CpuKernel entry(const char* name) {
-    return {name, CpuIsa::kAvx2, 8 * static_cast<int>(sizeof(typename V::Elem)), V::kLanes, A,
-            &TileKernel<V, A>::run, &TileKernel<V, A>::scratch_bytes, &V::s1_element};
-}
-
 constexpr CpuKernel kKernels[] = {
-    entry<Avx2I16, 4>("avx2/i16/a4"),
-    entry<Avx2I16, 8>("avx2/i16/a8"),
-    entry<Avx2I16, 16>("avx2/i16/a16"),
-    entry<Avx2I32, 4>("avx2/i32/a4"),
-    entry<Avx2I32, 8>("avx2/i32/a8"),
-    entry<Avx2I32, 16>("avx2/i32/a16"),
+    kernel_entry<CpuIsa::kAvx2, Avx2I16, 4>("avx2/i16/a4"),
+    kernel_entry<CpuIsa::kAvx2, Avx2I16, 8>("avx2/i16/a8"),
+    kernel_entry<CpuIsa::kAvx2, Avx2I16, 16>("avx2/i16/a16"),
+    kernel_entry<CpuIsa::kAvx2, Avx2I32, 4>("avx2/i32/a4"),
+    kernel_entry<CpuIsa::kAvx2, Avx2I32, 8>("avx2/i32/a8"),
+    kernel_entry<CpuIsa::kAvx2, Avx2I32, 16>("avx2/i32/a16"),
 };
 
 }  // namespace

@@ -261,5 +261,12 @@ struct TileKernel {
     }
 };
 
+/// The dispatcher's table entry of TileKernel<V, A>, compiled for `isa` by the including file.
+template <CpuIsa isa, class V, int A>
+constexpr CpuKernel kernel_entry(const char* name) {
+    return {name, isa, 8 * static_cast<int>(sizeof(typename V::Elem)), V::kLanes, A,
+            &TileKernel<V, A>::run, &TileKernel<V, A>::scratch_bytes, &V::s1_element};
+}
+
 }  // namespace
 }  // namespace chromalign::kernels::cpu

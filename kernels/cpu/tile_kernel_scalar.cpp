@@ -6,16 +6,10 @@
 namespace chromalign::kernels::cpu {
 namespace {
 
-template <int A>
-constexpr CpuKernel entry(const char* name) {
-    return {name, CpuIsa::kScalar, 32, 1, A, &TileKernel<ScalarI32, A>::run,
-            &TileKernel<ScalarI32, A>::scratch_bytes, &ScalarI32::s1_element};
-}
-
 constexpr CpuKernel kKernels[] = {
-    entry<4>("scalar/i32/a4"),
-    entry<8>("scalar/i32/a8"),
-    entry<16>("scalar/i32/a16"),
+    kernel_entry<CpuIsa::kScalar, ScalarI32, 4>("scalar/i32/a4"),
+    kernel_entry<CpuIsa::kScalar, ScalarI32, 8>("scalar/i32/a8"),
+    kernel_entry<CpuIsa::kScalar, ScalarI32, 16>("scalar/i32/a16"),
 };
 
 }  // namespace

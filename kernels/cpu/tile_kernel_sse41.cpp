@@ -6,19 +6,13 @@
 namespace chromalign::kernels::cpu {
 namespace {
 
-template <class V, int A>
-constexpr CpuKernel entry(const char* name) {
-    return {name, CpuIsa::kSse41, 8 * static_cast<int>(sizeof(typename V::Elem)), V::kLanes, A,
-            &TileKernel<V, A>::run, &TileKernel<V, A>::scratch_bytes, &V::s1_element};
-}
-
 constexpr CpuKernel kKernels[] = {
-    entry<Sse41I16, 4>("sse41/i16/a4"),
-    entry<Sse41I16, 8>("sse41/i16/a8"),
-    entry<Sse41I16, 16>("sse41/i16/a16"),
-    entry<Sse41I32, 4>("sse41/i32/a4"),
-    entry<Sse41I32, 8>("sse41/i32/a8"),
-    entry<Sse41I32, 16>("sse41/i32/a16"),
+    kernel_entry<CpuIsa::kSse41, Sse41I16, 4>("sse41/i16/a4"),
+    kernel_entry<CpuIsa::kSse41, Sse41I16, 8>("sse41/i16/a8"),
+    kernel_entry<CpuIsa::kSse41, Sse41I16, 16>("sse41/i16/a16"),
+    kernel_entry<CpuIsa::kSse41, Sse41I32, 4>("sse41/i32/a4"),
+    kernel_entry<CpuIsa::kSse41, Sse41I32, 8>("sse41/i32/a8"),
+    kernel_entry<CpuIsa::kSse41, Sse41I32, 16>("sse41/i32/a16"),
 };
 
 }  // namespace

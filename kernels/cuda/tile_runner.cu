@@ -13,6 +13,10 @@ using cuda::PhaseArgs;
 
 namespace {
 
+[[noreturn]] void unsupported_alpha(int alpha) {
+    throw Error("CUDA kernels are built for alpha 4, 8 or 16, not " + std::to_string(alpha));
+}
+
 /// Calls fn(std::integral_constant<int, A>) for the compiled alpha, or throws.
 template <typename Fn>
 void with_alpha(int alpha, Fn&& fn) {
@@ -20,7 +24,7 @@ void with_alpha(int alpha, Fn&& fn) {
     case 4: fn(std::integral_constant<int, 4>{}); break;
     case 8: fn(std::integral_constant<int, 8>{}); break;
     case 16: fn(std::integral_constant<int, 16>{}); break;
-    default: throw Error("CUDA kernels are built for alpha 4, 8 or 16, not " + std::to_string(alpha));
+    default: unsupported_alpha(alpha);
     }
 }
 
@@ -102,8 +106,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
                                const uint8_t* s0, const uint8_t* s1, const TopRow& top)
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
-    if (!cuda_alpha_supported(grid.alpha))
-        throw Error("CUDA kernels are built for alpha 4, 8 or 16, not " + std::to_string(grid.alpha));
+    if (!cuda_alpha_supported(grid.alpha)) unsupported_alpha(grid.alpha);
     Impl& im = *impl_;
     im.grid = grid;
     im.device = device;
