@@ -15,6 +15,8 @@
 
 namespace chromalign {
 
+class SlabEngine;
+
 /// A progress report from a running comparison.
 struct Progress {
     int64_t cells_done = 0;   ///< DP cells finished (of m*n), resumed ones included
@@ -58,6 +60,9 @@ public:
     virtual AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) = 0;
     virtual size_t device_bytes() const { return 0; }  ///< accelerator memory of the last run
     virtual std::string layout() const { return {}; }  ///< grid of the last run, if tiled
+    /// The tiled backends' engine for column-slab runs over several ranks (engine/slab_run.hpp);
+    /// null for the others.
+    virtual SlabEngine* slab_engine() { return nullptr; }
 };
 
 /// "reference", "cpu", "cuda" or "auto" (cuda when a CUDA device is present, else cpu).

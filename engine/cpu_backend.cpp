@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "engine/error.hpp"
+#include "engine/slab_run.hpp"
 #include "engine/tile_grid.hpp"
 #include "engine/tiled_run.hpp"
 #include "kernels/cpu/tile_runner.hpp"
@@ -44,8 +45,10 @@ struct Plan {
 };
 
 /// 16-bit lanes (twice the lanes per vector) whenever the tile fits their bound, else 32-bit.
-/// Block columns are a multiple of the workers so that every diagonal splits evenly.
-Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions& o, int threads, CpuIsa isa) {
+/// Block columns are a multiple of the workers so that every diagonal splits evenly, unless
+/// `blocks` (> 0) fixes them (a slab cut for exactly that many).
+Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions& o, int threads, CpuIsa isa,
+              int32_t blocks = 0) {
     const int alpha = o.alpha > 0 ? o.alpha : kDefaultAlpha;
     for (const int bits : {16, 32}) {
         const CpuKernel* kernel = kernels::cpu::find_cpu_kernel(isa, bits, alpha);
@@ -57,6 +60,7 @@ Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions
         int64_t max_blocks = std::max(kBlocksPerWorker * threads, (n + target - 1) / target);
         max_blocks = (max_blocks + threads - 1) / threads * threads;
         if (o.max_blocks > 0) max_blocks = std::min<int64_t>(max_blocks, o.max_blocks);
+        if (blocks > 0) max_blocks = blocks;
         max_blocks = std::min<int64_t>(max_blocks, INT32_MAX);
         const TileGrid grid = make_tile_grid(m, n, kernel->lanes, alpha, static_cast<int32_t>(max_blocks));
         if (bits == 32 || kernels::cpu::relative16_fits(rows, grid.block_cols, scoring)) return {grid, kernel};
@@ -66,17 +70,17 @@ Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions
 
 std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                            const BackendOptions& options, int64_t first_row, const TopRow& top,
-                                           CpuIsa isa) {
+                                           CpuIsa isa, SlabEdges edges = {}, int32_t blocks = 0) {
     scoring.check_no_overflow(s0.length(), s1.length());
     if (first_row < 0 || first_row >= s0.length())
         throw Error("cannot start below row " + std::to_string(first_row) + " of " + std::to_string(s0.length()));
     const int threads = thread_count(options);
-    const Plan plan = plan_run(s0.length() - first_row, s1.length(), scoring, options, threads, isa);
+    const Plan plan = plan_run(s0.length() - first_row, s1.length(), scoring, options, threads, isa, blocks);
     return std::make_unique<CpuTileRunner>(plan.grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top,
-                                           *plan.kernel, threads);
+                                           *plan.kernel, threads, edges);
 }
 
-class CpuBackend : public Backend {
+class CpuBackend : public Backend, public SlabEngine {
 public:
     explicit CpuBackend(const BackendOptions& options)
         : options_(options), isa_(kernels::cpu::select_cpu_isa()),
@@ -97,6 +101,21 @@ public:
             return runner;
         };
         return run_tiled(s0, s1, scoring, make_executor, options_);
+    }
+
+    SlabEngine* slab_engine() override { return this; }
+
+    SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
+        const Plan plan = plan_run(m, width, scoring, options_, threads_, isa_);
+        return SlabShape{plan.grid.rows_per_band(), plan.grid.blocks};
+    }
+
+    std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                                int64_t first_row, const TopRow& top, SlabEdges edges,
+                                                int32_t blocks) override {
+        auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_, edges, blocks);
+        layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
+        return runner;
     }
 
 private:

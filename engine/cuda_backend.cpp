@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/error.hpp"
+#include "engine/slab_run.hpp"
 #include "engine/tile_grid.hpp"
 #include "engine/tiled_run.hpp"
 
@@ -24,7 +25,7 @@ constexpr int kDefaultAlpha = 16;
 /// occupancy the kernel's registers allow: 12 for alpha 16 on sm_90).
 constexpr int kDefaultBlocksPerSm = 16;
 
-class CudaBackend : public Backend {
+class CudaBackend : public Backend, public SlabEngine {
 public:
     explicit CudaBackend(const BackendOptions& options)
         : options_(options), info_(kernels::cuda_device_info(options.device)) {
@@ -45,21 +46,36 @@ public:
 
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
-        int max_blocks = info_.multiprocessors * blocks_per_sm_;
-        if (options_.max_blocks > 0) max_blocks = std::min(max_blocks, options_.max_blocks);
         auto make_executor = [&](int64_t first_row, const TopRow& top) {
-            const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32,
-                                                 options_.alpha, max_blocks);
-            layout_ = grid.describe();
-            auto runner = std::make_unique<kernels::CudaTileRunner>(
-                options_.device, grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top);
-            device_bytes_ = runner->device_bytes();
-            return runner;
+            return slab_executor(s0, s1, scoring, first_row, top, SlabEdges{}, max_blocks());
         };
         return run_tiled(s0, s1, scoring, make_executor, options_);
     }
 
+    SlabEngine* slab_engine() override { return this; }
+
+    SlabShape slab_shape(int64_t, int64_t, const Scoring&) override {
+        return SlabShape{int64_t{32} * options_.alpha, max_blocks()};
+    }
+
+    std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                                int64_t first_row, const TopRow& top, SlabEdges edges,
+                                                int32_t blocks) override {
+        const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
+        layout_ = grid.describe();
+        auto runner = std::make_unique<kernels::CudaTileRunner>(
+            options_.device, grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top, edges);
+        device_bytes_ = runner->device_bytes();
+        return runner;
+    }
+
 private:
+    int32_t max_blocks() const {
+        int max_blocks = info_.multiprocessors * blocks_per_sm_;
+        if (options_.max_blocks > 0) max_blocks = std::min(max_blocks, options_.max_blocks);
+        return max_blocks;
+    }
+
     BackendOptions options_;
     kernels::CudaDeviceInfo info_;
     int blocks_per_sm_ = 1;

@@ -17,7 +17,18 @@ namespace chromalign {
 struct TopRow {
     std::vector<int32_t> h;
     std::vector<int32_t> f;
+    /// H(row, c0 - 1): the column left of the first one, for an executor of a column slab
+    /// starting at c0 > 0 (engine/slab_run.hpp); 0 otherwise.
+    int32_t corner = 0;
     bool empty() const { return h.empty(); }
+};
+
+/// Which edges of a column slab an executor exchanges with its neighbours (slab_run.hpp).
+/// Without a left edge, column 0 is the matrix's (H = 0, E = -inf). With a right edge the
+/// grid must have no padding columns (padded_cols() == n), so its last column is the slab's.
+struct SlabEdges {
+    bool left = false;
+    bool right = false;
 };
 
 /// Minus infinity for E and F in every backend: far from overflow when ext is subtracted.
@@ -44,6 +55,17 @@ public:
     virtual void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) = 0;
 
     virtual size_t device_bytes() const { return 0; }
+
+    /// Column slabs (only when built with the matching SlabEdges). The left edge of `band`:
+    /// H and E of its R rows in the column left of this slab, and corner H(top - 1, same
+    /// column). Called before enqueue_diagonal(band); the executor copies the data.
+    virtual void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) = 0;
+    /// The band whose right edge (H, E of the last column) diagonal d completes, or -1.
+    virtual int64_t right_edge_band(int64_t d) const = 0;
+    /// Copies that right edge (R rows) once done(d) holds for the diagonal that completed it.
+    virtual void read_right_edge(int64_t band, int32_t* h, int32_t* e) = 0;
+    /// Non-blocking: whether diagonals 0 .. d have completed.
+    virtual bool done(int64_t d) = 0;
 };
 
 }  // namespace chromalign

@@ -13,6 +13,13 @@ std::string TileGrid::describe() const {
            " bands=" + std::to_string(bands);
 }
 
+int64_t TileGrid::cells_finished(int64_t done) const {
+    int64_t blocks_done = 0;
+    for (int64_t b = 0; b < blocks; ++b) blocks_done += std::clamp<int64_t>(done - b, 0, bands);
+    const double fraction = static_cast<double>(blocks_done) / (static_cast<double>(bands) * blocks);
+    return static_cast<int64_t>(fraction * static_cast<double>(m) * static_cast<double>(n));
+}
+
 TileGrid make_tile_grid(int64_t m, int64_t n, int32_t threads, int32_t alpha, int32_t max_blocks) {
     if (m < 1 || n < 1) throw Error("both sequences must hold at least one base");
     if (threads < 1 || alpha < 1 || max_blocks < 1)

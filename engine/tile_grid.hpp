@@ -33,6 +33,10 @@ struct TileGrid {
     int64_t last_block(int64_t d) const { return d < blocks - 1 ? d : blocks - 1; }
     bool has_delegated_band0(int64_t d) const { return d - blocks >= 0 && d - blocks < bands; }
 
+    /// Real cells (of m*n) final once diagonals [0, done) are: block b has then finished
+    /// done - b bands. Counted on the padded grid, scaled to the real cells.
+    int64_t cells_finished(int64_t done) const;
+
     std::string describe() const;  ///< "B=.. T=.. alpha=.. C=.. bands=.."
 };
 

@@ -168,15 +168,6 @@ AlignmentEnd shifted(AlignmentEnd best, int64_t rows) {
 
 AlignmentEnd better_of(const AlignmentEnd& a, const AlignmentEnd& b) { return better_end(a, b) ? a : b; }
 
-/// DP cells of an executor's matrix finished once diagonals [0, done) are: block b has then
-/// finished done - b bands. Counted on the padded grid, scaled to the real cells.
-int64_t cells_done(const TileGrid& g, int64_t done) {
-    int64_t blocks_done = 0;
-    for (int64_t b = 0; b < g.blocks; ++b) blocks_done += std::clamp<int64_t>(done - b, 0, g.bands);
-    const double fraction = static_cast<double>(blocks_done) / (static_cast<double>(g.bands) * g.blocks);
-    return static_cast<int64_t>(fraction * static_cast<double>(g.m) * static_cast<double>(g.n));
-}
-
 }  // namespace
 
 AlignmentEnd run_tiled(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
@@ -202,7 +193,7 @@ AlignmentEnd run_tiled(const Sequence& s0, const Sequence& s1, const Scoring& sc
                 last_report = now;
                 Progress p;
                 p.cells_total = s0.length() * s1.length();
-                p.cells_this_run = cells_done(grid, d + 1);
+                p.cells_this_run = grid.cells_finished(d + 1);
                 p.cells_done = first_row * s1.length() + p.cells_this_run;
                 p.seconds = std::chrono::duration<double>(now - start).count();
                 p.best_score = best_so_far().score;

@@ -7,12 +7,18 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
+#include "engine/cuda_backend.hpp"
 #include "engine/error.hpp"
+#include "engine/slab_run.hpp"
 #include "engine/version.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
+#ifdef CHROMALIGN_HAVE_MPI
+#include "engine/mpi_link.hpp"
+#endif
 
 namespace {
 
@@ -66,7 +72,13 @@ private:
 
 cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.length()}; }
 
-int run(const cli::Options& o, const std::string& command_line) {
+/// This process's place in a run over several ranks (mpirun/srun); one rank otherwise.
+struct RankInfo {
+    SlabLink* link = nullptr;  ///< set when there are several ranks
+    int rank = 0, ranks = 1, local_rank = 0;
+};
+
+int run(const cli::Options& o, const std::string& command_line, const RankInfo& ranks) {
     const auto wall_start = std::chrono::steady_clock::now();
     std::vector<std::string> notes;
     const Sequence s0 = io::read_fasta(o.s0_path, o.s0_record, &notes);
@@ -75,21 +87,39 @@ int run(const cli::Options& o, const std::string& command_line) {
         for (const auto& n : notes) std::cerr << "chromalign: note: " << n << "\n";
     o.scoring.check_no_overflow(s0.length(), s1.length());
 
-    ProgressPrinter printer(!o.quiet);
+    // Several ranks: rank 0 speaks for the job; the others only report their warnings.
+    const bool speaks = ranks.rank == 0;
+    ProgressPrinter printer(!o.quiet && speaks);
     BackendOptions bo = o.backend_options;
     bo.on_progress = [&printer](const Progress& p) { printer(p); };
-    bo.on_note = [&o](const std::string& text) {
-        if (!o.quiet) std::cerr << "chromalign: " << text << "\n";
+    bo.on_note = [&o, &ranks, speaks](const std::string& text) {
+        if (o.quiet) return;
+        if (speaks)
+            std::cerr << "chromalign: " << text << "\n";
+        else if (text.compare(0, 7, "warning") == 0)
+            std::cerr << "chromalign: rank " << ranks.rank << ": " << text << "\n";
     };
     if (!bo.checkpoint.path.empty()) {
         bo.checkpoint.stop = &g_stop_signal;
         install_stop_handlers();
     }
+    if (ranks.link && !o.device_given) {
+        const int devices = cuda_backend_device_count();
+        bo.device = devices > 0 ? ranks.local_rank % devices : 0;
+    }
     auto backend = make_backend(o.backend, bo);
     const auto start = std::chrono::steady_clock::now();
-    const AlignmentEnd result = backend->align(s0, s1, o.scoring);
+    AlignmentEnd result;
+    if (ranks.link) {
+        SlabEngine* engine = backend->slab_engine();
+        if (!engine) throw Error("the " + backend->name() + " backend cannot run over several ranks (use cpu or cuda)");
+        result = run_slab(s0, s1, o.scoring, *engine, *ranks.link, bo);
+    } else {
+        result = backend->align(s0, s1, o.scoring);
+    }
     const auto stop = std::chrono::steady_clock::now();
     printer.finish();
+    if (!speaks) return 0;
 
     cli::RunReport report;
     report.s0 = info_of(s0);
@@ -99,6 +129,7 @@ int run(const cli::Options& o, const std::string& command_line) {
     report.seconds = std::chrono::duration<double>(stop - start).count();
     report.backend = backend->name();
     report.device = backend->device();
+    if (ranks.link) report.device += ", rank 0 of " + std::to_string(ranks.ranks) + " (column slabs over MPI)";
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
     const std::string text = cli::format_report(report, o.format);
@@ -126,32 +157,56 @@ int run(const cli::Options& o, const std::string& command_line) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    RankInfo ranks;
+#ifdef CHROMALIGN_HAVE_MPI
+    std::unique_ptr<MpiSession> mpi;
+    std::unique_ptr<MpiLink> link;
+    if (MpiSession::launched_by_mpi()) {
+        mpi = std::make_unique<MpiSession>(&argc, &argv);
+        ranks.rank = mpi->rank();
+        ranks.ranks = mpi->ranks();
+        ranks.local_rank = mpi->local_rank();
+        if (mpi->ranks() > 1) {
+            link = std::make_unique<MpiLink>(*mpi);
+            ranks.link = link.get();
+        }
+    }
+    // An error on one rank would leave the others waiting for its edges: end the whole job.
+    auto fail = [&](int code) {
+        if (ranks.link) mpi->abort(code);
+        return code;
+    };
+    const std::string who = ranks.link ? "chromalign: rank " + std::to_string(ranks.rank) + ": " : "chromalign: ";
+#else
+    auto fail = [](int code) { return code; };
+    const std::string who = "chromalign: ";
+#endif
     cli::Options options;
     try {
         options = cli::parse_options(argc, argv);
     } catch (const cli::UsageError& e) {
-        std::cerr << "chromalign: " << e.what() << " (see chromalign --help)\n";
-        return 2;
+        if (ranks.rank == 0) std::cerr << "chromalign: " << e.what() << " (see chromalign --help)\n";
+        return 2;  // every rank parses the same command line and stops here alike
     }
     if (options.help) {
-        std::cout << options.help_text;
+        if (ranks.rank == 0) std::cout << options.help_text;
         return 0;
     }
     if (options.version) {
-        std::cout << "chromalign " << kVersion << "\n";
+        if (ranks.rank == 0) std::cout << "chromalign " << kVersion << "\n";
         return 0;
     }
     try {
         std::string command_line = argv[0];
         for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
-        return run(options, command_line);
-    } catch (const Interrupted& e) {
-        std::cerr << "chromalign: " << e.what() << "\n";
+        return run(options, command_line, ranks);
+    } catch (const Interrupted& e) {  // every rank stops at the same checkpoint
+        if (ranks.rank == 0) std::cerr << "chromalign: " << e.what() << "\n";
         return 128 + e.signal_number();
     } catch (const std::bad_alloc&) {
-        std::cerr << "chromalign: out of memory\n";
+        std::cerr << who << "out of memory\n";
     } catch (const std::exception& e) {
-        std::cerr << "chromalign: " << e.what() << "\n";
+        std::cerr << who << e.what() << "\n";
     }
-    return 1;
+    return fail(1);
 }

@@ -120,7 +120,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("s0-record", po::value<std::string>(&s0_record), "record of S0 to use: NAME or NAME:START-END (default: the first)")
         ("s1-record", po::value<std::string>(&s1_record), "record of S1 to use: NAME or NAME:START-END (default: the first)")
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), "auto, cpu, cuda or reference (auto: cuda when a GPU is present, else cpu)")
-        ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index")
+        ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index (under mpirun or srun: the rank's index on its node)")
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU SIMD lane: 4, 8 or 16 (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
@@ -185,6 +185,7 @@ Options parse_options(int argc, const char* const* argv) {
     o.s1_record = parse_record(s1_record, "--s1-record");
     o.format = parse_format(format);
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
+    o.device_given = !vm["device"].defaulted();
     check_options(o);
     return o;
 }

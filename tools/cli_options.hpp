@@ -26,6 +26,7 @@ struct Options {
     std::string preset;        ///< preset name the scoring came from, if any
     std::string backend = "auto";
     BackendOptions backend_options;
+    bool device_given = false; ///< --device was set (else an MPI rank takes its node-local rank)
     Format format = Format::kText;
     std::string output;        ///< empty: standard output
     bool quiet = false;

@@ -13,7 +13,7 @@ namespace {
 /// Empty when `top` can start a 16-bit run: a DP row of this scoring has H >= 0, F <= H, and
 /// adjacent H differing by -open .. match + open (the bound the relative lanes rely on).
 std::string top_row_problem(const TopRow& top, const Scoring& s) {
-    int32_t left = 0;  // H of column 0
+    int32_t left = top.corner;  // H of the column left of the first one
     for (size_t c = 0; c < top.h.size(); ++c) {
         const int64_t step = int64_t{top.h[c]} - left;
         if (top.h[c] < 0 || top.f[c] > top.h[c] || step < -s.gap_open || step > int64_t{s.match} + s.gap_open)
@@ -26,14 +26,17 @@ std::string top_row_problem(const TopRow& top, const Scoring& s) {
 }  // namespace
 
 CpuTileRunner::CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const uint8_t* s0,
-                             const uint8_t* s1, const TopRow& top, const CpuKernel& kernel, int threads)
-    : grid_(grid), scoring_(scoring), kernel_(kernel), pool_(threads) {
+                             const uint8_t* s1, const TopRow& top, const CpuKernel& kernel, int threads,
+                             SlabEdges edges)
+    : grid_(grid), scoring_(scoring), edges_(edges), kernel_(kernel), pool_(threads) {
     const int64_t rows = grid.rows_per_band();
     if (grid.threads != kernel.lanes || grid.alpha != kernel.alpha)
         throw Error(std::string("tile grid does not fit the CPU kernel ") + kernel.name);
     if (kernel.lane_bits == 16 && !relative16_fits(rows, grid.block_cols, scoring))
         throw Error("tiles of " + std::to_string(rows) + " x " + std::to_string(grid.block_cols) +
                     " are too large for 16-bit lanes with this scoring");
+    if (edges.right && grid.padded_cols() != grid.n)
+        throw Error("a slab with a right neighbour needs a grid without padding columns");
     if (!top.empty()) {
         if (static_cast<int64_t>(top.h.size()) != grid.n || top.f.size() != top.h.size())
             throw Error("the starting row has " + std::to_string(top.h.size()) + " columns, the matrix " +
@@ -69,7 +72,7 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const
         std::copy(top.f.begin(), top.f.end(), bus_f_.begin());
         for (int64_t c = grid.n; c < cols; ++c) bus_h_[c] = std::max<int32_t>(0, bus_h_[c - 1] - scoring.gap_open);
     }
-    vbus_.assign(static_cast<size_t>(grid.blocks) * 2 * (2 * rows + 1), 0);
+    vbus_.assign(static_cast<size_t>(grid.blocks + 1) * 2 * (2 * rows + 1), 0);
 
     workers_.resize(static_cast<size_t>(pool_.workers()));
     const size_t scratch_words = (kernel.scratch_bytes(grid.block_cols) + sizeof(int32_t) - 1) / sizeof(int32_t);
@@ -89,8 +92,8 @@ void CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
     a.s1_window = s1_window_;
     a.bus_h = bus_h_.data() + a.col0;
     a.bus_f = bus_f_.data() + a.col0;
-    a.left = block > 0 ? vertical_slot(block, band) : nullptr;
-    a.right = block + 1 < grid_.blocks ? vertical_slot(block + 1, band) : nullptr;
+    a.left = block > 0 || edges_.left ? vertical_slot(block, band) : nullptr;
+    a.right = block + 1 < grid_.blocks || edges_.right ? vertical_slot(block + 1, band) : nullptr;
     a.scratch = w.scratch.data();
     a.open = scoring_.gap_open;
     a.ext = scoring_.gap_extend;
@@ -120,6 +123,31 @@ AlignmentEnd CpuTileRunner::best() {
         if (better_end(cand, result)) result = cand;
     }
     return result;
+}
+
+// A slot holds row k*A + r of the band (lane k, its row r) at index r*L + k.
+void CpuTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) {
+    const int64_t rows = grid_.rows_per_band(), lanes = kernel_.lanes, alpha = kernel_.alpha;
+    int32_t* slot = vertical_slot(0, band);
+    for (int64_t q = 0; q < rows; ++q) {
+        slot[q % alpha * lanes + q / alpha] = h[q];
+        slot[rows + q % alpha * lanes + q / alpha] = e[q];
+    }
+    slot[2 * rows] = corner;
+}
+
+int64_t CpuTileRunner::right_edge_band(int64_t d) const {
+    const int64_t band = d - (grid_.blocks - 1);
+    return edges_.right && band >= 0 && band < grid_.bands ? band : -1;
+}
+
+void CpuTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
+    const int64_t rows = grid_.rows_per_band(), lanes = kernel_.lanes, alpha = kernel_.alpha;
+    const int32_t* slot = vertical_slot(grid_.blocks, band);
+    for (int64_t q = 0; q < rows; ++q) {
+        h[q] = slot[q % alpha * lanes + q / alpha];
+        e[q] = slot[rows + q % alpha * lanes + q / alpha];
+    }
 }
 
 void CpuTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) {

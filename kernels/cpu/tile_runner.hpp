@@ -28,6 +28,8 @@ namespace chromalign::kernels::cpu {
 ///   slot b+1 is tile (i-1, b+1), which reads slot (b+1, (i-1) & 1): the other parity. The next
 ///   writer of slot (b+1, i & 1) is tile (i+2, b) in diagonal d+2, after its reader (i, b+1) ran
 ///   in diagonal d+1.
+/// - slab edges (SlabEdges): the left edge of band i is slot (0, i & 1), read by tile (i, 0);
+///   the right edge is slot (B, i & 1), written by tile (i, B-1) in diagonal i + B - 1.
 class CpuTileRunner : public TileExecutor {
 public:
     /// s0 holds grid.m codes and s1 grid.n codes (BaseCode values). `top` is the row above
@@ -35,7 +37,7 @@ public:
     /// alpha, and relative16_fits for 16-bit lanes). Throws Error on a mismatch, or when a
     /// 16-bit kernel is given a `top` that is not a DP row of this scoring.
     CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const uint8_t* s0, const uint8_t* s1,
-                  const TopRow& top, const CpuKernel& kernel, int threads);
+                  const TopRow& top, const CpuKernel& kernel, int threads, SlabEdges edges = {});
 
     const TileGrid& grid() const override { return grid_; }
     /// Runs the tiles of diagonal d on the workers; returns when they are done.
@@ -44,6 +46,11 @@ public:
     AlignmentEnd best() override;
     /// Synchronous: diagonal d = band + b has just written block b's columns of band's bottom row.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
+
+    void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;
+    int64_t right_edge_band(int64_t d) const override;
+    void read_right_edge(int64_t band, int32_t* h, int32_t* e) override;
+    bool done(int64_t) override { return true; }
 
     const CpuKernel& kernel() const { return kernel_; }
 
@@ -61,13 +68,14 @@ private:
 
     TileGrid grid_;
     Scoring scoring_;
+    SlabEdges edges_;
     CpuKernel kernel_;
     std::vector<uint8_t> s0_;        ///< padded_rows codes; others and padding are 4
     std::vector<int16_t> s1_i16_;    ///< S1 window of 16-bit kernels (see s1_window_)
     std::vector<int32_t> s1_i32_;    ///< ... of 32-bit kernels
     const void* s1_window_ = nullptr;  ///< column c (-lanes < c < padded_cols + lanes) at index -c
     std::vector<int32_t> bus_h_, bus_f_;  ///< horizontal bus, padded_cols entries
-    std::vector<int32_t> vbus_;           ///< vertical bus, blocks x 2 slots of 2R + 1
+    std::vector<int32_t> vbus_;           ///< vertical bus, (blocks + 1) x 2 slots of 2R + 1
     std::vector<Worker> workers_;
     std::atomic<int32_t> best_score_{0};  ///< G: the best score any worker has found
     WorkerPool pool_;

@@ -33,6 +33,8 @@ struct PhaseArgs {
     int32_t* mid;             ///< state handed from the short to the long phase, one slot per block
     BestCell* best;           ///< one per block column
     int32_t* best_score;      ///< G: the best score flushed so far by any block (atomicMax)
+    const int32_t* left_edge; ///< column slab: H[R], E[R] left of band d's rows, then corner H; or null
+    int32_t* right_edge;      ///< column slab: H[R], E[R] of the last column for band d - B; or null
     int64_t d;                ///< external diagonal
     int64_t bands;            ///< number of bands
     int32_t blocks;           ///< B
@@ -130,6 +132,31 @@ __device__ __forceinline__ void start_rows(Lane<A>& L, const PhaseArgs& p) {
     }
     L.hdiag_o = -p.open;
     L.fbot = kNegInf;
+}
+
+/// Rows of a column slab start from the left neighbour's last column: H(r, -1) and E(r, -1)
+/// of this thread's rows, and H(top-1, -1) from the row above (the corner for thread 0).
+template <int A>
+__device__ __forceinline__ void start_rows_at_edge(Lane<A>& L, const PhaseArgs& p, int t) {
+    constexpr int R = A * kWarp;
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        L.ho[r] = p.left_edge[t * A + r] - p.open;
+        L.e[r] = p.left_edge[R + t * A + r];
+    }
+    L.hdiag_o = (t == 0 ? p.left_edge[2 * R] : p.left_edge[t * A - 1]) - p.open;
+    L.fbot = kNegInf;
+}
+
+/// The thread's rows at the last column of the matrix: H and E for the right neighbour.
+template <int A>
+__device__ __forceinline__ void store_right_edge(const Lane<A>& L, const PhaseArgs& p, int t) {
+    constexpr int R = A * kWarp;
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        p.right_edge[t * A + r] = L.ho[r] + p.open;
+        p.right_edge[R + t * A + r] = L.e[r];
+    }
 }
 
 template <int A, bool kByte>
@@ -233,6 +260,9 @@ __device__ __forceinline__ void track_if_needed(Lane<A>& L, int32_t tag, int32_t
 /// column b*C + s - t: for s < t these are the cells delegated by the block to the left (for
 /// block 0, by the right-most block of band d - B, which then restarts at column 0 of band d).
 /// All lanes run every step so the shuffles stay converged; a lane without a valid band idles.
+/// Every lane of block 0 loads its delegated state, lane 0 too: lane 1's first delegated cell
+/// (the last column) reads lane 0's bottom row there. At the wrap (s == t) lane t holds its
+/// rows at the last column, which is the right edge of a column slab.
 template <int A, bool kByte>
 __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
     const int t = threadIdx.x;
@@ -252,7 +282,7 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
     if (b > 0) {
         load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
         load_codes<A, kByte>(L, p, band * rows + t * A);
-    } else if (del_valid && t > 0) {
+    } else if (del_valid) {
         load_state(L, p.vbus_in, t);
         load_codes<A, kByte>(L, p, dband * rows + t * A);
     }
@@ -261,9 +291,13 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
         int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
         if (b == 0 && s == t) {  // block 0: delegated cells done, start band d at column 0
             if (del_valid && t > 0) flush_rows(L, mine, static_cast<int32_t>(dband * rows + t * A), 0);
+            if (del_valid && p.right_edge) store_right_edge(L, p, t);
             clear_best(L);
             if (main_valid) {
-                start_rows(L, p);
+                if (p.left_edge)
+                    start_rows_at_edge(L, p, t);
+                else
+                    start_rows(L, p);
                 load_codes<A, kByte>(L, p, band * rows + t * A);
             }
         }

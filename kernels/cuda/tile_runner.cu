@@ -62,6 +62,12 @@ struct CudaTileRunner::Impl {
     int32_t* d_mid = nullptr;
     BestCell* d_best = nullptr;
     int32_t* d_best_score = nullptr;
+    SlabEdges edges;
+    int32_t* d_left = nullptr;    ///< kEdgeSlots left edges of 2R + 1 words
+    int32_t* d_right = nullptr;   ///< kEdgeSlots right edges of 2R words
+    int32_t* h_left = nullptr;    ///< pinned staging of the left edges, same layout
+    cudaEvent_t done[kEdgeSlots] = {};
+    int64_t enqueued = 0;         ///< diagonals enqueued so far
     size_t bytes = 0;
     bool byte_mode = false;  ///< scoring fits the prmt substitution path
 
@@ -98,18 +104,26 @@ struct CudaTileRunner::Impl {
         cudaFree(d_mid);
         cudaFree(d_best);
         cudaFree(d_best_score);
+        cudaFree(d_left);
+        cudaFree(d_right);
+        cudaFreeHost(h_left);
+        for (cudaEvent_t ev : done)
+            if (ev) cudaEventDestroy(ev);
         if (stream) cudaStreamDestroy(stream);
     }
 };
 
 CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring,
-                               const uint8_t* s0, const uint8_t* s1, const TopRow& top)
+                               const uint8_t* s0, const uint8_t* s1, const TopRow& top, SlabEdges edges)
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
     if (!cuda_alpha_supported(grid.alpha)) unsupported_alpha(grid.alpha);
     Impl& im = *impl_;
     im.grid = grid;
     im.device = device;
+    im.edges = edges;
+    if (edges.right && grid.padded_cols() != grid.n)
+        throw Error("a slab with a right neighbour needs a grid without padding columns");
     CUDA_CHECK(cudaSetDevice(device));
     try {
         CUDA_CHECK(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
@@ -143,6 +157,13 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
         CUDA_CHECK(cudaMemset(im.d_mid, 0, slot * grid.blocks * sizeof(int32_t)));
         CUDA_CHECK(cudaMemset(im.d_best, 0, grid.blocks * sizeof(BestCell)));
         CUDA_CHECK(cudaMemset(im.d_best_score, 0, sizeof(int32_t)));
+        const size_t edge_words = 2 * static_cast<size_t>(grid.rows_per_band()) + 1;
+        if (edges.left) {
+            im.d_left = im.alloc<int32_t>(edge_words * kEdgeSlots);
+            CUDA_CHECK(cudaMallocHost(&im.h_left, edge_words * kEdgeSlots * sizeof(int32_t)));
+        }
+        if (edges.right) im.d_right = im.alloc<int32_t>(edge_words * kEdgeSlots);
+        for (cudaEvent_t& ev : im.done) CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
     } catch (...) {
         im.release();
         throw;
@@ -176,6 +197,10 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     a.d = d;
     a.vbus_in = im.d_vbus[(d + 1) & 1];  // written in diagonal d-1
     a.vbus_out = im.d_vbus[d & 1];
+    const int64_t edge_words = 2 * im.grid.rows_per_band() + 1;
+    a.left_edge = im.edges.left && d < im.grid.bands ? im.d_left + d % kEdgeSlots * edge_words : nullptr;
+    const int64_t right_band = right_edge_band(d);
+    a.right_edge = right_band >= 0 ? im.d_right + right_band % kEdgeSlots * edge_words : nullptr;
     with_alpha(im.grid.alpha, [&](auto alpha) {
         constexpr int A = decltype(alpha)::value;
         if (im.byte_mode)
@@ -183,6 +208,8 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         else
             im.launch<A, false>(d, a);
     });
+    CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
+    im.enqueued = d + 1;
 }
 
 void CudaTileRunner::synchronize() { CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
@@ -220,5 +247,45 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
 }
 
 size_t CudaTileRunner::device_bytes() const { return impl_->bytes; }
+
+void CudaTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) {
+    Impl& im = *impl_;
+    if (!im.edges.left) throw Error("set_left_edge on a runner built without a left edge");
+    const int64_t rows = im.grid.rows_per_band(), words = 2 * rows + 1;
+    // The staging slot was last copied for band - kEdgeSlots, before that band's diagonal,
+    // which the caller has seen done.
+    int32_t* stage = im.h_left + band % kEdgeSlots * words;
+    std::copy(h, h + rows, stage);
+    std::copy(e, e + rows, stage + rows);
+    stage[2 * rows] = corner;
+    CUDA_CHECK(cudaMemcpyAsync(im.d_left + band % kEdgeSlots * words, stage, words * sizeof(int32_t),
+                               cudaMemcpyHostToDevice, im.stream));
+}
+
+int64_t CudaTileRunner::right_edge_band(int64_t d) const {
+    const TileGrid& g = impl_->grid;
+    return impl_->edges.right && g.has_delegated_band0(d) ? d - g.blocks : -1;
+}
+
+void CudaTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
+    Impl& im = *impl_;
+    const int64_t rows = im.grid.rows_per_band();
+    const int32_t* slot = im.d_right + band % kEdgeSlots * (2 * rows + 1);
+    // The legacy stream does not wait for this runner's non-blocking stream: only the slot is read.
+    CUDA_CHECK(cudaMemcpy(h, slot, rows * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(e, slot + rows, rows * sizeof(int32_t), cudaMemcpyDeviceToHost));
+}
+
+bool CudaTileRunner::done(int64_t d) {
+    Impl& im = *impl_;
+    if (d < 0) return true;
+    if (d >= im.enqueued) throw Error("done(" + std::to_string(d) + ") asks for a diagonal not enqueued yet");
+    // An older diagonal's event was recorded again: the oldest recorded one answers for it.
+    d = std::max(d, im.enqueued - kEdgeSlots);
+    const cudaError_t status = cudaEventQuery(im.done[d % kEdgeSlots]);
+    if (status == cudaErrorNotReady) return false;
+    CUDA_CHECK(status);
+    return true;
+}
 
 }  // namespace chromalign::kernels

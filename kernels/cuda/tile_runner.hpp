@@ -42,8 +42,9 @@ class CudaTileRunner : public TileExecutor {
 public:
     /// Uploads the encoded sequences (BaseCode values; s0 holds grid.m rows, s1 grid.n
     /// columns) and sets the horizontal bus to `top` (row 0 of the matrix when empty).
+    /// With slab edges, keeps rings of kEdgeSlots left and right edges on the device.
     CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring, const uint8_t* s0,
-                   const uint8_t* s1, const TopRow& top);
+                   const uint8_t* s1, const TopRow& top, SlabEdges edges = {});
     ~CudaTileRunner() override;
     CudaTileRunner(const CudaTileRunner&) = delete;
     CudaTileRunner& operator=(const CudaTileRunner&) = delete;
@@ -58,6 +59,19 @@ public:
     /// diagonal band + b finishes columns [b*C - 31, (b+1)*C - 31) and band + B the last 31.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
+
+    /// Stages the edge in pinned memory and copies it, in stream order, to ring slot band % kEdgeSlots.
+    void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;
+    /// Band d - B: block 0 writes it at the wrap of its delegated cells (short phase).
+    int64_t right_edge_band(int64_t d) const override;
+    void read_right_edge(int64_t band, int32_t* h, int32_t* e) override;
+    /// From an event recorded after every diagonal (for one older than the last kEdgeSlots,
+    /// the oldest of them: a conservative answer).
+    bool done(int64_t d) override;
+
+    /// Edge ring slots and recorded diagonals: the caller keeps fewer than this many
+    /// diagonals between an edge's use and its slot's reuse (slab_run keeps 8 in flight).
+    static constexpr int kEdgeSlots = 32;
 
 private:
     struct Impl;

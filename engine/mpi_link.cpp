@@ -1,0 +1,171 @@
+//! @file MpiSession and MpiLink: the only code that calls MPI.
+#include "engine/mpi_link.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+
+#include "engine/error.hpp"
+
+namespace chromalign {
+namespace {
+
+constexpr int kEdgeTag = 1;
+constexpr int kAckTag = 2;
+/// Messages are int32 words (an edge is 8 bytes per row). Edge header: band (2 words),
+/// corner, checkpoint seq (2 words), stop, rows.
+constexpr size_t kHeader = 7;
+
+void put64(std::vector<int32_t>& words, int64_t v) {
+    words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) & 0xffffffffu));
+    words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) >> 32));
+}
+
+int64_t get64(const int32_t* w) {
+    return static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint32_t>(w[0])) |
+                                static_cast<uint64_t>(static_cast<uint32_t>(w[1])) << 32);
+}
+
+void check(int status, const char* what) {
+    if (status != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int length = 0;
+        MPI_Error_string(status, text, &length);
+        throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<size_t>(length)));
+    }
+}
+
+/// Receives the message Iprobe found from `source` with `tag`.
+std::vector<int32_t> receive(int source, int tag, const MPI_Status& probe) {
+    int count = 0;
+    check(MPI_Get_count(&probe, MPI_INT32_T, &count), "MPI_Get_count");
+    std::vector<int32_t> words(static_cast<size_t>(count));
+    check(MPI_Recv(words.data(), count, MPI_INT32_T, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    return words;
+}
+
+}  // namespace
+
+struct MpiLink::Pending {
+    std::vector<int32_t> words;
+    MPI_Request request = MPI_REQUEST_NULL;
+};
+
+bool MpiSession::launched_by_mpi() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS"})
+        if (std::getenv(name)) return true;
+    return false;
+}
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+    int provided = 0;
+    check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &ranks_), "MPI_Comm_size");
+    MPI_Comm node;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    check(MPI_Comm_rank(node, &local_rank_), "MPI_Comm_rank");
+    MPI_Comm_free(&node);
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+void MpiSession::abort(int code) const {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+}
+
+MpiLink::MpiLink(const MpiSession& session) : rank_(session.rank()), ranks_(session.ranks()) {}
+
+MpiLink::~MpiLink() {
+    // After an exception the peers may never receive: cancel rather than wait.
+    for (auto& p : pending_) {
+        MPI_Cancel(&p->request);
+        MPI_Request_free(&p->request);
+    }
+}
+
+void MpiLink::send(std::vector<int32_t> words, int to, int tag) {
+    auto p = std::make_unique<Pending>();
+    p->words = std::move(words);
+    check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, MPI_COMM_WORLD,
+                    &p->request),
+          "MPI_Isend");
+    pending_.push_back(std::move(p));
+    reap();
+}
+
+void MpiLink::reap() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+        int done = 0;
+        check(MPI_Test(&(*it)->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        it = done ? pending_.erase(it) : std::next(it);
+    }
+}
+
+void MpiLink::send_edge(const EdgeMessage& m) {
+    std::vector<int32_t> words;
+    words.reserve(kHeader + 2 * m.h.size());
+    put64(words, m.band);
+    words.push_back(m.corner);
+    put64(words, m.checkpoint_seq);
+    words.push_back(m.stop ? 1 : 0);
+    words.push_back(static_cast<int32_t>(m.h.size()));
+    words.insert(words.end(), m.h.begin(), m.h.end());
+    words.insert(words.end(), m.e.begin(), m.e.end());
+    send(std::move(words), rank_ + 1, kEdgeTag);
+}
+
+bool MpiLink::poll_edge(EdgeMessage& m) {
+    reap();
+    int flag = 0;
+    MPI_Status status;
+    check(MPI_Iprobe(rank_ - 1, kEdgeTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    if (!flag) return false;
+    const std::vector<int32_t> words = receive(rank_ - 1, kEdgeTag, status);
+    const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[6]) : 0;
+    if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
+    m.band = get64(&words[0]);
+    m.corner = words[2];
+    m.checkpoint_seq = get64(&words[3]);
+    m.stop = words[5] != 0;
+    m.h.assign(words.begin() + kHeader, words.begin() + kHeader + rows);
+    m.e.assign(words.begin() + kHeader + rows, words.end());
+    return true;
+}
+
+void MpiLink::send_ack(int64_t seq) {
+    std::vector<int32_t> words;
+    put64(words, seq);
+    send(std::move(words), 0, kAckTag);
+}
+
+bool MpiLink::poll_ack(int64_t& seq) {
+    reap();
+    int flag = 0;
+    MPI_Status status;
+    check(MPI_Iprobe(MPI_ANY_SOURCE, kAckTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    if (!flag) return false;
+    const std::vector<int32_t> words = receive(status.MPI_SOURCE, kAckTag, status);
+    if (words.size() != 2) throw Error("MPI: malformed checkpoint acknowledgement");
+    seq = get64(words.data());
+    return true;
+}
+
+std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>& values) {
+    const int count = static_cast<int>(values.size());
+    std::vector<int64_t> all(values.size() * static_cast<size_t>(ranks_));
+    check(MPI_Allgather(values.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, MPI_COMM_WORLD),
+          "MPI_Allgather");
+    std::vector<std::vector<int64_t>> out;
+    for (int k = 0; k < ranks_; ++k) out.emplace_back(all.begin() + k * count, all.begin() + (k + 1) * count);
+    return out;
+}
+
+void MpiLink::flush() {
+    for (auto& p : pending_) check(MPI_Wait(&p->request, MPI_STATUS_IGNORE), "MPI_Wait");
+    pending_.clear();
+}
+
+}  // namespace chromalign

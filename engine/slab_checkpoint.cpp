@@ -1,0 +1,215 @@
+//! @file SlabCheckpointer: per-rank pieces of a checkpoint row, their agreement and their writer.
+#include "engine/slab_checkpoint.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/error.hpp"
+
+namespace chromalign {
+namespace {
+
+bool file_exists(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0;
+}
+
+std::string dir_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// A piece left by a run with another number of ranks, or "" (resuming with another P is not
+/// supported: the slabs would differ).
+std::string foreign_piece(const std::string& path, int ranks) {
+    DIR* dir = opendir(dir_of(path).c_str());
+    if (!dir) return {};
+    const std::string prefix = base_of(path) + ".rank", mine = "of" + std::to_string(ranks) + ".";
+    std::string found;
+    while (const dirent* entry = readdir(dir)) {
+        const std::string name = entry->d_name;
+        if (name.compare(0, prefix.size(), prefix) == 0 && name.find(mine) == std::string::npos) {
+            found = name;
+            break;
+        }
+    }
+    closedir(dir);
+    return found;
+}
+
+}  // namespace
+
+SlabCheckpointer::SlabCheckpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
+                                   const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
+                                   std::function<void(const std::string&)> note)
+    : s0_(s0), s1_(s1), slab_(slab), options_(options), note_(std::move(note)), c0_(c0), rank_(rank), ranks_(ranks) {
+    base_.m = s0.length();
+    base_.n = slab.length();
+    base_.fingerprint0 = sequence_fingerprint(s0);
+    base_.fingerprint1 = sequence_fingerprint(slab);
+    base_.scoring = scoring;
+    if (enabled() && !options_.restart && rank_ == 0)
+        if (const std::string other = foreign_piece(options_.path, ranks_); !other.empty())
+            throw Error(dir_of(options_.path) + "/" + other + ": checkpoint piece of a run with another number of "
+                        "ranks; resume with the same number (mpirun -np as before), or use --restart");
+}
+
+SlabCheckpointer::~SlabCheckpointer() {
+    if (writer_.valid()) writer_.wait();
+}
+
+std::string SlabCheckpointer::piece(int slot) const {
+    return options_.path + ".rank" + std::to_string(rank_) + "of" + std::to_string(ranks_) + "." +
+           std::to_string(slot);
+}
+
+void SlabCheckpointer::note(const std::string& text) const {
+    if (note_) note_(text);
+}
+
+std::vector<int64_t> SlabCheckpointer::offer() const {
+    std::vector<int64_t> rows{-1, -1, -1, 0};
+    if (!enabled() || options_.restart) return rows;
+    auto read = [&](const std::string& path, const Sequence& columns, int64_t& row) {
+        if (!file_exists(path)) return;
+        rows[3] = 1;
+        try {
+            const Checkpoint c = read_checkpoint(path);
+            if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); why.empty())
+                row = c.row;
+            else
+                note("warning: " + path + " does not match this run (" + why + "); it is not used");
+        } catch (const Error& e) {
+            note(std::string("warning: ") + e.what() + "; this piece is not used");
+        }
+    };
+    read(piece(0), slab_, rows[0]);
+    read(piece(1), slab_, rows[1]);
+    read(options_.path, s1_, rows[2]);
+    return rows;
+}
+
+void SlabCheckpointer::resume(int64_t row) {
+    if (row <= 0) return;
+    for (int slot = 0; slot < 2; ++slot) {
+        if (!file_exists(piece(slot))) continue;
+        Checkpoint c = read_checkpoint(piece(slot));
+        if (c.row != row || c.n != base_.n || c.fingerprint1 != base_.fingerprint1) continue;
+        first_row_ = row;
+        best_ = c.best;
+        top_h_ = std::move(c.h);
+        top_f_ = std::move(c.f);
+        next_seq_ = slot + 1;  // the next checkpoint goes to the other slot
+        if (rank_ == 0)
+            note("resuming from " + options_.path + " (" + std::to_string(ranks_) + " pieces) at row " +
+                 std::to_string(row) + " of " + std::to_string(base_.m));
+        return;
+    }
+    Checkpoint c = read_checkpoint(options_.path);  // the single-process checkpoint offered this row
+    resumed_whole_ = true;
+    first_row_ = row;
+    best_ = c.best;
+    top_h_.assign(c.h.begin() + c0_, c.h.begin() + c0_ + base_.n);
+    top_f_.assign(c.f.begin() + c0_, c.f.begin() + c0_ + base_.n);
+    if (rank_ == 0)
+        note("resuming from single-process checkpoint " + options_.path + " at row " + std::to_string(row) +
+             " of " + std::to_string(base_.m));
+}
+
+TopRow SlabCheckpointer::top() {
+    TopRow t;
+    t.h = std::move(top_h_);
+    t.f = std::move(top_f_);
+    return t;
+}
+
+void SlabCheckpointer::start(int64_t band, int64_t seq, bool stop, int64_t n_cols) {
+    capturing_ = true;
+    stop_ = stop;
+    band_ = band;
+    seq_ = seq;
+    next_seq_ = seq + 1;
+    row_h_.assign(static_cast<size_t>(n_cols), 0);
+    row_f_.assign(static_cast<size_t>(n_cols), 0);
+}
+
+bool SlabCheckpointer::capture(TileExecutor& ex, int64_t d) {
+    if (!capturing_) return false;
+    ex.capture_band_bottom(band_, d, row_h_.data(), row_f_.data());
+    return d == band_ + ex.grid().blocks;
+}
+
+bool SlabCheckpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
+    ex.synchronize();
+    capturing_ = false;
+    last_ = std::chrono::steady_clock::now();
+    if (writer_.valid()) writer_.wait();  // one write at a time; its result is polled by the caller
+    auto c = std::make_shared<Checkpoint>(base_);
+    c->row = first_row_ + (band_ + 1) * ex.grid().rows_per_band();
+    c->best = best;
+    c->h.swap(row_h_);
+    c->f.swap(row_f_);
+    const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
+    const int64_t seq = seq_;
+    const std::string keep_name = keep + "/row_" + std::to_string(c->row) + ".rank" + std::to_string(rank_) +
+                                  "of" + std::to_string(ranks_) + ".ckpt";
+    auto job = [c, path, keep, keep_name, seq] {
+        write_checkpoint(path, *c);
+        if (!keep.empty()) write_checkpoint(keep_name, *c);
+        return seq;
+    };
+    writer_ = std::async(stop_ ? std::launch::deferred : std::launch::async, job);
+    return stop_;
+}
+
+int64_t SlabCheckpointer::poll_written() {
+    if (!writer_.valid()) return 0;
+    if (writer_.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) {
+        writer_.wait();  // a stop checkpoint: written now, in the caller's thread
+    } else if (writer_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        return 0;
+    }
+    const int64_t seq = seq_;
+    try {
+        return writer_.get();
+    } catch (const Error& e) {
+        if (options_.strict || stop_) throw;
+        note(std::string("warning: ") + e.what() + "; the previous checkpoint is kept, the run goes on");
+        return seq;
+    }
+}
+
+void SlabCheckpointer::acknowledged(int64_t seq) {
+    if (seq != acked_seq_) {
+        acked_seq_ = seq;
+        acks_ = 0;
+    }
+    ++acks_;
+}
+
+bool SlabCheckpointer::due(bool stop) const {
+    if (!enabled() || capturing_) return false;
+    if (seq_ > 0 && !(acked_seq_ == seq_ && acks_ == ranks_)) return false;
+    return stop || std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= options_.every_seconds;
+}
+
+void SlabCheckpointer::finish() {
+    if (!enabled()) return;
+    if (writer_.valid()) writer_.wait();
+    bool removed = false;
+    for (int slot = 0; slot < 2; ++slot)
+        if (file_exists(piece(slot)) && ::unlink(piece(slot).c_str()) == 0) removed = true;
+    if (rank_ == 0 && resumed_whole_ && ::unlink(options_.path.c_str()) == 0) removed = true;
+    if (removed && rank_ == 0) note("run complete; removed the checkpoint pieces " + options_.path + ".rank*");
+}
+
+}  // namespace chromalign

@@ -1,0 +1,90 @@
+//! @file Checkpoints of a column-slab run: one piece per rank of the same flat row, two generations.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/checkpoint.hpp"
+#include "engine/tile_executor.hpp"
+
+namespace chromalign {
+
+/// Rank k of P keeps its columns of checkpoint number q in PATH.rank<k>of<P>.<q % 2>, in the
+/// single-run format with the slab as S1 (so lengths, fingerprints and CRC protect it). Rank 0
+/// starts checkpoint q + 1 only once every rank has acknowledged q, so whatever moment a job
+/// dies, every rank holds the pieces of one common row; a resume takes the latest such row.
+/// A single-process checkpoint at PATH itself (a flat row of all columns) also resumes a slab
+/// run: each rank takes its columns.
+class SlabCheckpointer {
+public:
+    /// `slab` holds the slab's columns of S1, which start at column c0 (0-based) of S1. The
+    /// sequences must outlive the checkpointer.
+    SlabCheckpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
+                     const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
+                     std::function<void(const std::string&)> note);
+    ~SlabCheckpointer();
+
+    bool enabled() const { return !options_.path.empty(); }
+
+    /// What this rank can resume from, for the agreement: {row of piece 0, row of piece 1,
+    /// row of a single-process checkpoint at PATH, whether any of those files exists}; -1 where
+    /// none (or when --restart).
+    std::vector<int64_t> offer() const;
+    /// Loads the state at `row` (0: a fresh start), one of the rows offered by every rank.
+    void resume(int64_t row);
+
+    int64_t first_row() const { return first_row_; }
+    TopRow top();  ///< the slab's columns of row first_row (corner not set); empty at row 0
+    const AlignmentEnd& resumed_best() const { return best_; }
+    /// The number the next checkpoint gets (its piece goes to slot seq % 2).
+    int64_t next_seq() const { return next_seq_; }
+
+    /// Starts capturing `band` as checkpoint `seq` (the band's bottom is row first_row + (band+1)R).
+    void start(int64_t band, int64_t seq, bool stop, int64_t n_cols);
+    bool capturing() const { return capturing_; }
+    /// After diagonal d was enqueued; true when the band's bottom row is complete.
+    bool capture(TileExecutor& ex, int64_t d);
+    /// Writes the captured row with `best` (global coordinates) in the background, or at once
+    /// when the checkpoint carries the stop request. Returns whether it did carry it.
+    bool write(TileExecutor& ex, const AlignmentEnd& best);
+    /// A finished background write: its seq (> 0), else 0. Failures warn (or throw when strict).
+    int64_t poll_written();
+    /// Rank 0: an acknowledgement of `seq` arrived (its own included).
+    void acknowledged(int64_t seq);
+    /// Rank 0: whether a new checkpoint may start now: the previous one is on every rank, and
+    /// the interval has elapsed or a stop was asked for.
+    bool due(bool stop) const;
+    /// The run is complete on every rank: removes this rank's pieces.
+    void finish();
+
+private:
+    std::string piece(int slot) const;
+    void note(const std::string& text) const;
+
+    const Sequence& s0_;
+    const Sequence& s1_;
+    const Sequence& slab_;
+    CheckpointOptions options_;
+    std::function<void(const std::string&)> note_;
+    Checkpoint base_;    ///< identity of this rank's piece (slab as S1)
+    int64_t c0_ = 0;
+    int rank_ = 0, ranks_ = 1;
+    int64_t first_row_ = 0;
+    bool resumed_whole_ = false;
+    AlignmentEnd best_;
+    std::vector<int32_t> top_h_, top_f_;
+    int64_t next_seq_ = 1;
+    int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq
+    bool capturing_ = false, stop_ = false;
+    int64_t band_ = 0, seq_ = 0;
+    std::vector<int32_t> row_h_, row_f_;
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+    std::future<int64_t> writer_;
+};
+
+}  // namespace chromalign

@@ -1,0 +1,44 @@
+//! @file How the ranks of a column-slab run talk: edge stream, checkpoint acknowledgements, collectives.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace chromalign {
+
+/// One band of a slab's right edge, sent to the next rank as that rank's left edge.
+struct EdgeMessage {
+    int64_t band = 0;
+    int32_t corner = 0;          ///< H(top - 1, edge column): the row above the band
+    int64_t checkpoint_seq = 0;  ///< > 0: every rank checkpoints this band's bottom row as number seq
+    bool stop = false;           ///< with checkpoint_seq: every rank stops once it is written
+    std::vector<int32_t> h, e;   ///< H and E of the band's R rows in the edge column
+};
+
+/// Rank k of P owns the k-th column slab; messages flow from rank k to rank k+1 in band
+/// order, acknowledgements to rank 0. Implemented over MPI (engine/mpi_link) and, for tests,
+/// over threads of one process.
+class SlabLink {
+public:
+    virtual ~SlabLink() = default;
+    virtual int rank() const = 0;
+    virtual int ranks() const = 0;
+
+    /// Starts sending `m` to rank + 1 (the link keeps a copy); never blocks.
+    virtual void send_edge(const EdgeMessage& m) = 0;
+    /// The next message from rank - 1, if it has arrived; never blocks.
+    virtual bool poll_edge(EdgeMessage& m) = 0;
+
+    /// Tells rank 0 that this rank's piece of checkpoint `seq` is on disk; never blocks.
+    virtual void send_ack(int64_t seq) = 0;
+    /// Rank 0: an acknowledgement's seq, if one has arrived; never blocks.
+    virtual bool poll_ack(int64_t& seq) = 0;
+
+    /// Collective: every rank's `values` (the same count on every rank), indexed by rank.
+    virtual std::vector<std::vector<int64_t>> allgather(const std::vector<int64_t>& values) = 0;
+
+    /// Waits until every message this rank sent has been delivered.
+    virtual void flush() = 0;
+};
+
+}  // namespace chromalign

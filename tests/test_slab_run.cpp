@@ -1,0 +1,224 @@
+//! @file Column-slab runs (engine/slab_run) on CPU executors, ranks as threads: every split of
+//! the columns against the reference oracle, and the coordinated checkpoints of all ranks.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/error.hpp"
+#include "engine/reference.hpp"
+#include "engine/slab_run.hpp"
+#include "tests/test_support.hpp"
+#include "tests/thread_link.hpp"
+
+namespace chromalign {
+namespace {
+
+const Scoring kScorings[] = {
+    {1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}, {5, -4, 10, 1}, {1, -2, 1, 1}, {200, -150, 300, 40},
+};
+
+/// Runs the comparison on `ranks` threads, each a cpu backend of `options`; every rank must
+/// return the same best cell, which is returned.
+AlignmentEnd slab_align(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
+                        const BackendOptions& options) {
+    std::vector<AlignmentEnd> results(static_cast<size_t>(ranks));
+    test::run_ranks(ranks, [&](SlabLink& link) {
+        auto backend = make_backend("cpu", options);
+        results[static_cast<size_t>(link.rank())] = run_slab(s0, s1, scoring, *backend->slab_engine(), link, options);
+    });
+    for (const AlignmentEnd& r : results) EXPECT_EQ(r, results[0]) << "ranks disagree";
+    return results[0];
+}
+
+void expect_reference(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
+                      const BackendOptions& o, const std::string& what) {
+    const AlignmentEnd want = reference_align(s0, s1, scoring);
+    const AlignmentEnd got = slab_align(s0, s1, scoring, ranks, o);
+    ASSERT_EQ(got, want) << what << ": " << ranks << " ranks, m=" << s0.length() << " n=" << s1.length() << " "
+                         << scoring.to_string() << " alpha=" << o.alpha << " max_blocks=" << o.max_blocks
+                         << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end << ") want "
+                         << want.score << " (" << want.s0_end << ", " << want.s1_end << ")\n s0 "
+                         << test::preview(s0) << "\n s1 " << test::preview(s1) << "\n seed " << test::seed();
+}
+
+BackendOptions options(int alpha, int max_blocks) {
+    BackendOptions o;
+    o.threads = 1;
+    o.alpha = alpha;
+    o.max_blocks = max_blocks;
+    return o;
+}
+
+TEST(CutSlabs, EqualSharesWithExactGridsAndTheRestLast) {
+    for (const int64_t n : {int64_t{200}, int64_t{1000}, int64_t{123457}, int64_t{16000000}})
+        for (const int ranks : {2, 3, 8}) {
+            if (n < 64 * ranks + 1) continue;
+            const std::vector<SlabShape> shapes(static_cast<size_t>(ranks), SlabShape{512, 1584});
+            const auto slabs = cut_slabs(n, shapes);
+            int64_t c0 = 0;
+            for (size_t k = 0; k < slabs.size(); ++k) {
+                EXPECT_EQ(slabs[k].c0, c0);
+                EXPECT_GE(slabs[k].width, 1);
+                if (k + 1 < slabs.size()) {
+                    const int64_t cols = slabs[k].width / slabs[k].blocks;
+                    EXPECT_EQ(cols * slabs[k].blocks, slabs[k].width) << "n=" << n << " rank " << k;
+                    EXPECT_EQ(cols % kColumnQuantum, 0);
+                    EXPECT_GE(cols, 64);
+                    EXPECT_LE(slabs[k].blocks, 1584);
+                    // Equal shares, within one rounding step of the block columns.
+                    EXPECT_NEAR(static_cast<double>(slabs[k].c0 + slabs[k].width), double(n) * (k + 1) / ranks,
+                                64.0 + 4.0 * slabs[k].blocks);
+                }
+                c0 += slabs[k].width;
+            }
+            EXPECT_EQ(c0, n);
+        }
+    EXPECT_EQ(cut_slabs(100, std::vector<SlabShape>(2, SlabShape{512, 4})).back().width, 36);  // last: any width
+    EXPECT_THROW(cut_slabs(128, std::vector<SlabShape>(3, SlabShape{512, 4})), Error);
+}
+
+TEST(SlabRun, RandomAndMutatedPairsMatchReference) {
+    std::mt19937_64 rng(test::seed());
+    const int alphas[] = {4, 8, 16};
+    const int max_blocks[] = {1, 2, 3, 0};
+    for (int i = 0; i < 60; ++i) {
+        const int ranks = 2 + static_cast<int>(rng() % 3);
+        const int64_t m = 1 + rng() % (i < 30 ? 400 : 2500);
+        const int64_t n = 64 * ranks + 1 + rng() % (i < 30 ? 600 : 4000);
+        const bool mutated = i % 4 != 0;
+        auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng, i % 5 == 0 ? 0.02 : 0.0) : test::random_pair(m, n, rng);
+        expect_reference(s0, s1, kScorings[rng() % 6], ranks, options(alphas[rng() % 3], max_blocks[rng() % 4]),
+                         (mutated ? "mutated pair #" : "random pair #") + std::to_string(i));
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(SlabRun, EdgeSizesMatchReference) {
+    std::mt19937_64 rng(test::seed() + 1);
+    for (const int alpha : {4, 16}) {
+        auto backend = make_backend("cpu", options(alpha, 0));
+        const int64_t band = backend->slab_engine()->slab_shape(1000, 1000, kScorings[0]).rows_per_band;
+        for (const int64_t m : {int64_t{1}, band - 1, band, band + 1, 3 * band + 7})
+            for (const int64_t n : {int64_t{129}, int64_t{130}, int64_t{255}, int64_t{1001}}) {
+                auto [s0, s1] = test::mutated_pair(m, n, rng);
+                expect_reference(s0, s1, kScorings[rng() % 6], 2, options(alpha, 1 + rng() % 3), "edge sizes");
+                if (HasFatalFailure()) return;
+            }
+    }
+}
+
+TEST(SlabRun, SharedRealPairMatchesSingleProcess) {
+    Sequence s0, s1;
+    if (!test::load_shared_pair("paper", "AF133821.1", "AY352275.1", s0, s1)) GTEST_SKIP() << "no shared data";
+    const AlignmentEnd want = reference_align(s0, s1, kScorings[0]);
+    EXPECT_EQ(slab_align(s0, s1, kScorings[0], 3, options(16, 0)), want);
+}
+
+/// A scratch directory for checkpoint pieces, removed with its files.
+class TempDir {
+public:
+    TempDir() {
+        char name[] = "/tmp/chromalign-slab-XXXXXX";
+        path_ = mkdtemp(name);
+    }
+    ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+bool exists(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0;
+}
+
+class SlabCheckpoints : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::mt19937_64 rng(test::seed() + 2);
+        std::tie(s0_, s1_) = test::mutated_pair(3000, 2500, rng, 0.01);
+        want_ = reference_align(s0_, s1_, kScorings[0]);
+        o_ = options(4, 3);
+        o_.checkpoint.path = dir_.file("run.ckpt");
+    }
+
+    /// A run of `ranks` that gets a stop request at once: every rank must stop at the same
+    /// checkpoint with Interrupted.
+    void interrupted_run(int ranks) {
+        static volatile std::sig_atomic_t stop = SIGTERM;
+        BackendOptions o = o_;
+        o.checkpoint.stop = &stop;
+        try {
+            slab_align(s0_, s1_, kScorings[0], ranks, o);
+            FAIL() << "the run was not interrupted";
+        } catch (const Interrupted& e) {
+            EXPECT_EQ(e.signal_number(), SIGTERM);
+        }
+    }
+
+    TempDir dir_;
+    Sequence s0_, s1_;
+    AlignmentEnd want_;
+    BackendOptions o_;
+};
+
+TEST_F(SlabCheckpoints, StopOnEveryRankThenResumeGivesTheSameAnswer) {
+    interrupted_run(3);
+    for (int k = 0; k < 3; ++k)
+        EXPECT_TRUE(exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "rank " << k;
+    std::vector<std::string> notes;
+    BackendOptions o = o_;
+    o.on_note = [&](const std::string& text) { notes.push_back(text); };
+    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 3, o), want_);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes[0].find("resuming from"), std::string::npos) << notes[0];
+    for (int k = 0; k < 3; ++k) EXPECT_FALSE(exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1"));
+}
+
+TEST_F(SlabCheckpoints, FrequentCheckpointsDuringAWholeRun) {
+    BackendOptions o = o_;
+    o.checkpoint.every_seconds = 0;  // as often as the acknowledgements allow
+    o.checkpoint.keep_rows_dir = dir_.file("");
+    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
+    int kept = 0;
+    for (int64_t row = 1; row <= s0_.length(); ++row) kept += exists(dir_.file("row_" + std::to_string(row) + ".rank1of2.ckpt"));
+    // How many depends on thread timing (each waits for every rank's acknowledgement).
+    EXPECT_GE(kept, 1) << "a checkpoint was written along the run";
+    EXPECT_FALSE(exists(o_.checkpoint.path + ".rank1of2.0") || exists(o_.checkpoint.path + ".rank1of2.1"));
+}
+
+TEST_F(SlabCheckpoints, MissingPiecesAndAnotherRankCountAreRefused) {
+    interrupted_run(2);
+    EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 3, o_), Error);  // pieces of 2 ranks
+    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank1of2.1").c_str()), 0);
+    EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 2, o_), Error);  // rank 1 has no piece
+    BackendOptions o = o_;
+    o.checkpoint.restart = true;
+    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
+}
+
+TEST_F(SlabCheckpoints, ResumesFromASingleProcessCheckpoint) {
+    static volatile std::sig_atomic_t stop = SIGINT;
+    BackendOptions o = o_;
+    o.checkpoint.stop = &stop;
+    EXPECT_THROW(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), Interrupted);
+    ASSERT_TRUE(exists(o_.checkpoint.path));
+    std::vector<std::string> notes;
+    o = o_;
+    o.on_note = [&](const std::string& text) { notes.push_back(text); };
+    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 3, o), want_);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes[0].find("single-process checkpoint"), std::string::npos) << notes[0];
+    EXPECT_FALSE(exists(o_.checkpoint.path));
+}
+
+}  // namespace
+}  // namespace chromalign

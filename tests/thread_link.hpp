@@ -1,0 +1,54 @@
+//! @file SlabLink between threads of one process: slab runs tested without an MPI launcher.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "engine/slab_link.hpp"
+
+namespace chromalign::test {
+
+/// The shared mailboxes and barrier of `ranks` ThreadLinks.
+class ThreadLinkHub {
+public:
+    explicit ThreadLinkHub(int ranks);
+    int ranks() const { return ranks_; }
+
+private:
+    friend class ThreadLink;
+    int ranks_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<std::deque<EdgeMessage>> edges_;  ///< per receiving rank
+    std::deque<int64_t> acks_;                    ///< to rank 0
+    std::vector<std::vector<int64_t>> gathered_;  ///< allgather in progress
+    int arrived_ = 0;
+    int64_t generation_ = 0;
+    std::vector<std::vector<int64_t>> last_;      ///< result of the last completed allgather
+};
+
+class ThreadLink : public SlabLink {
+public:
+    ThreadLink(ThreadLinkHub& hub, int rank) : hub_(hub), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int ranks() const override { return hub_.ranks(); }
+    void send_edge(const EdgeMessage& m) override;
+    bool poll_edge(EdgeMessage& m) override;
+    void send_ack(int64_t seq) override;
+    bool poll_ack(int64_t& seq) override;
+    std::vector<std::vector<int64_t>> allgather(const std::vector<int64_t>& values) override;
+    void flush() override {}
+
+private:
+    ThreadLinkHub& hub_;
+    int rank_;
+};
+
+/// Runs body(link) on `ranks` threads, one per rank; rethrows the first exception, after
+/// all threads ended. A throwing rank can leave the others waiting; tests only throw together.
+void run_ranks(int ranks, const std::function<void(SlabLink&)>& body);
+
+}  // namespace chromalign::test
