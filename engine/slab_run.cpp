@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <map>
@@ -81,7 +82,7 @@ public:
 
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
-        const auto start = Clock::now();
+        const auto start = start_ = Clock::now();
         auto last_report = start;
         for (int64_t d = 0; d < g_.diagonals(); ++d) {
             wait_until([&] { return ex_.done(d - kInFlight); }, d);
@@ -102,6 +103,14 @@ public:
         }
         ex_.synchronize();
         pump(g_.diagonals());
+        finished_ = seconds_since_start();
+    }
+
+    /// Pipeline figures in milliseconds: first left edge received, time spent waiting for
+    /// left edges, end of this rank's last diagonal (all from this rank's start).
+    std::vector<int64_t> timings() const {
+        return {static_cast<int64_t>(first_edge_ * 1e3), static_cast<int64_t>(edge_wait_ * 1e3),
+                static_cast<int64_t>(finished_ * 1e3)};
     }
 
     /// This rank's best cell in whole-matrix coordinates, merged with the resumed one.
@@ -125,7 +134,10 @@ private:
         int64_t seq = 0;
         bool stop = false;
         if (left_ && (stop_band_ < 0 || d <= stop_band_)) {
+            const double waiting = seconds_since_start();
             wait_until([&] { return !inbox_.empty(); }, d);
+            edge_wait_ += seconds_since_start() - waiting;
+            if (d == 0) first_edge_ = seconds_since_start();
             EdgeMessage m = std::move(inbox_.front());
             inbox_.pop_front();
             if (m.band != d)
@@ -215,6 +227,8 @@ private:
                                    options_.checkpoint.path + ".rank*: run the same command again to resume");
     }
 
+    double seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
     void report(const Sequence& s0, const Sequence& s1, int64_t done, double seconds) {
         // Rank 0's slab stands for the whole matrix: the others trail it by ~B diagonals each.
         const double fraction = static_cast<double>(g_.cells_finished(std::max<int64_t>(done, 0))) /
@@ -242,7 +256,23 @@ private:
     int64_t stop_band_ = -1;   ///< band of the stop checkpoint, once known
     bool stop_noted_ = false;
     std::vector<int32_t> zero_h_, neg_e_;
+    Clock::time_point start_;
+    double first_edge_ = 0, edge_wait_ = 0, finished_ = 0;
 };
+
+/// One line per rank on how the pipeline went: how late its first left edge came, how long it
+/// waited for edges in all, and when it finished.
+std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
+    std::string text = "pipeline (seconds from each rank's start):";
+    for (size_t k = 0; k < timings.size(); ++k) {
+        char line[160];
+        std::snprintf(line, sizeof line, " rank %zu: first edge %.2f, edge waits %.2f, done %.2f;", k,
+                      timings[k][0] / 1e3, timings[k][1] / 1e3, timings[k][2] / 1e3);
+        text += line;
+    }
+    text.pop_back();
+    return text;
+}
 
 }  // namespace
 
@@ -323,11 +353,17 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     worker.run(s0, s1, me.c0);
     const AlignmentEnd mine = worker.best(me.c0);
     link.flush();
+    std::vector<int64_t> shared{mine.score, mine.s0_end, mine.s1_end};
+    for (const int64_t t : worker.timings()) shared.push_back(t);
+    const auto all = link.allgather(shared);
     AlignmentEnd best;
-    for (const auto& v : link.allgather({mine.score, mine.s0_end, mine.s1_end})) {
+    std::vector<std::vector<int64_t>> timings;
+    for (const auto& v : all) {
         const AlignmentEnd cand{static_cast<int32_t>(v[0]), v[1], v[2]};
         if (better_end(cand, best)) best = cand;
+        timings.emplace_back(v.begin() + 3, v.end());
     }
+    if (rank == 0 && options.on_note) options.on_note(pipeline_note(timings));
     int64_t late_ack = 0;  // acknowledgements of a checkpoint rank 0 no longer waits for
     while (rank == 0 && link.poll_ack(late_ack)) {
     }

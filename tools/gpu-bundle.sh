@@ -12,6 +12,7 @@ cp "$build"/chromalign "$build"/chromalign-bench "$build"/tests/chromalign_gpu_t
 for lib in $(ldd .gpu/chromalign .gpu/chromalign_gpu_tests | awk '/=> \// {print $3}' | sort -u); do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libstdc++*|libgcc_s*|libpthread*|libdl*|librt*) ;;  # the GPU image has newer ones
+    libmpi*|libopen-*|libpmix*|libhwloc*|libevent*|libmunge*|libudev*) ;;  # in .gpu/mpi (below)
     *) cp -L "$lib" .gpu/lib/ ;;
   esac
 done
@@ -21,4 +22,5 @@ if [ -d "$shared" ]; then
   cp -r "$shared/related" .gpu/data/
 fi
 cp -r configs .gpu/
+if command -v mpirun >/dev/null; then tools/gpu-bundle-mpi.sh; fi
 du -sh .gpu

@@ -1,0 +1,114 @@
+//! @file GPU tests of column-slab runs: CUDA executors with left and right edges, ranks as
+//! threads (on one device, or one each where there are several), against the reference.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/cuda_backend.hpp"
+#include "engine/error.hpp"
+#include "engine/reference.hpp"
+#include "engine/slab_run.hpp"
+#include "tests/test_support.hpp"
+#include "tests/thread_link.hpp"
+
+namespace chromalign {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+
+const Scoring kScorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}, {5, -4, 10, 1}, {1, -2, 1, 1}, {200, -150, 300, 40}};
+
+AlignmentEnd cuda_slab_align(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
+                             BackendOptions o) {
+    std::vector<AlignmentEnd> results(static_cast<size_t>(ranks));
+    test::run_ranks(ranks, [&](SlabLink& link) {
+        BackendOptions mine = o;
+        mine.device = link.rank() % cuda_backend_device_count();
+        auto backend = make_backend("cuda", mine);
+        results[static_cast<size_t>(link.rank())] = run_slab(s0, s1, scoring, *backend->slab_engine(), link, mine);
+    });
+    for (const AlignmentEnd& r : results) EXPECT_EQ(r, results[0]) << "ranks disagree";
+    return results[0];
+}
+
+BackendOptions grid(int alpha, int max_blocks) {
+    BackendOptions o;
+    o.alpha = alpha;
+    o.max_blocks = max_blocks;
+    return o;
+}
+
+void expect_reference(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
+                      const BackendOptions& o, const std::string& what) {
+    const AlignmentEnd want = reference_align(s0, s1, scoring);
+    const AlignmentEnd got = cuda_slab_align(s0, s1, scoring, ranks, o);
+    ASSERT_EQ(got, want) << what << ": " << ranks << " ranks, m=" << s0.length() << " n=" << s1.length() << " "
+                         << scoring.to_string() << " alpha=" << o.alpha << " max_blocks=" << o.max_blocks
+                         << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end << ") want "
+                         << want.score << " (" << want.s0_end << ", " << want.s1_end << ")\n seed " << test::seed();
+}
+
+TEST(CudaSlab, RandomAndMutatedPairsMatchReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed());
+    const int alphas[] = {4, 8, 16};
+    const int max_blocks[] = {1, 2, 3, 5, 0};
+    for (int i = 0; i < 80; ++i) {
+        const int ranks = 2 + static_cast<int>(rng() % 2);
+        const int64_t m = 1 + rng() % (i < 40 ? 600 : 3000);
+        const int64_t n = 64 * ranks + 1 + rng() % (i < 40 ? 600 : 3000);
+        const bool mutated = i % 4 != 0;
+        auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng, i % 5 == 0 ? 0.02 : 0.0) : test::random_pair(m, n, rng);
+        expect_reference(s0, s1, kScorings[rng() % 6], ranks, grid(alphas[rng() % 3], max_blocks[rng() % 5]),
+                         (mutated ? "mutated pair #" : "random pair #") + std::to_string(i));
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(CudaSlab, EdgeSizesMatchReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 1);
+    for (const int alpha : {4, 16}) {
+        const int64_t band = 32 * alpha;
+        for (const int64_t m : {int64_t{1}, int64_t{31}, int64_t{33}, band - 1, band, band + 1, 2 * band + 1})
+            for (const int64_t n : {int64_t{129}, int64_t{130}, int64_t{200}, int64_t{777}}) {
+                auto [s0, s1] = test::mutated_pair(m, n, rng);
+                expect_reference(s0, s1, kScorings[rng() % 6], 2, grid(alpha, 1 + static_cast<int>(rng() % 3)),
+                                 "edge sizes");
+                if (HasFatalFailure()) return;
+            }
+    }
+}
+
+TEST(CudaSlab, RelatedPairMatchesSingleGpu) {
+    SKIP_WITHOUT_GPU();
+    Sequence s0, s1;
+    if (!test::load_shared_pair("related", "H_Pylori_ELS37", "H_Pylori_G27", s0, s1)) GTEST_SKIP() << "no shared data";
+    const AlignmentEnd single = make_backend("cuda", BackendOptions{})->align(s0, s1, kScorings[0]);
+    EXPECT_EQ(cuda_slab_align(s0, s1, kScorings[0], 2, BackendOptions{}), single);
+    EXPECT_EQ(cuda_slab_align(s0, s1, kScorings[0], 3, BackendOptions{}), single);
+}
+
+TEST(CudaSlab, StopOnEveryRankThenResume) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 2);
+    auto [s0, s1] = test::mutated_pair(40000, 30000, rng, 0.01);
+    const AlignmentEnd want = reference_align(s0, s1, kScorings[0]);
+    char dir[] = "/tmp/chromalign-cuda-slab-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    BackendOptions o = grid(16, 24);
+    o.checkpoint.path = std::string(dir) + "/run.ckpt";
+    static volatile std::sig_atomic_t stop = SIGINT;
+    BackendOptions stopping = o;
+    stopping.checkpoint.stop = &stop;
+    EXPECT_THROW(cuda_slab_align(s0, s1, kScorings[0], 3, stopping), Interrupted);
+    EXPECT_EQ(cuda_slab_align(s0, s1, kScorings[0], 3, o), want);
+    std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+}  // namespace
+}  // namespace chromalign
