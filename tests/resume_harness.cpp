@@ -51,7 +51,8 @@ ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_aft
     const timespec before = modified(after_new_file);
     // The GPU machine runs a copy of the binary elsewhere; $CHROMALIGN_CLI names it there.
     const char* cli = std::getenv("CHROMALIGN_CLI");
-    std::vector<std::string> argv = {cli && *cli ? cli : CHROMALIGN_CLI, "-f", "tsv"};
+    std::vector<std::string> argv = launcher_;
+    argv.insert(argv.end(), {cli && *cli ? cli : CHROMALIGN_CLI, "-f", "tsv"});
     argv.insert(argv.end(), args.begin(), args.end());
     argv.push_back(path("a.fa"));
     argv.push_back(path("b.fa"));
@@ -65,7 +66,7 @@ ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_aft
         std::vector<char*> cargv;
         for (auto& a : argv) cargv.push_back(a.data());
         cargv.push_back(nullptr);
-        execv(cargv[0], cargv.data());
+        execvp(cargv[0], cargv.data());
         _exit(127);
     }
     int status = 0;

@@ -32,11 +32,17 @@ public:
     ChildRun run(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9,
                  const std::string& after_new_file = "") const;
 
+    /// Runs the CLI under this launcher from now on (e.g. mpirun -np 2), found on the PATH;
+    /// a signal then goes to the launcher, which ends (or, for SIGINT/SIGTERM, forwards to)
+    /// every rank.
+    void set_launcher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
+
     /// Parses score and end cell from a TSV result.
     static AlignmentEnd parse_tsv(const std::string& out);
 
 private:
     std::string dir_;
+    std::vector<std::string> launcher_;
 };
 
 }  // namespace chromalign::test

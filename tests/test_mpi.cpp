@@ -1,0 +1,149 @@
+//! @file Runs over several MPI ranks through the CLI (mpirun --oversubscribe, CPU backend): the
+//! same answers as one process, and kill -9 of the whole job then resume. Skipped when this
+//! build has no MPI or the machine no mpirun.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "io/fasta.hpp"
+#include "tests/resume_harness.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+bool mpi_ready() {
+#ifdef CHROMALIGN_HAVE_MPI
+    static const bool ready = std::system("mpirun --version > /dev/null 2>&1") == 0;
+    return ready;
+#else
+    return false;
+#endif
+}
+
+#define SKIP_WITHOUT_MPI() \
+    if (!mpi_ready()) GTEST_SKIP() << "no MPI in this build, or no mpirun on the PATH"
+
+std::vector<std::string> mpirun(int ranks) {
+    // Containers and CI machines often run as root, which Open MPI refuses unless told.
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    return {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", std::to_string(ranks)};
+}
+
+bool exists(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0;
+}
+
+/// Writes the pair into the harness's a.fa and b.fa, then checks 2 and 3 ranks against one process.
+void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequence& s1, const std::string& what) {
+    io::write_fasta(h.path("a.fa"), s0);
+    io::write_fasta(h.path("b.fa"), s1);
+    h.set_launcher({});
+    const test::ChildRun one = h.run({"-q", "-b", "cpu", "-t", "1"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const AlignmentEnd want = test::ResumeHarness::parse_tsv(one.out);
+    for (const int ranks : {2, 3}) {
+        h.set_launcher(mpirun(ranks));
+        const test::ChildRun r = h.run({"-b", "cpu", "-t", "1"});
+        ASSERT_EQ(r.exit_code, 0) << what << ", " << ranks << " ranks:\n" << r.err;
+        EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), want) << what << ", " << ranks << " ranks, seed " << test::seed();
+        EXPECT_NE(r.out.find("rank 0 of " + std::to_string(ranks)), std::string::npos) << r.out;
+        EXPECT_NE(r.err.find("pipeline"), std::string::npos) << r.err;
+    }
+}
+
+TEST(MpiCli, RandomMutatedAndRealPairsMatchOneProcess) {
+    SKIP_WITHOUT_MPI();
+    std::mt19937_64 rng(test::seed());
+    test::ResumeHarness h(1, 1, test::seed());
+    {
+        auto [s0, s1] = test::random_pair(3000, 2500, rng);
+        expect_ranks_agree(h, s0, s1, "random pair");
+    }
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{20000, 15000}, {777, 5000}, {9001, 193}}) {
+        auto [s0, s1] = test::mutated_pair(m, n, rng, 0.01);
+        expect_ranks_agree(h, s0, s1, "mutated pair " + std::to_string(m) + " x " + std::to_string(n));
+    }
+    const std::string example = std::string(CHROMALIGN_SOURCE_DIR) + "/data/example/";
+    expect_ranks_agree(h, io::read_fasta(example + "NC_004830.2_deformed_wing_virus.fasta.gz", {}),
+                       io::read_fasta(example + "NC_006494.1_varroa_destructor_virus_1.fasta.gz", {}),
+                       "bundled example pair");
+    Sequence s0, s1;
+    if (test::load_shared_pair("paper", "AF133821.1", "AY352275.1", s0, s1)) expect_ranks_agree(h, s0, s1, "HIV pair");
+}
+
+TEST(MpiCli, ErrorsEndEveryRank) {
+    SKIP_WITHOUT_MPI();
+    test::ResumeHarness h(50, 50, test::seed());  // too short to cut into 3 slabs
+    h.set_launcher(mpirun(3));
+    const test::ChildRun r = h.run({"-b", "cpu", "-t", "1"});
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("too few to split over 3 ranks"), std::string::npos) << r.err;
+    h.set_launcher(mpirun(2));
+    const test::ChildRun ref = h.run({"-b", "reference"});
+    EXPECT_NE(ref.err.find("cannot run over several ranks"), std::string::npos) << ref.err;
+}
+
+/// Long enough (seconds on two CI cores) for kills to land mid-run.
+constexpr int64_t kLength = 300000;
+
+TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
+    SKIP_WITHOUT_MPI();
+    test::ResumeHarness h(kLength, kLength, test::seed());
+    const test::ChildRun whole = h.run({"-q", "-b", "cpu"});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    const AlignmentEnd want = test::ResumeHarness::parse_tsv(whole.out);
+
+    h.set_launcher(mpirun(2));
+    std::mt19937_64 rng(test::seed() + 7);
+    const std::string ck = h.path("job.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "0.5s"};
+    int killed = 0, resumed = 0;
+    for (int moment = 0; moment < 3; ++moment) {
+        // After rank 1's first piece of this run, so every kill finds a complete checkpoint.
+        const int after_ms = static_cast<int>(rng() % 1000);
+        const test::ChildRun r = h.run(args, after_ms, SIGKILL, ck + ".rank1of2.1");
+        std::printf("[ kill -9  ] mpirun and its ranks, %d ms after a checkpoint: exit %d%s\n", after_ms, r.exit_code,
+                    r.err.find("resuming") != std::string::npos ? " (had resumed)" : "");
+        resumed += r.err.find("resuming") != std::string::npos;
+        if (r.exit_code == 0) {
+            EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), want);
+            continue;
+        }
+        ++killed;
+    }
+    const test::ChildRun last = h.run(args);
+    ASSERT_EQ(last.exit_code, 0) << last.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), want) << "seed " << test::seed();
+    EXPECT_GE(killed, 2) << "too few runs were killed mid-way to test anything";
+    EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), killed) << "a run did not resume";
+    EXPECT_FALSE(exists(ck + ".rank0of2.0") || exists(ck + ".rank0of2.1") || exists(ck + ".rank1of2.1"))
+        << "a completed run removes its pieces";
+}
+
+TEST(MpiCliSlow, SigtermStopsEveryRankAtOneCheckpoint) {
+    SKIP_WITHOUT_MPI();
+    test::ResumeHarness h(kLength, kLength, test::seed() + 1);
+    const test::ChildRun whole = h.run({"-q", "-b", "cpu"});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    h.set_launcher(mpirun(3));
+    const std::string ck = h.path("term.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "1h"};
+    const test::ChildRun r = h.run(args, 1500, SIGTERM);
+    ASSERT_NE(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("every rank checkpointed row"), std::string::npos) << r.err;
+    const test::ChildRun again = h.run(args);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.err.find("resuming from"), std::string::npos) << again.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(again.out), test::ResumeHarness::parse_tsv(whole.out));
+}
+
+}  // namespace
+}  // namespace chromalign
