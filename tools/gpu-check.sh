@@ -5,9 +5,9 @@
 # run of the CLI on a generated pair, and prints one summary table at the end.
 #   SIZES=1M,4M,8M RUNS=3 CKPT_SIZE=8M CKPT_EVERY="60 5" WHOLE=20M GTEST_FILTER='*' tools/gpu-check.sh
 # Set CKPT_SIZE= or WHOLE= (empty) to skip those parts.
-# MPI_SIZE=16M MPI_RANKS=2 adds column slabs over MPI: the same generated pair once on one GPU
-# and once with mpirun -np MPI_RANKS (one GPU per rank), both with checkpoints every
-# MPI_CKPT_EVERY (60s), and the speed-up of the second. MPI_ARGS adds chromalign flags to both.
+# MPI_SIZE=16M MPI_RANKS="2 4" adds column slabs over MPI: the same generated pair once on one
+# GPU and once with mpirun -np R for each R listed (one GPU per rank), all with checkpoints
+# every MPI_CKPT_EVERY (60s), and the speed-ups. MPI_ARGS adds chromalign flags to all runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Where the build tools exist (not on the GPU machine), build and pack first.
@@ -59,20 +59,22 @@ fi
 
 mpi_lines=""
 if [ -n "${MPI_SIZE:-}" ]; then
-  ranks=${MPI_RANKS:-2}
   if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
   export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
   .gpu/chromalign-bench --sizes "$MPI_SIZE" --write-fasta /tmp/mpi > /dev/null
   common=(-f tsv --checkpoint-every "${MPI_CKPT_EVERY:-60s}" --restart ${MPI_ARGS:-})
   .gpu/chromalign "${common[@]}" --checkpoint /tmp/single.ckpt /tmp/mpi_s0.fa /tmp/mpi_s1.fa \
-    > "$out/mpi-single.tsv" 2> "$out/mpi-single.err" || bench_rc=$?
-  mpirun -np "$ranks" --bind-to none .gpu/chromalign "${common[@]}" --checkpoint /tmp/multi.ckpt \
-    /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-multi.tsv" 2> "$out/mpi-multi.err" || bench_rc=$?
-  mpi_lines=$(awk -F'\t' -v r="$ranks" 'FNR==2 {k++; s[k]=$1" ("$2", "$3")"; t[k]=$9; g[k]=$10}
-    END {printf "1 GPU:    %s in %s s, %s GCUPS\n%d ranks:  %s in %s s, %s GCUPS\nspeed-up %.3fx, results %s",
-         s[1], t[1], g[1], r, s[2], t[2], g[2], (t[2] > 0 ? t[1] / t[2] : 0), (s[1] == s[2] ? "identical" : "DIFFER")}' \
-    "$out/mpi-single.tsv" "$out/mpi-multi.tsv")
-  grep -q identical <<< "$mpi_lines" || bench_rc=1
+    > "$out/mpi-1.tsv" 2> "$out/mpi-1.err" || bench_rc=$?
+  for ranks in ${MPI_RANKS:-2}; do
+    mpirun -np "$ranks" --bind-to none .gpu/chromalign "${common[@]}" --checkpoint "/tmp/multi$ranks.ckpt" \
+      /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-$ranks.tsv" 2> "$out/mpi-$ranks.err" || bench_rc=$?
+    line=$(awk -F'\t' -v r="$ranks" 'FNR==2 {k++; s[k]=$1" ("$2", "$3")"; t[k]=$9; g[k]=$10}
+      END {printf "%d ranks: %s in %s s, %s GCUPS, speed-up %.3fx over 1 GPU (%s s), results %s",
+           r, s[2], t[2], g[2], (t[2] > 0 ? t[1] / t[2] : 0), t[1], (s[1] == s[2] ? "identical" : "DIFFER")}' \
+      "$out/mpi-1.tsv" "$out/mpi-$ranks.tsv")
+    grep -q identical <<< "$line" || bench_rc=1
+    mpi_lines+="$line"$'\n'"  $(grep -h pipeline "$out/mpi-$ranks.err" | sed 's/^chromalign: //')"$'\n'
+  done
 fi
 
 echo
@@ -83,5 +85,5 @@ echo "benchmark, cells = m*n, median of $runs runs (+ckpt: with checkpoints at t
 echo "backend               m            n  runs   median_s      GCUPS    dev_MiB    score      s0_end      s1_end  grid | device"
 grep -v '^backend' "$out/bench.txt"
 echo "whole process: $whole_line"
-if [ -n "$mpi_lines" ]; then echo "column slabs over MPI, $MPI_SIZE x $MPI_SIZE (align seconds; checkpoints every ${MPI_CKPT_EVERY:-60s}):"; echo "$mpi_lines"; fi
+if [ -n "$mpi_lines" ]; then echo "column slabs over MPI, $MPI_SIZE x $MPI_SIZE (align seconds; checkpoints every ${MPI_CKPT_EVERY:-60s}):"; echo -n "$mpi_lines"; fi
 [ "$tests_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]
