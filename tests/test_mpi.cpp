@@ -128,15 +128,15 @@ TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
         << "a completed run removes its pieces";
 }
 
-TEST(MpiCliSlow, SigtermStopsEveryRankAtOneCheckpoint) {
+TEST(MpiCliSlow, SigusrOneToMpirunStopsEveryRankAtOneCheckpoint) {
     SKIP_WITHOUT_MPI();
     test::ResumeHarness h(kLength, kLength, test::seed() + 1);
     const test::ChildRun whole = h.run({"-q", "-b", "cpu"});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
-    h.set_launcher(mpirun(3));
-    const std::string ck = h.path("term.ckpt");
+    h.set_launcher(mpirun(3));  // mpirun forwards SIGUSR1 to every rank
+    const std::string ck = h.path("usr1.ckpt");
     const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "1h"};
-    const test::ChildRun r = h.run(args, 1500, SIGTERM);
+    const test::ChildRun r = h.run(args, 1500, SIGUSR1);
     ASSERT_NE(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("every rank checkpointed row"), std::string::npos) << r.err;
     const test::ChildRun again = h.run(args);

@@ -24,8 +24,9 @@ namespace {
 
 using namespace chromalign;
 
-/// Set by SIGINT/SIGTERM while a checkpointed run is going: the engine writes one more
-/// checkpoint, then throws Interrupted.
+/// Set by SIGINT, SIGTERM or SIGUSR1 while a checkpointed run is going: the engine writes one
+/// more checkpoint, then throws Interrupted. SIGUSR1 is the one mpirun forwards to every rank
+/// without killing them a second later, as it does after forwarding SIGINT or SIGTERM.
 volatile std::sig_atomic_t g_stop_signal = 0;
 
 extern "C" void on_stop_signal(int signal_number) { g_stop_signal = signal_number; }
@@ -36,6 +37,7 @@ void install_stop_handlers() {
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGUSR1, &action, nullptr);
 }
 
 double peak_memory_mib() {
