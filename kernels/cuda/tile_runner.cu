@@ -67,6 +67,15 @@ struct CudaTileRunner::Impl {
     int32_t* d_right = nullptr;   ///< kEdgeSlots right edges of 2R words
     int32_t* h_left = nullptr;    ///< pinned staging of the left edges, same layout
     cudaEvent_t done[kEdgeSlots] = {};
+    /// Band capture: contiguous (H, F) copies into pinned memory, in stream order so the host
+    /// never waits; split into the caller's arrays at the next synchronize().
+    int2* h_capture = nullptr;
+    struct Piece {
+        int64_t first, last;
+        int32_t* h;
+        int32_t* f;
+    };
+    std::vector<Piece> pieces;
     int64_t enqueued = 0;         ///< diagonals enqueued so far
     size_t bytes = 0;
     bool byte_mode = false;  ///< scoring fits the prmt substitution path
@@ -107,6 +116,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_left);
         cudaFree(d_right);
         cudaFreeHost(h_left);
+        cudaFreeHost(h_capture);
         for (cudaEvent_t ev : done)
             if (ev) cudaEventDestroy(ev);
         if (stream) cudaStreamDestroy(stream);
@@ -212,7 +222,16 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     im.enqueued = d + 1;
 }
 
-void CudaTileRunner::synchronize() { CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
+void CudaTileRunner::synchronize() {
+    Impl& im = *impl_;
+    CUDA_CHECK(cudaStreamSynchronize(im.stream));
+    for (const Impl::Piece& p : im.pieces)
+        for (int64_t c = p.first; c < p.last; ++c) {
+            p.h[c] = im.h_capture[c].x;
+            p.f[c] = im.h_capture[c].y;
+        }
+    im.pieces.clear();
+}
 
 AlignmentEnd CudaTileRunner::best() {
     Impl& im = *impl_;
@@ -238,12 +257,12 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
     first = std::max<int64_t>(first, 0);
     last = std::min<int64_t>(last, g.n);
     if (b < 0 || b > g.blocks || first >= last) return;
-    const size_t count = static_cast<size_t>(last - first);
-    // The bus interleaves (H, F); strided copies split it into the two flat arrays.
-    CUDA_CHECK(cudaMemcpy2DAsync(h + first, sizeof(int32_t), &im.d_hbus[first].x, sizeof(int2),
-                                 sizeof(int32_t), count, cudaMemcpyDeviceToHost, im.stream));
-    CUDA_CHECK(cudaMemcpy2DAsync(f + first, sizeof(int32_t), &im.d_hbus[first].y, sizeof(int2),
-                                 sizeof(int32_t), count, cudaMemcpyDeviceToHost, im.stream));
+    if (!im.h_capture) CUDA_CHECK(cudaMallocHost(&im.h_capture, static_cast<size_t>(g.n) * sizeof(int2)));
+    // Contiguous and pinned: a few microseconds per diagonal on the copy engine, ordered
+    // before the next diagonal overwrites these columns.
+    CUDA_CHECK(cudaMemcpyAsync(im.h_capture + first, im.d_hbus + first, static_cast<size_t>(last - first) * sizeof(int2),
+                               cudaMemcpyDeviceToHost, im.stream));
+    im.pieces.push_back(Impl::Piece{first, last, h, f});
 }
 
 size_t CudaTileRunner::device_bytes() const { return impl_->bytes; }

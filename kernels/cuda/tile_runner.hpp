@@ -52,11 +52,13 @@ public:
     const TileGrid& grid() const override;
     /// Enqueues external diagonal d (its short phase, then its long phase); returns at once.
     void enqueue_diagonal(int64_t d) override;
+    /// Waits for the stream, then hands captured columns to their arrays.
     void synchronize() override;
     /// Waits for the device, then reduces the per-block best cells with the tie rule.
     AlignmentEnd best() override;
-    /// Copies the bus columns that diagonal d made final for `band`. With cell delegation,
-    /// diagonal band + b finishes columns [b*C - 31, (b+1)*C - 31) and band + B the last 31.
+    /// Copies the bus columns that diagonal d made final for `band`, in stream order into pinned
+    /// staging (the host never waits); they reach h and f at the next synchronize(). With cell
+    /// delegation, diagonal band + b finishes columns [b*C - 31, (b+1)*C - 31), band + B the last 31.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
 
