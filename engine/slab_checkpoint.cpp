@@ -28,22 +28,51 @@ std::string base_of(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-/// A piece left by a run with another number of ranks, or "" (resuming with another P is not
-/// supported: the slabs would differ).
-std::string foreign_piece(const std::string& path, int ranks) {
+std::string piece_name(const std::string& path, int rank, int ranks, int slot) {
+    return path + ".rank" + std::to_string(rank) + "of" + std::to_string(ranks) + "." + std::to_string(slot);
+}
+
+/// The rank counts other than `ranks` that left pieces of PATH in its directory.
+std::vector<int> other_rank_counts(const std::string& path, int ranks) {
+    std::vector<int> found;
     DIR* dir = opendir(dir_of(path).c_str());
-    if (!dir) return {};
-    const std::string prefix = base_of(path) + ".rank", mine = "of" + std::to_string(ranks) + ".";
-    std::string found;
+    if (!dir) return found;
+    const std::string prefix = base_of(path) + ".rank";
     while (const dirent* entry = readdir(dir)) {
         const std::string name = entry->d_name;
-        if (name.compare(0, prefix.size(), prefix) == 0 && name.find(mine) == std::string::npos) {
-            found = name;
-            break;
-        }
+        const size_t of = name.find("of", prefix.size());
+        if (name.compare(0, prefix.size(), prefix) != 0 || of == std::string::npos) continue;
+        const int q = std::atoi(name.c_str() + of + 2);
+        if (q > 0 && q != ranks && std::find(found.begin(), found.end(), q) == found.end()) found.push_back(q);
     }
     closedir(dir);
     return found;
+}
+
+/// The flat row of all columns from the pieces that `q` ranks wrote in `slot`, each checked
+/// against its columns of S1. Throws Error when a piece is missing, damaged or does not fit.
+Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring) {
+    Checkpoint whole;
+    int64_t c = 0;
+    for (int k = 0; k < q; ++k) {
+        const std::string name = piece_name(path, k, q, slot);
+        Checkpoint piece = read_checkpoint(name);
+        if (piece.n > s1.length() - c) throw Error(name + ": piece is wider than what is left of S1");
+        Sequence columns;
+        columns.codes.assign(s1.codes.begin() + c, s1.codes.begin() + c + piece.n);
+        if (const std::string why = checkpoint_mismatch(piece, s0, columns, scoring); !why.empty())
+            throw Error(name + ": " + why);
+        if (k > 0 && piece.row != whole.row) throw Error(name + ": piece of another row");
+        if (k == 0) whole = piece, whole.h.clear(), whole.f.clear();
+        if (better_end(piece.best, whole.best)) whole.best = piece.best;
+        whole.h.insert(whole.h.end(), piece.h.begin(), piece.h.end());
+        whole.f.insert(whole.f.end(), piece.f.begin(), piece.f.end());
+        c += piece.n;
+    }
+    if (c != s1.length()) throw Error(path + ": the pieces of " + std::to_string(q) + " ranks do not cover S1");
+    whole.n = c;
+    return whole;
 }
 
 }  // namespace
@@ -57,26 +86,25 @@ SlabCheckpointer::SlabCheckpointer(const Sequence& s0, const Sequence& s1, const
     base_.fingerprint0 = sequence_fingerprint(s0);
     base_.fingerprint1 = sequence_fingerprint(slab);
     base_.scoring = scoring;
-    if (enabled() && !options_.restart && rank_ == 0)
-        if (const std::string other = foreign_piece(options_.path, ranks_); !other.empty())
-            throw Error(dir_of(options_.path) + "/" + other + ": checkpoint piece of a run with another number of "
-                        "ranks; resume with the same number (mpirun -np as before), or use --restart");
+    if (!enabled() || options_.restart) return;
+    const std::vector<int> others = other_rank_counts(options_.path, ranks_);
+    if (others.size() > 1)
+        throw Error(options_.path + ": checkpoint pieces of runs with " + std::to_string(others[0]) + " and " +
+                    std::to_string(others[1]) + " ranks lie there; remove the stale ones, or use --restart");
+    if (!others.empty()) other_ranks_ = others[0];
 }
 
 SlabCheckpointer::~SlabCheckpointer() {
     if (writer_.valid()) writer_.wait();
 }
 
-std::string SlabCheckpointer::piece(int slot) const {
-    return options_.path + ".rank" + std::to_string(rank_) + "of" + std::to_string(ranks_) + "." +
-           std::to_string(slot);
-}
+std::string SlabCheckpointer::piece(int slot) const { return piece_name(options_.path, rank_, ranks_, slot); }
 
 void SlabCheckpointer::note(const std::string& text) const {
     if (note_) note_(text);
 }
 
-std::vector<int64_t> SlabCheckpointer::offer() const {
+std::vector<int64_t> SlabCheckpointer::offer() {
     std::vector<int64_t> rows{-1, -1, -1, 0};
     if (!enabled() || options_.restart) return rows;
     auto read = [&](const std::string& path, const Sequence& columns, int64_t& row) {
@@ -95,6 +123,20 @@ std::vector<int64_t> SlabCheckpointer::offer() const {
     read(piece(0), slab_, rows[0]);
     read(piece(1), slab_, rows[1]);
     read(options_.path, s1_, rows[2]);
+    // Pieces of another rank count: the latest of their two rows, as a flat row of all columns.
+    for (int slot = 0; slot < 2 && other_ranks_ > 0; ++slot) {
+        if (!file_exists(piece_name(options_.path, 0, other_ranks_, slot))) continue;
+        rows[3] = 1;
+        try {
+            const int64_t row = assemble_pieces(options_.path, other_ranks_, slot, s0_, s1_, base_.scoring).row;
+            if (row > rows[2]) {
+                rows[2] = row;
+                other_slot_ = slot;
+            }
+        } catch (const Error& e) {
+            note(std::string("warning: ") + e.what() + "; these pieces are not used");
+        }
+    }
     return rows;
 }
 
@@ -114,15 +156,19 @@ void SlabCheckpointer::resume(int64_t row) {
                  std::to_string(row) + " of " + std::to_string(base_.m));
         return;
     }
-    Checkpoint c = read_checkpoint(options_.path);  // the single-process checkpoint offered this row
-    resumed_whole_ = true;
+    // A flat row of all columns offered this row: pieces of another rank count, or a
+    // single-process checkpoint.
+    const bool from_pieces = other_slot_ >= 0;
+    Checkpoint c = from_pieces ? assemble_pieces(options_.path, other_ranks_, other_slot_, s0_, s1_, base_.scoring)
+                               : read_checkpoint(options_.path);
+    resumed_whole_ = !from_pieces;
     first_row_ = row;
     best_ = c.best;
     top_h_.assign(c.h.begin() + c0_, c.h.begin() + c0_ + base_.n);
     top_f_.assign(c.f.begin() + c0_, c.f.begin() + c0_ + base_.n);
     if (rank_ == 0)
-        note("resuming from single-process checkpoint " + options_.path + " at row " + std::to_string(row) +
-             " of " + std::to_string(base_.m));
+        note("resuming from " + (from_pieces ? "the pieces of " + std::to_string(other_ranks_) + " ranks at " : "single-process checkpoint ") +
+             options_.path + " at row " + std::to_string(row) + " of " + std::to_string(base_.m));
 }
 
 TopRow SlabCheckpointer::top() {
@@ -209,6 +255,8 @@ void SlabCheckpointer::finish() {
     for (int slot = 0; slot < 2; ++slot)
         if (file_exists(piece(slot)) && ::unlink(piece(slot).c_str()) == 0) removed = true;
     if (rank_ == 0 && resumed_whole_ && ::unlink(options_.path.c_str()) == 0) removed = true;
+    for (int k = 0; rank_ == 0 && k < other_ranks_; ++k)  // pieces of another rank count: obsolete now
+        for (int slot = 0; slot < 2; ++slot) ::unlink(piece_name(options_.path, k, other_ranks_, slot).c_str());
     if (removed && rank_ == 0) note("run complete; removed the checkpoint pieces " + options_.path + ".rank*");
 }
 

@@ -18,8 +18,9 @@ namespace chromalign {
 /// single-run format with the slab as S1 (so lengths, fingerprints and CRC protect it). Rank 0
 /// starts checkpoint q + 1 only once every rank has acknowledged q, so whatever moment a job
 /// dies, every rank holds the pieces of one common row; a resume takes the latest such row.
-/// A single-process checkpoint at PATH itself (a flat row of all columns) also resumes a slab
-/// run: each rank takes its columns.
+/// A flat row of all columns also resumes a slab run, each rank taking its columns: a
+/// single-process checkpoint at PATH itself, or the pieces a run with another number of ranks
+/// left (each checked against its columns of S1).
 class SlabCheckpointer {
 public:
     /// `slab` holds the slab's columns of S1, which start at column c0 (0-based) of S1. The
@@ -32,9 +33,9 @@ public:
     bool enabled() const { return !options_.path.empty(); }
 
     /// What this rank can resume from, for the agreement: {row of piece 0, row of piece 1,
-    /// row of a single-process checkpoint at PATH, whether any of those files exists}; -1 where
-    /// none (or when --restart).
-    std::vector<int64_t> offer() const;
+    /// row of a flat row of all columns (single-process checkpoint, or another rank count's
+    /// pieces), whether any of those files exists}; -1 where none (or when --restart).
+    std::vector<int64_t> offer();
     /// Loads the state at `row` (0: a fresh start), one of the rows offered by every rank.
     void resume(int64_t row);
 
@@ -75,7 +76,9 @@ private:
     int64_t c0_ = 0;
     int rank_ = 0, ranks_ = 1;
     int64_t first_row_ = 0;
-    bool resumed_whole_ = false;
+    bool resumed_whole_ = false;  ///< from the single-process checkpoint (removed at the end)
+    int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
+    int other_slot_ = -1;         ///< the slot of its pieces that offer() chose
     AlignmentEnd best_;
     std::vector<int32_t> top_h_, top_f_;
     int64_t next_seq_ = 1;

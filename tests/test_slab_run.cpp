@@ -195,11 +195,23 @@ TEST_F(SlabCheckpoints, FrequentCheckpointsDuringAWholeRun) {
     EXPECT_FALSE(exists(o_.checkpoint.path + ".rank1of2.0") || exists(o_.checkpoint.path + ".rank1of2.1"));
 }
 
-TEST_F(SlabCheckpoints, MissingPiecesAndAnotherRankCountAreRefused) {
+TEST_F(SlabCheckpoints, ResumesWithAnotherRankCount) {
     interrupted_run(2);
-    EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 3, o_), Error);  // pieces of 2 ranks
+    std::vector<std::string> notes;
+    BackendOptions o = o_;
+    o.on_note = [&](const std::string& text) { notes.push_back(text); };
+    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 3, o), want_);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes[0].find("the pieces of 2 ranks"), std::string::npos) << notes[0];
+    EXPECT_FALSE(exists(o_.checkpoint.path + ".rank0of2.1")) << "obsolete pieces are removed at the end";
+}
+
+TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {
+    interrupted_run(2);
     ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank1of2.1").c_str()), 0);
     EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 2, o_), Error);  // rank 1 has no piece
+    EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 3, o_), Error);  // nor can 3 ranks assemble a row
+    EXPECT_TRUE(exists(o_.checkpoint.path + ".rank0of2.1")) << "refused pieces are left untouched";
     BackendOptions o = o_;
     o.checkpoint.restart = true;
     EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
