@@ -2,6 +2,7 @@
 #include "engine/checkpoint.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -187,6 +188,11 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (r.get<uint32_t>() != crc_of(bytes.data(), covered))
         throw Error(path + ": checkpoint is corrupt (CRC32 mismatch)");
     return c;
+}
+
+bool file_exists(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0;
 }
 
 std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const Sequence& s1,

@@ -38,6 +38,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 /// another format version, truncated, CRC mismatch.
 Checkpoint read_checkpoint(const std::string& path);
 
+/// Whether something exists at `path` (a checkpoint, a piece, a stale .tmp).
+bool file_exists(const std::string& path);
+
 /// Empty when `c` belongs to this comparison, else the reason it does not (other sequence,
 /// other scoring, other lengths).
 std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const Sequence& s1,

@@ -26,4 +26,16 @@ inline bool better_end(const AlignmentEnd& a, const AlignmentEnd& b) {
     return a.s1_end < b.s1_end;
 }
 
+inline AlignmentEnd better_of(const AlignmentEnd& a, const AlignmentEnd& b) { return better_end(a, b) ? a : b; }
+
+/// `end` of a sub-matrix that starts below row `rows` and right of column `cols`, in the
+/// coordinates of the whole matrix (score 0 stays at (0, 0)).
+inline AlignmentEnd offset_end(AlignmentEnd end, int64_t rows, int64_t cols) {
+    if (end.score > 0) {
+        end.s0_end += rows;
+        end.s1_end += cols;
+    }
+    return end;
+}
+
 }  // namespace chromalign

@@ -2,7 +2,6 @@
 #include "engine/slab_checkpoint.hpp"
 
 #include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,11 +11,6 @@
 
 namespace chromalign {
 namespace {
-
-bool file_exists(const std::string& path) {
-    struct stat st{};
-    return stat(path.c_str(), &st) == 0;
-}
 
 std::string dir_of(const std::string& path) {
     const size_t slash = path.rfind('/');
@@ -178,32 +172,19 @@ TopRow SlabCheckpointer::top() {
     return t;
 }
 
-void SlabCheckpointer::start(int64_t band, int64_t seq, bool stop, int64_t n_cols) {
-    capturing_ = true;
+void SlabCheckpointer::start(int64_t band, int64_t seq, bool stop) {
     stop_ = stop;
-    band_ = band;
     seq_ = seq;
     next_seq_ = seq + 1;
-    row_h_.assign(static_cast<size_t>(n_cols), 0);
-    row_f_.assign(static_cast<size_t>(n_cols), 0);
-}
-
-bool SlabCheckpointer::capture(TileExecutor& ex, int64_t d) {
-    if (!capturing_) return false;
-    ex.capture_band_bottom(band_, d, row_h_.data(), row_f_.data());
-    return d == band_ + ex.grid().blocks;
+    band_.start(band, base_.n);
 }
 
 bool SlabCheckpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
-    ex.synchronize();
-    capturing_ = false;
     last_ = std::chrono::steady_clock::now();
     if (writer_.valid()) writer_.wait();  // one write at a time; its result is polled by the caller
     auto c = std::make_shared<Checkpoint>(base_);
-    c->row = first_row_ + (band_ + 1) * ex.grid().rows_per_band();
+    band_.take(ex, first_row_, *c);
     c->best = best;
-    c->h.swap(row_h_);
-    c->f.swap(row_f_);
     const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
     const int64_t seq = seq_;
     const std::string keep_name = keep + "/row_" + std::to_string(c->row) + ".rank" + std::to_string(rank_) +
@@ -243,7 +224,7 @@ void SlabCheckpointer::acknowledged(int64_t seq) {
 }
 
 bool SlabCheckpointer::due(bool stop) const {
-    if (!enabled() || capturing_) return false;
+    if (!enabled() || band_.active()) return false;
     if (seq_ > 0 && !(acked_seq_ == seq_ && acks_ == ranks_)) return false;
     return stop || std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= options_.every_seconds;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/band_capture.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/tile_executor.hpp"
 
@@ -46,10 +47,10 @@ public:
     int64_t next_seq() const { return next_seq_; }
 
     /// Starts capturing `band` as checkpoint `seq` (the band's bottom is row first_row + (band+1)R).
-    void start(int64_t band, int64_t seq, bool stop, int64_t n_cols);
-    bool capturing() const { return capturing_; }
+    void start(int64_t band, int64_t seq, bool stop);
+    bool capturing() const { return band_.active(); }
     /// After diagonal d was enqueued; true when the band's bottom row is complete.
-    bool capture(TileExecutor& ex, int64_t d);
+    bool capture(TileExecutor& ex, int64_t d) { return band_.capture(ex, d); }
     /// Writes the captured row with `best` (global coordinates) in the background, or at once
     /// when the checkpoint carries the stop request. Returns whether it did carry it.
     bool write(TileExecutor& ex, const AlignmentEnd& best);
@@ -83,9 +84,9 @@ private:
     std::vector<int32_t> top_h_, top_f_;
     int64_t next_seq_ = 1;
     int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq
-    bool capturing_ = false, stop_ = false;
-    int64_t band_ = 0, seq_ = 0;
-    std::vector<int32_t> row_h_, row_f_;
+    BandCapture band_;
+    bool stop_ = false;
+    int64_t seq_ = 0;
     std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
     std::future<int64_t> writer_;
 };

@@ -26,16 +26,6 @@ constexpr int64_t kInFlight = 8;
 constexpr int64_t kMinBlockCols = 64;
 constexpr int64_t kDiagonalsPerReport = 64;
 
-AlignmentEnd moved(AlignmentEnd best, int64_t rows, int64_t cols) {
-    if (best.score > 0) {
-        best.s0_end += rows;
-        best.s1_end += cols;
-    }
-    return best;
-}
-
-AlignmentEnd better_of(const AlignmentEnd& a, const AlignmentEnd& b) { return better_end(a, b) ? a : b; }
-
 /// The largest row that every rank offers (entries 0..2 of each offer), or 0.
 int64_t common_row(const std::vector<std::vector<int64_t>>& offers) {
     int64_t best = 0;
@@ -78,7 +68,8 @@ public:
     SlabRank(SlabLink& link, SlabCheckpointer& ck, TileExecutor& ex, int32_t out_corner,
              const BackendOptions& options)
         : link_(link), ck_(ck), ex_(ex), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
-          options_(options), left_(link.rank() > 0), right_(link.rank() + 1 < link.ranks()) {}
+          options_(options), left_(link.rank() > 0), right_(link.rank() + 1 < link.ranks()),
+          zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf) {}
 
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
@@ -115,7 +106,7 @@ public:
 
     /// This rank's best cell in whole-matrix coordinates, merged with the resumed one.
     AlignmentEnd best(int64_t c0) {
-        return better_of(moved(ex_.best(), ck_.first_row(), c0), ck_.resumed_best());
+        return better_of(offset_end(ex_.best(), ck_.first_row(), c0), ck_.resumed_best());
     }
 
 private:
@@ -151,14 +142,12 @@ private:
             // row's diagonals. A fresh edge (H = 0, E = -inf) gives every cell a score no higher
             // than its true one, so a best found there is never wrong; the resumed run
             // recomputes these rows exactly.
-            zero_h_.assign(static_cast<size_t>(rows_), 0);
-            neg_e_.assign(static_cast<size_t>(rows_), kScoreNegInf);
             ex_.set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
         } else {
             decide_checkpoint(d, seq, stop);
         }
         if (seq > 0) {
-            ck_.start(d, seq, stop, g_.n);
+            ck_.start(d, seq, stop);
             if (stop) stop_band_ = d;
             if (right_) flags_[d] = {seq, stop};
         }
@@ -255,7 +244,7 @@ private:
     int64_t next_right_ = 0;   ///< next diagonal whose right edge to send
     int64_t stop_band_ = -1;   ///< band of the stop checkpoint, once known
     bool stop_noted_ = false;
-    std::vector<int32_t> zero_h_, neg_e_;
+    const std::vector<int32_t> zero_h_, neg_e_;  ///< the fresh left edge: H = 0, E = -inf
     Clock::time_point start_;
     double first_edge_ = 0, edge_wait_ = 0, finished_ = 0;
 };

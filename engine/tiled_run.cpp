@@ -1,7 +1,6 @@
 //! @file run_tiled: the external-diagonal loop with progress, checkpoints and resume.
 #include "engine/tiled_run.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <cstdio>
 #include <future>
 
+#include "engine/band_capture.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/error.hpp"
 
@@ -20,11 +20,6 @@ using Clock = std::chrono::steady_clock;
 /// Diagonals enqueued between two looks at the clock; each look waits for the device, which
 /// bounds how far the host runs ahead and costs one launch latency per batch.
 constexpr int64_t kDiagonalsPerBatch = 64;
-
-bool file_exists(const std::string& path) {
-    struct stat st{};
-    return stat(path.c_str(), &st) == 0;
-}
 
 std::string percent(int64_t part, int64_t whole) {
     char buf[32];
@@ -71,7 +66,7 @@ public:
 
     /// Starts capturing band `band` when a checkpoint is due (or a stop was asked for).
     void maybe_start(int64_t band, const TileGrid& grid, Clock::time_point now) {
-        if (!enabled() || capturing_) return;
+        if (!enabled() || band_.active()) return;
         if (band >= grid.bands - 1) {  // the last band has begun: finishing is as quick
             if (stop_signal() && !stop_noted_) {
                 stop_noted_ = true;
@@ -81,31 +76,19 @@ public:
         }
         const bool due = std::chrono::duration<double>(now - last_).count() >= options_.every_seconds;
         if (!due && !stop_signal()) return;
-        capturing_ = true;
-        band_ = band;
-        row_h_.assign(static_cast<size_t>(base_.n), 0);
-        row_f_.assign(static_cast<size_t>(base_.n), 0);
+        band_.start(band, base_.n);
     }
 
-    /// After diagonal d was enqueued: captures its part of the band; returns true when the
-    /// band's bottom row is complete (after diagonal band + B).
-    bool capture(TileExecutor& ex, int64_t d) {
-        if (!capturing_) return false;
-        ex.capture_band_bottom(band_, d, row_h_.data(), row_f_.data());
-        return d == band_ + ex.grid().blocks;
-    }
+    /// After diagonal d was enqueued; true when the band's bottom row is complete.
+    bool capture(TileExecutor& ex, int64_t d) { return band_.capture(ex, d); }
 
     /// Writes the completed row (in the background unless a stop is pending).
     void write(TileExecutor& ex, const AlignmentEnd& best, Clock::time_point now) {
-        ex.synchronize();
-        capturing_ = false;
         last_ = now;
         finish_pending_write();
         auto c = std::make_shared<Checkpoint>(base_);
-        c->row = resumed_.row + (band_ + 1) * ex.grid().rows_per_band();
+        band_.take(ex, resumed_.row, *c);
         c->best = best;
-        c->h.swap(row_h_);
-        c->f.swap(row_f_);
         const std::string path = options_.path, keep = options_.keep_rows_dir;
         auto job = [c, path, keep] {
             write_checkpoint(path, *c);
@@ -153,20 +136,11 @@ private:
     std::function<void(const std::string&)> note_;
     Checkpoint base_;      ///< identity of this comparison (lengths, fingerprints, scoring)
     Checkpoint resumed_;   ///< row 0 and no best when not resumed
-    bool capturing_ = false;
+    BandCapture band_;
     bool stop_noted_ = false;
-    int64_t band_ = 0;
-    std::vector<int32_t> row_h_, row_f_;
     Clock::time_point last_ = Clock::now();
     std::future<int64_t> writer_;
 };
-
-AlignmentEnd shifted(AlignmentEnd best, int64_t rows) {
-    if (best.score > 0) best.s0_end += rows;
-    return best;
-}
-
-AlignmentEnd better_of(const AlignmentEnd& a, const AlignmentEnd& b) { return better_end(a, b) ? a : b; }
 
 }  // namespace
 
@@ -178,7 +152,7 @@ AlignmentEnd run_tiled(const Sequence& s0, const Sequence& s1, const Scoring& sc
     const TileGrid& grid = ex->grid();
     // Max with a fixed tie rule is idempotent, so the checkpoint's best (which may come from
     // rows below its saved row) merges safely with cells this run computes again.
-    auto best_so_far = [&] { return better_of(shifted(ex->best(), first_row), ck.resumed_best()); };
+    auto best_so_far = [&] { return better_of(offset_end(ex->best(), first_row, 0), ck.resumed_best()); };
 
     const auto start = Clock::now();
     auto last_report = start;
