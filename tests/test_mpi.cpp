@@ -3,13 +3,13 @@
 //! build has no MPI or the machine no mpirun.
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint.hpp"
 #include "io/fasta.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
@@ -34,11 +34,6 @@ std::vector<std::string> mpirun(int ranks) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
     return {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", std::to_string(ranks)};
-}
-
-bool exists(const std::string& path) {
-    struct stat st{};
-    return stat(path.c_str(), &st) == 0;
 }
 
 /// Writes the pair into the harness's a.fa and b.fa, then checks 2 and 3 ranks against one process.
@@ -124,7 +119,7 @@ TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
     EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), want) << "seed " << test::seed();
     EXPECT_GE(killed, 2) << "too few runs were killed mid-way to test anything";
     EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), killed) << "a run did not resume";
-    EXPECT_FALSE(exists(ck + ".rank0of2.0") || exists(ck + ".rank0of2.1") || exists(ck + ".rank1of2.1"))
+    EXPECT_FALSE(file_exists(ck + ".rank0of2.0") || file_exists(ck + ".rank0of2.1") || file_exists(ck + ".rank1of2.1"))
         << "a completed run removes its pieces";
 }
 

@@ -1,7 +1,6 @@
 //! @file Interrupted runs resume to the exact uninterrupted answer (CPU backend, through the CLI).
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
 
 #include <cstdio>
 
@@ -14,11 +13,6 @@ namespace {
 
 /// Big enough that a 2-thread CPU run lasts several seconds, so kills land mid-run.
 constexpr int64_t kLength = 400000;
-
-bool exists(const std::string& path) {
-    struct stat st{};
-    return stat(path.c_str(), &st) == 0;
-}
 
 class Resume : public ::testing::Test {
 protected:
@@ -62,7 +56,7 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
     EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), expected_);
     EXPECT_GE(killed, 3) << "too few runs were killed mid-way to test anything";
     EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), killed) << "a run did not resume";
-    EXPECT_FALSE(exists(ck)) << "a completed run removes its checkpoint";
+    EXPECT_FALSE(file_exists(ck)) << "a completed run removes its checkpoint";
 }
 
 void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEnd& expected) {
@@ -71,7 +65,7 @@ void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEn
     const test::ChildRun r = h.run(args, 1200, signal);
     ASSERT_EQ(r.exit_code, 128 + signal) << r.err;
     EXPECT_NE(r.err.find("run the same command again to resume"), std::string::npos) << r.err;
-    ASSERT_TRUE(exists(ck));
+    ASSERT_TRUE(file_exists(ck));
     const test::ChildRun again = h.run(args);
     ASSERT_EQ(again.exit_code, 0) << again.err;
     EXPECT_NE(again.err.find("resuming from"), std::string::npos) << again.err;
@@ -89,7 +83,7 @@ TEST_F(Resume, ForeignCheckpointIsRefusedAndKeptUnlessRestart) {
     EXPECT_EQ(other.exit_code, 1);
     EXPECT_NE(other.err.find("does not match"), std::string::npos) << other.err;
     EXPECT_NE(other.err.find("scoring"), std::string::npos) << other.err;
-    EXPECT_TRUE(exists(ck)) << "a foreign checkpoint must not be removed";
+    EXPECT_TRUE(file_exists(ck)) << "a foreign checkpoint must not be removed";
     const test::ChildRun restarted = harness_->run({"-b", "cpu", "--match", "2", "--checkpoint", ck, "--restart"});
     EXPECT_EQ(restarted.exit_code, 0) << restarted.err;
 }
@@ -103,7 +97,7 @@ TEST_F(Resume, KeepRowsKeepsEveryCheckpointedRow) {
     EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected_);
     int kept = 0;
     for (int64_t row = 1; row < kLength; ++row)  // rows are band boundaries; probe them all
-        if (exists(keep + "/row_" + std::to_string(row) + ".ckpt")) {
+        if (file_exists(keep + "/row_" + std::to_string(row) + ".ckpt")) {
             const Checkpoint c = read_checkpoint(keep + "/row_" + std::to_string(row) + ".ckpt");
             EXPECT_EQ(c.row, row);
             EXPECT_EQ(static_cast<int64_t>(c.h.size()), kLength);

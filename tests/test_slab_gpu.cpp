@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "engine/backend.hpp"
-#include "engine/cuda_backend.hpp"
 #include "engine/error.hpp"
 #include "engine/reference.hpp"
 #include "engine/slab_run.hpp"
@@ -23,16 +22,8 @@ namespace {
 const Scoring kScorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}, {5, -4, 10, 1}, {1, -2, 1, 1}, {200, -150, 300, 40}};
 
 AlignmentEnd cuda_slab_align(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
-                             BackendOptions o) {
-    std::vector<AlignmentEnd> results(static_cast<size_t>(ranks));
-    test::run_ranks(ranks, [&](SlabLink& link) {
-        BackendOptions mine = o;
-        mine.device = link.rank() % cuda_backend_device_count();
-        auto backend = make_backend("cuda", mine);
-        results[static_cast<size_t>(link.rank())] = run_slab(s0, s1, scoring, *backend->slab_engine(), link, mine);
-    });
-    for (const AlignmentEnd& r : results) EXPECT_EQ(r, results[0]) << "ranks disagree";
-    return results[0];
+                             const BackendOptions& o) {
+    return test::slab_align("cuda", s0, s1, scoring, ranks, o);
 }
 
 BackendOptions grid(int alpha, int max_blocks) {
@@ -44,12 +35,7 @@ BackendOptions grid(int alpha, int max_blocks) {
 
 void expect_reference(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
                       const BackendOptions& o, const std::string& what) {
-    const AlignmentEnd want = reference_align(s0, s1, scoring);
-    const AlignmentEnd got = cuda_slab_align(s0, s1, scoring, ranks, o);
-    ASSERT_EQ(got, want) << what << ": " << ranks << " ranks, m=" << s0.length() << " n=" << s1.length() << " "
-                         << scoring.to_string() << " alpha=" << o.alpha << " max_blocks=" << o.max_blocks
-                         << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end << ") want "
-                         << want.score << " (" << want.s0_end << ", " << want.s1_end << ")\n seed " << test::seed();
+    test::expect_slab_matches_reference("cuda", s0, s1, scoring, ranks, o, what);
 }
 
 TEST(CudaSlab, RandomAndMutatedPairsMatchReference) {

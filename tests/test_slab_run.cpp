@@ -2,7 +2,6 @@
 //! the columns against the reference oracle, and the coordinated checkpoints of all ranks.
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -14,6 +13,7 @@
 #include "engine/error.hpp"
 #include "engine/reference.hpp"
 #include "engine/slab_run.hpp"
+#include "engine/checkpoint.hpp"
 #include "tests/test_support.hpp"
 #include "tests/thread_link.hpp"
 
@@ -24,28 +24,14 @@ const Scoring kScorings[] = {
     {1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}, {5, -4, 10, 1}, {1, -2, 1, 1}, {200, -150, 300, 40},
 };
 
-/// Runs the comparison on `ranks` threads, each a cpu backend of `options`; every rank must
-/// return the same best cell, which is returned.
 AlignmentEnd slab_align(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
                         const BackendOptions& options) {
-    std::vector<AlignmentEnd> results(static_cast<size_t>(ranks));
-    test::run_ranks(ranks, [&](SlabLink& link) {
-        auto backend = make_backend("cpu", options);
-        results[static_cast<size_t>(link.rank())] = run_slab(s0, s1, scoring, *backend->slab_engine(), link, options);
-    });
-    for (const AlignmentEnd& r : results) EXPECT_EQ(r, results[0]) << "ranks disagree";
-    return results[0];
+    return test::slab_align("cpu", s0, s1, scoring, ranks, options);
 }
 
 void expect_reference(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int ranks,
                       const BackendOptions& o, const std::string& what) {
-    const AlignmentEnd want = reference_align(s0, s1, scoring);
-    const AlignmentEnd got = slab_align(s0, s1, scoring, ranks, o);
-    ASSERT_EQ(got, want) << what << ": " << ranks << " ranks, m=" << s0.length() << " n=" << s1.length() << " "
-                         << scoring.to_string() << " alpha=" << o.alpha << " max_blocks=" << o.max_blocks
-                         << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end << ") want "
-                         << want.score << " (" << want.s0_end << ", " << want.s1_end << ")\n s0 "
-                         << test::preview(s0) << "\n s1 " << test::preview(s1) << "\n seed " << test::seed();
+    test::expect_slab_matches_reference("cpu", s0, s1, scoring, ranks, o, what);
 }
 
 BackendOptions options(int alpha, int max_blocks) {
@@ -135,11 +121,6 @@ private:
     std::string path_;
 };
 
-bool exists(const std::string& path) {
-    struct stat st{};
-    return stat(path.c_str(), &st) == 0;
-}
-
 class SlabCheckpoints : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -164,6 +145,17 @@ protected:
         }
     }
 
+    /// A run of `ranks` without a stop request: the exact answer, and a first note that says it
+    /// resumed from `source`.
+    void expect_resumed_run(int ranks, const std::string& source) {
+        std::vector<std::string> notes;
+        BackendOptions o = o_;
+        o.on_note = [&](const std::string& text) { notes.push_back(text); };
+        EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], ranks, o), want_);
+        ASSERT_FALSE(notes.empty());
+        EXPECT_NE(notes[0].find(source), std::string::npos) << notes[0];
+    }
+
     TempDir dir_;
     Sequence s0_, s1_;
     AlignmentEnd want_;
@@ -173,14 +165,9 @@ protected:
 TEST_F(SlabCheckpoints, StopOnEveryRankThenResumeGivesTheSameAnswer) {
     interrupted_run(3);
     for (int k = 0; k < 3; ++k)
-        EXPECT_TRUE(exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "rank " << k;
-    std::vector<std::string> notes;
-    BackendOptions o = o_;
-    o.on_note = [&](const std::string& text) { notes.push_back(text); };
-    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 3, o), want_);
-    ASSERT_FALSE(notes.empty());
-    EXPECT_NE(notes[0].find("resuming from"), std::string::npos) << notes[0];
-    for (int k = 0; k < 3; ++k) EXPECT_FALSE(exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1"));
+        EXPECT_TRUE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "rank " << k;
+    expect_resumed_run(3, "resuming from");
+    for (int k = 0; k < 3; ++k) EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1"));
 }
 
 TEST_F(SlabCheckpoints, FrequentCheckpointsDuringAWholeRun) {
@@ -189,21 +176,16 @@ TEST_F(SlabCheckpoints, FrequentCheckpointsDuringAWholeRun) {
     o.checkpoint.keep_rows_dir = dir_.file("");
     EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
     int kept = 0;
-    for (int64_t row = 1; row <= s0_.length(); ++row) kept += exists(dir_.file("row_" + std::to_string(row) + ".rank1of2.ckpt"));
+    for (int64_t row = 1; row <= s0_.length(); ++row) kept += file_exists(dir_.file("row_" + std::to_string(row) + ".rank1of2.ckpt"));
     // How many depends on thread timing (each waits for every rank's acknowledgement).
     EXPECT_GE(kept, 1) << "a checkpoint was written along the run";
-    EXPECT_FALSE(exists(o_.checkpoint.path + ".rank1of2.0") || exists(o_.checkpoint.path + ".rank1of2.1"));
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.0") || file_exists(o_.checkpoint.path + ".rank1of2.1"));
 }
 
 TEST_F(SlabCheckpoints, ResumesWithAnotherRankCount) {
     interrupted_run(2);
-    std::vector<std::string> notes;
-    BackendOptions o = o_;
-    o.on_note = [&](const std::string& text) { notes.push_back(text); };
-    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 3, o), want_);
-    ASSERT_FALSE(notes.empty());
-    EXPECT_NE(notes[0].find("the pieces of 2 ranks"), std::string::npos) << notes[0];
-    EXPECT_FALSE(exists(o_.checkpoint.path + ".rank0of2.1")) << "obsolete pieces are removed at the end";
+    expect_resumed_run(3, "the pieces of 2 ranks");
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank0of2.1")) << "obsolete pieces are removed at the end";
 }
 
 TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {
@@ -211,7 +193,7 @@ TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {
     ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank1of2.1").c_str()), 0);
     EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 2, o_), Error);  // rank 1 has no piece
     EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 3, o_), Error);  // nor can 3 ranks assemble a row
-    EXPECT_TRUE(exists(o_.checkpoint.path + ".rank0of2.1")) << "refused pieces are left untouched";
+    EXPECT_TRUE(file_exists(o_.checkpoint.path + ".rank0of2.1")) << "refused pieces are left untouched";
     BackendOptions o = o_;
     o.checkpoint.restart = true;
     EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
@@ -222,14 +204,9 @@ TEST_F(SlabCheckpoints, ResumesFromASingleProcessCheckpoint) {
     BackendOptions o = o_;
     o.checkpoint.stop = &stop;
     EXPECT_THROW(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), Interrupted);
-    ASSERT_TRUE(exists(o_.checkpoint.path));
-    std::vector<std::string> notes;
-    o = o_;
-    o.on_note = [&](const std::string& text) { notes.push_back(text); };
-    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 3, o), want_);
-    ASSERT_FALSE(notes.empty());
-    EXPECT_NE(notes[0].find("single-process checkpoint"), std::string::npos) << notes[0];
-    EXPECT_FALSE(exists(o_.checkpoint.path));
+    ASSERT_TRUE(file_exists(o_.checkpoint.path));
+    expect_resumed_run(3, "single-process checkpoint");
+    EXPECT_FALSE(file_exists(o_.checkpoint.path));
 }
 
 }  // namespace

@@ -1,8 +1,16 @@
 //! @file ThreadLink: mailboxes and a generation-counted barrier under one mutex.
 #include "tests/thread_link.hpp"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <exception>
 #include <thread>
+
+#include "engine/cuda_backend.hpp"
+#include "engine/reference.hpp"
+#include "engine/slab_run.hpp"
+#include "tests/test_support.hpp"
 
 namespace chromalign::test {
 
@@ -66,6 +74,31 @@ void run_ranks(int ranks, const std::function<void(SlabLink&)>& body) {
     for (auto& t : threads) t.join();
     for (auto& e : errors)
         if (e) std::rethrow_exception(e);
+}
+
+AlignmentEnd slab_align(const std::string& backend, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                        int ranks, const BackendOptions& options) {
+    std::vector<AlignmentEnd> results(static_cast<size_t>(ranks));
+    run_ranks(ranks, [&](SlabLink& link) {
+        BackendOptions mine = options;
+        mine.device = link.rank() % std::max(1, cuda_backend_device_count());
+        auto engine = make_backend(backend, mine);
+        results[static_cast<size_t>(link.rank())] = run_slab(s0, s1, scoring, *engine->slab_engine(), link, mine);
+    });
+    for (const AlignmentEnd& r : results) EXPECT_EQ(r, results[0]) << "ranks disagree";
+    return results[0];
+}
+
+void expect_slab_matches_reference(const std::string& backend, const Sequence& s0, const Sequence& s1,
+                                   const Scoring& scoring, int ranks, const BackendOptions& o,
+                                   const std::string& what) {
+    const AlignmentEnd want = reference_align(s0, s1, scoring);
+    const AlignmentEnd got = slab_align(backend, s0, s1, scoring, ranks, o);
+    ASSERT_EQ(got, want) << what << ": " << backend << ", " << ranks << " ranks, m=" << s0.length()
+                         << " n=" << s1.length() << " " << scoring.to_string() << " alpha=" << o.alpha
+                         << " max_blocks=" << o.max_blocks << "\n got " << got.score << " (" << got.s0_end << ", "
+                         << got.s1_end << ") want " << want.score << " (" << want.s0_end << ", " << want.s1_end
+                         << ")\n s0 " << preview(s0) << "\n s1 " << preview(s1) << "\n seed " << seed();
 }
 
 }  // namespace chromalign::test

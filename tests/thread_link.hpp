@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/backend.hpp"
 #include "engine/slab_link.hpp"
 
 namespace chromalign::test {
@@ -50,5 +51,16 @@ private:
 /// Runs body(link) on `ranks` threads, one per rank; rethrows the first exception, after
 /// all threads ended. A throwing rank can leave the others waiting; tests only throw together.
 void run_ranks(int ranks, const std::function<void(SlabLink&)>& body);
+
+/// A column-slab run of `ranks` threads, each with its own `backend` ("cpu" or "cuda") of
+/// `options`, rank k on CUDA device k modulo the devices. Every rank must return the same
+/// best cell (checked), which is returned.
+AlignmentEnd slab_align(const std::string& backend, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                        int ranks, const BackendOptions& options);
+
+/// Asserts that slab_align gives the reference's answer; `what` names the case.
+void expect_slab_matches_reference(const std::string& backend, const Sequence& s0, const Sequence& s1,
+                                   const Scoring& scoring, int ranks, const BackendOptions& options,
+                                   const std::string& what);
 
 }  // namespace chromalign::test
