@@ -42,6 +42,7 @@ struct PhaseArgs {
     int32_t b_first;          ///< block column of blockIdx.x == 0
     int32_t open;             ///< gap_open
     int32_t ext;              ///< gap_extend
+    int32_t ext_f;            ///< min(gap_extend, gap_open): F below a thread's top row (see step)
     int32_t diag_match;       ///< gap_open + match: folded into the diagonal term (see step)
     int32_t diag_mismatch;    ///< gap_open + mismatch
     int32_t mismatch_bytes;   ///< byte mode: diag_mismatch in each of the 4 bytes
@@ -93,29 +94,34 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// On exit the same holds for column j+1 (with the next up values).
 /// The diagonal term H(r-1, j-1) + s(r, j) is formed as (H(r-1, j-1) - open) + (open + s)
 /// so H - open is the only form of H kept: it feeds E, F and the diagonal alike.
+/// Short F chain: with H'(r) = max(0, H(r-1, j-1) + s, E(r, j)), H(r) = max(H'(r), F(r)) and
+///   F(r+1) = max(F(r) - ext, H(r) - open) = max(F(r) - min(ext, open), H'(r) - open)
+/// (p.ext_f is min(ext, open)). H' needs nothing from the rows above in this column, so the
+/// only dependency running down the column is one add-max per row, not three; that chain is
+/// what bounds a warp's step, so the warp steps faster and its rows' work overlaps.
 /// With kTrack, each row's best H and where it was first reached are updated per cell.
 template <int A, bool kByte, bool kTrack>
 __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c,
                                      int32_t tag, const PhaseArgs& p) {
     const uint32_t selector = byte_selector(c);
     int32_t diag_o = L.hdiag_o;
-    int32_t above_o = up_o;
-    int32_t f = up_f;
+    int32_t f = __viaddmax_s32(up_f, -p.ext, up_o);                      // F(top, j)
+    int32_t hp_o = 0;                                                    // H'(r-1) - open
 #pragma unroll
     for (int r = 0; r < A; ++r) {
         const int32_t e = __viaddmax_s32(L.e[r], -p.ext, L.ho[r]);      // E(r, j)
-        f = __viaddmax_s32(f, -p.ext, above_o);                          // F(r, j)
         const int32_t d = diag_o + (kByte ? byte_select(L.code[r], p.mismatch_bytes, selector)
                                           : (L.code[r] == c ? p.diag_match : p.diag_mismatch));
-        const int32_t h = __vimax3_s32_relu(d, e, f);                   // H(r, j)
+        if (r > 0) f = __viaddmax_s32(f, -p.ext_f, hp_o);               // F(r, j)
+        hp_o = __vimax_s32_relu(d, e) - p.open;                          // H'(r, j) - open
+        const int32_t ho = __viaddmax_s32(f, -p.open, hp_o);            // H(r, j) - open
         if (kTrack) {
             bool kept;
-            L.best[r] = __vibmax_s32(L.best[r], h, &kept);  // kept: best >= h, first cell wins
+            L.best[r] = __vibmax_s32(L.best[r], ho + p.open, &kept);  // kept: best >= h, first cell wins
             L.tag[r] = kept ? L.tag[r] : tag;
         }
         diag_o = L.ho[r];                                                // H(r, j-1) - open
-        above_o = h - p.open;
-        L.ho[r] = above_o;
+        L.ho[r] = ho;
         L.e[r] = e;
     }
     L.hdiag_o = up_o;

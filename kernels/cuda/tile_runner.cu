@@ -190,6 +190,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
     a.block_cols = static_cast<int32_t>(grid.block_cols);
     a.open = scoring.gap_open;
     a.ext = scoring.gap_extend;
+    a.ext_f = std::min(scoring.gap_extend, scoring.gap_open);
     a.diag_match = scoring.gap_open + scoring.match;
     a.diag_mismatch = scoring.gap_open + scoring.mismatch;
     const uint32_t mismatch_byte = static_cast<uint32_t>(a.diag_mismatch) & 0xffu;
