@@ -142,15 +142,16 @@ __device__ __forceinline__ void start_rows(Lane<A>& L, const PhaseArgs& p) {
 
 /// Rows of a column slab start from the left neighbour's last column: H(r, -1) and E(r, -1)
 /// of this thread's rows, and H(top-1, -1) from the row above (the corner for thread 0).
+/// `edge` holds H[R], E[R], then the corner H.
 template <int A>
-__device__ __forceinline__ void start_rows_at_edge(Lane<A>& L, const PhaseArgs& p, int t) {
+__device__ __forceinline__ void start_rows_at_edge(Lane<A>& L, const int32_t* edge, int32_t open, int t) {
     constexpr int R = A * kWarp;
 #pragma unroll
     for (int r = 0; r < A; ++r) {
-        L.ho[r] = p.left_edge[t * A + r] - p.open;
-        L.e[r] = p.left_edge[R + t * A + r];
+        L.ho[r] = edge[t * A + r] - open;
+        L.e[r] = edge[R + t * A + r];
     }
-    L.hdiag_o = (t == 0 ? p.left_edge[2 * R] : p.left_edge[t * A - 1]) - p.open;
+    L.hdiag_o = (t == 0 ? edge[2 * R] : edge[t * A - 1]) - open;
     L.fbot = kNegInf;
 }
 
@@ -165,11 +166,12 @@ __device__ __forceinline__ void store_right_edge(const Lane<A>& L, const PhaseAr
     }
 }
 
+/// The thread's S0 codes: codes[r] is the code of row_r (global memory, or a staged copy).
 template <int A, bool kByte>
-__device__ __forceinline__ void load_codes(Lane<A>& L, const PhaseArgs& p, int64_t top) {
+__device__ __forceinline__ void load_codes(Lane<A>& L, const PhaseArgs& p, const uint8_t* codes) {
 #pragma unroll
     for (int r = 0; r < A; ++r) {
-        const int32_t a = p.s0[top + r];
+        const int32_t a = codes[r];
         const uint32_t match_byte = static_cast<uint32_t>(p.diag_match ^ p.diag_mismatch) & 0xffu;
         L.code[r] = !kByte ? a : a < 4 ? p.mismatch_bytes ^ static_cast<int32_t>(match_byte << (8 * a))
                                        : p.mismatch_bytes;
@@ -262,6 +264,17 @@ __device__ __forceinline__ void track_if_needed(Lane<A>& L, int32_t tag, int32_t
     }
 }
 
+/// What the short phase reads at its steps, staged in shared memory before the first step so
+/// that no step waits on a global load (the phase is 32 dependent steps; a load in each of
+/// them would cost as much as the steps).
+template <int A>
+struct ShortStage {
+    int2 bus[kWarp];               ///< bus[s]: lane 0's horizontal-bus input at step s
+    uint8_t s1[2 * kWarp];         ///< s1[s - t + T - 1]: the S1 code of lane t at step s
+    uint8_t s0[A * kWarp];         ///< block 0: S0 codes of band d, read at the restart
+    int32_t edge[2 * A * kWarp + 1];  ///< block 0 of a column slab: the left edge of band d
+};
+
 /// Short phase: the first T steps of every block of diagonal d. Step s of thread t computes
 /// column b*C + s - t: for s < t these are the cells delegated by the block to the left (for
 /// block 0, by the right-most block of band d - B, which then restarts at column 0 of band d).
@@ -269,6 +282,9 @@ __device__ __forceinline__ void track_if_needed(Lane<A>& L, int32_t tag, int32_t
 /// Every lane of block 0 loads its delegated state, lane 0 too: lane 1's first delegated cell
 /// (the last column) reads lane 0's bottom row there. At the wrap (s == t) lane t holds its
 /// rows at the last column, which is the right edge of a column slab.
+/// The bus entries lane 0 reads (columns b*C .. b*C + T-1) are staged before the steps: the
+/// only writes to them in this phase are this block's lane T-1 at step T-1 (column b*C), after
+/// lane 0's read of it at step 0, so the staged values are the ones the steps would read.
 template <int A, bool kByte>
 __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
     const int t = threadIdx.x;
@@ -281,16 +297,30 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
 
     const int64_t rows = int64_t{A} * kWarp;
     const int64_t padded_cols = int64_t{p.block_cols} * p.blocks;
+    const int64_t col0 = int64_t{b} * p.block_cols;
+    __shared__ ShortStage<A> stage;
+    if (main_valid) stage.bus[t] = p.hbus[col0 + t];
+    // stage.s1[k] is column col0 + k - (T-1); block 0's k < T-1 are the delegated last columns.
+#pragma unroll
+    for (int k = t; k < 2 * kWarp; k += kWarp)
+        stage.s1[k] = p.s1[(b == 0 && k < kWarp - 1 ? padded_cols : col0) + k - (kWarp - 1)];
+    if (b == 0 && main_valid) {
+        for (int k = t; k < A * kWarp; k += kWarp) stage.s0[k] = p.s0[band * rows + k];
+        if (p.left_edge)
+            for (int k = t; k < 2 * A * kWarp + 1; k += kWarp) stage.edge[k] = p.left_edge[k];
+    }
+    __syncwarp();
+
     Lane<A> L;
     start_rows(L, p);  // lanes of block 0 without delegated cells hold defined values
     clear_best(L);
     BestCell mine{0, 0, 0, 0};
     if (b > 0) {
         load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
-        load_codes<A, kByte>(L, p, band * rows + t * A);
+        load_codes<A, kByte>(L, p, p.s0 + band * rows + t * A);
     } else if (del_valid) {
         load_state(L, p.vbus_in, t);
-        load_codes<A, kByte>(L, p, dband * rows + t * A);
+        load_codes<A, kByte>(L, p, p.s0 + dband * rows + t * A);
     }
     for (int s = 0; s < kWarp; ++s) {
         int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
@@ -301,22 +331,22 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
             clear_best(L);
             if (main_valid) {
                 if (p.left_edge)
-                    start_rows_at_edge(L, p, t);
+                    start_rows_at_edge(L, stage.edge, p.open, t);
                 else
                     start_rows(L, p);
-                load_codes<A, kByte>(L, p, band * rows + t * A);
+                load_codes<A, kByte>(L, p, stage.s0 + t * A);
             }
         }
         const bool delegated = b == 0 && s < t;
         const bool active = delegated ? del_valid : main_valid;
-        const int64_t col = delegated ? padded_cols - t + s : int64_t{b} * p.block_cols + s - t;
+        const int64_t col = delegated ? padded_cols - t + s : col0 + s - t;
         if (t == 0 && main_valid) {
-            const int2 v = p.hbus[col];
+            const int2 v = stage.bus[s];
             up_o = v.x - p.open;
             up_f = v.y;
         }
         if (active) {
-            step<A, kByte, true>(L, up_o, up_f, p.s1[col], static_cast<int32_t>(col), p);
+            step<A, kByte, true>(L, up_o, up_f, stage.s1[s - t + kWarp - 1], static_cast<int32_t>(col), p);
             if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
     }
@@ -343,7 +373,7 @@ __global__ void __launch_bounds__(kWarp) long_phase(const PhaseArgs p) {
     load_state(L, p.mid + int64_t{b} * kSlotWords<A>, t);
     // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
     const int32_t threshold_o = max(*p.best_score, 1) - p.open;
-    load_codes<A, kByte>(L, p, band * rows + t * A);
+    load_codes<A, kByte>(L, p, p.s0 + band * rows + t * A);
 
     const uint8_t* s1 = p.s1 + col0 - t;  // s1[s] is this lane's code at step s
     const int2* bus_in = p.hbus + col0;   // bus_in[s] is lane 0's input at step s
