@@ -63,9 +63,10 @@ struct CudaTileRunner::Impl {
     BestCell* d_best = nullptr;
     int32_t* d_best_score = nullptr;
     SlabEdges edges;
-    int32_t* d_left = nullptr;    ///< kEdgeSlots left edges of 2R + 1 words
+    /// kEdgeSlots left edges of 2R + 1 words in pinned host memory, which the short phase
+    /// reads directly (unified addressing): no copy in the stream ahead of each diagonal.
+    int32_t* h_left = nullptr;
     int32_t* d_right = nullptr;   ///< kEdgeSlots right edges of 2R words
-    int32_t* h_left = nullptr;    ///< pinned staging of the left edges, same layout
     cudaEvent_t done[kEdgeSlots] = {};
     /// Band capture: contiguous (H, F) copies into pinned memory, in stream order so the host
     /// never waits; split into the caller's arrays at the next synchronize().
@@ -113,7 +114,6 @@ struct CudaTileRunner::Impl {
         cudaFree(d_mid);
         cudaFree(d_best);
         cudaFree(d_best_score);
-        cudaFree(d_left);
         cudaFree(d_right);
         cudaFreeHost(h_left);
         cudaFreeHost(h_capture);
@@ -169,7 +169,9 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
         CUDA_CHECK(cudaMemset(im.d_best_score, 0, sizeof(int32_t)));
         const size_t edge_words = 2 * static_cast<size_t>(grid.rows_per_band()) + 1;
         if (edges.left) {
-            im.d_left = im.alloc<int32_t>(edge_words * kEdgeSlots);
+            int unified = 0;
+            CUDA_CHECK(cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, device));
+            if (!unified) throw Error("column slabs need a GPU with unified addressing (64-bit host)");
             CUDA_CHECK(cudaMallocHost(&im.h_left, edge_words * kEdgeSlots * sizeof(int32_t)));
         }
         if (edges.right) im.d_right = im.alloc<int32_t>(edge_words * kEdgeSlots);
@@ -209,7 +211,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     a.vbus_in = im.d_vbus[(d + 1) & 1];  // written in diagonal d-1
     a.vbus_out = im.d_vbus[d & 1];
     const int64_t edge_words = 2 * im.grid.rows_per_band() + 1;
-    a.left_edge = im.edges.left && d < im.grid.bands ? im.d_left + d % kEdgeSlots * edge_words : nullptr;
+    a.left_edge = im.edges.left && d < im.grid.bands ? im.h_left + d % kEdgeSlots * edge_words : nullptr;
     const int64_t right_band = right_edge_band(d);
     a.right_edge = right_band >= 0 ? im.d_right + right_band % kEdgeSlots * edge_words : nullptr;
     with_alpha(im.grid.alpha, [&](auto alpha) {
@@ -272,14 +274,12 @@ void CudaTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t
     Impl& im = *impl_;
     if (!im.edges.left) throw Error("set_left_edge on a runner built without a left edge");
     const int64_t rows = im.grid.rows_per_band(), words = 2 * rows + 1;
-    // The staging slot was last copied for band - kEdgeSlots, before that band's diagonal,
-    // which the caller has seen done.
-    int32_t* stage = im.h_left + band % kEdgeSlots * words;
-    std::copy(h, h + rows, stage);
-    std::copy(e, e + rows, stage + rows);
-    stage[2 * rows] = corner;
-    CUDA_CHECK(cudaMemcpyAsync(im.d_left + band % kEdgeSlots * words, stage, words * sizeof(int32_t),
-                               cudaMemcpyHostToDevice, im.stream));
+    // The slot was last read for band - kEdgeSlots, by that band's diagonal, which the caller
+    // has seen done; writes before the launch are visible to the kernel.
+    int32_t* slot = im.h_left + band % kEdgeSlots * words;
+    std::copy(h, h + rows, slot);
+    std::copy(e, e + rows, slot + rows);
+    slot[2 * rows] = corner;
 }
 
 int64_t CudaTileRunner::right_edge_band(int64_t d) const {

@@ -42,7 +42,8 @@ class CudaTileRunner : public TileExecutor {
 public:
     /// Uploads the encoded sequences (BaseCode values; s0 holds grid.m rows, s1 grid.n
     /// columns) and sets the horizontal bus to `top` (row 0 of the matrix when empty).
-    /// With slab edges, keeps rings of kEdgeSlots left and right edges on the device.
+    /// With slab edges, keeps rings of kEdgeSlots left edges (pinned host memory) and right
+    /// edges (device memory).
     CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring, const uint8_t* s0,
                    const uint8_t* s1, const TopRow& top, SlabEdges edges = {});
     ~CudaTileRunner() override;
@@ -62,7 +63,7 @@ public:
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
 
-    /// Stages the edge in pinned memory and copies it, in stream order, to ring slot band % kEdgeSlots.
+    /// Writes the edge into ring slot band % kEdgeSlots, where band's short phase reads it.
     void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;
     /// Band d - B: block 0 writes it at the wrap of its delegated cells (short phase).
     int64_t right_edge_band(int64_t d) const override;
