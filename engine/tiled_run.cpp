@@ -11,6 +11,7 @@
 #include "engine/band_capture.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/error.hpp"
+#include "engine/slab_pieces.hpp"
 
 namespace chromalign {
 namespace {
@@ -51,6 +52,8 @@ public:
             resumed_ = std::move(c);
             note("resuming from " + options_.path + " at row " + std::to_string(resumed_.row) + " of " +
                  std::to_string(base_.m) + ", " + percent(resumed_.row, base_.m) + " done");
+        } else if (enabled() && !options_.restart) {
+            resume_from_pieces(s0, s1, scoring);
         }
     }
 
@@ -125,9 +128,36 @@ public:
         finish_pending_write();
         if (file_exists(options_.path) && ::unlink(options_.path.c_str()) == 0)
             note("run complete; removed checkpoint " + options_.path);
+        remove_pieces(options_.path, piece_ranks_);
     }
 
 private:
+    /// No checkpoint at PATH: a column-slab run may have left its pieces there. The later of
+    /// their two rows that assembles into a whole row is resumed; pieces that cannot are
+    /// refused, and left untouched.
+    void resume_from_pieces(const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+        const std::vector<int> counts = other_rank_counts(options_.path, 0);
+        if (counts.empty()) return;
+        if (counts.size() > 1)
+            throw Error(options_.path + ": checkpoint pieces of runs with " + std::to_string(counts[0]) + " and " +
+                        std::to_string(counts[1]) + " ranks lie there; remove the stale ones, or use --restart");
+        std::string why;
+        for (int slot = 0; slot < 2; ++slot) {
+            try {
+                Checkpoint c = assemble_pieces(options_.path, counts[0], slot, s0, s1, scoring);
+                if (c.row > resumed_.row) resumed_ = std::move(c);
+            } catch (const Error& e) {
+                why = e.what();
+            }
+        }
+        if (resumed_.row == 0)
+            throw Error(why + "; the checkpoint pieces are left untouched (use --restart to discard them)");
+        piece_ranks_ = counts[0];
+        note("resuming from the pieces of " + std::to_string(piece_ranks_) + " ranks at " + options_.path +
+             " at row " + std::to_string(resumed_.row) + " of " + std::to_string(base_.m) + ", " +
+             percent(resumed_.row, base_.m) + " done");
+    }
+
     void note(const std::string& text) const {
         if (note_) note_(text);
     }
@@ -136,6 +166,7 @@ private:
     std::function<void(const std::string&)> note_;
     Checkpoint base_;      ///< identity of this comparison (lengths, fingerprints, scoring)
     Checkpoint resumed_;   ///< row 0 and no best when not resumed
+    int piece_ranks_ = 0;  ///< resumed from the pieces of this many ranks (removed at the end), or 0
     BandCapture band_;
     bool stop_noted_ = false;
     Clock::time_point last_ = Clock::now();

@@ -209,5 +209,27 @@ TEST_F(SlabCheckpoints, ResumesFromASingleProcessCheckpoint) {
     EXPECT_FALSE(file_exists(o_.checkpoint.path));
 }
 
+TEST_F(SlabCheckpoints, ASingleProcessRunResumesFromPieces) {
+    interrupted_run(3);
+    std::vector<std::string> notes;
+    BackendOptions o = o_;
+    o.on_note = [&](const std::string& text) { notes.push_back(text); };
+    EXPECT_EQ(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), want_);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes[0].find("the pieces of 3 ranks"), std::string::npos) << notes[0];
+    for (int k = 0; k < 3; ++k)
+        EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "removed at the end";
+}
+
+TEST_F(SlabCheckpoints, ASingleProcessRunRefusesIncompletePieces) {
+    interrupted_run(2);
+    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank1of2.1").c_str()), 0);
+    EXPECT_THROW(make_backend("cpu", o_)->align(s0_, s1_, kScorings[0]), Error);
+    EXPECT_TRUE(file_exists(o_.checkpoint.path + ".rank0of2.1")) << "refused pieces are left untouched";
+    BackendOptions o = o_;
+    o.checkpoint.restart = true;
+    EXPECT_EQ(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), want_);
+}
+
 }  // namespace
 }  // namespace chromalign

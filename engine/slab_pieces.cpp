@@ -1,0 +1,77 @@
+//! @file Names, discovery, assembly and removal of column-slab checkpoint pieces.
+#include "engine/slab_pieces.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "engine/error.hpp"
+#include "engine/result.hpp"
+
+namespace chromalign {
+namespace {
+
+std::string dir_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string piece_name(const std::string& path, int rank, int ranks, int slot) {
+    return path + ".rank" + std::to_string(rank) + "of" + std::to_string(ranks) + "." + std::to_string(slot);
+}
+
+std::vector<int> other_rank_counts(const std::string& path, int ranks) {
+    std::vector<int> found;
+    DIR* dir = opendir(dir_of(path).c_str());
+    if (!dir) return found;
+    const std::string prefix = base_of(path) + ".rank";
+    while (const dirent* entry = readdir(dir)) {
+        const std::string name = entry->d_name;
+        const size_t of = name.find("of", prefix.size());
+        if (name.compare(0, prefix.size(), prefix) != 0 || of == std::string::npos) continue;
+        const int q = std::atoi(name.c_str() + of + 2);
+        if (q > 0 && q != ranks && std::find(found.begin(), found.end(), q) == found.end()) found.push_back(q);
+    }
+    closedir(dir);
+    return found;
+}
+
+Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring) {
+    Checkpoint whole;
+    int64_t c = 0;
+    for (int k = 0; k < q; ++k) {
+        const std::string name = piece_name(path, k, q, slot);
+        Checkpoint piece = read_checkpoint(name);
+        if (piece.n > s1.length() - c) throw Error(name + ": piece is wider than what is left of S1");
+        Sequence columns;
+        columns.codes.assign(s1.codes.begin() + c, s1.codes.begin() + c + piece.n);
+        if (const std::string why = checkpoint_mismatch(piece, s0, columns, scoring); !why.empty())
+            throw Error(name + ": " + why);
+        if (k > 0 && piece.row != whole.row) throw Error(name + ": piece of another row");
+        if (k == 0) whole = piece, whole.h.clear(), whole.f.clear();
+        if (better_end(piece.best, whole.best)) whole.best = piece.best;
+        whole.h.insert(whole.h.end(), piece.h.begin(), piece.h.end());
+        whole.f.insert(whole.f.end(), piece.f.begin(), piece.f.end());
+        c += piece.n;
+    }
+    if (c != s1.length()) throw Error(path + ": the pieces of " + std::to_string(q) + " ranks do not cover S1");
+    whole.n = c;
+    return whole;
+}
+
+void remove_pieces(const std::string& path, int q) {
+    for (int k = 0; k < q; ++k)
+        for (int slot = 0; slot < 2; ++slot) ::unlink(piece_name(path, k, q, slot).c_str());
+}
+
+}  // namespace chromalign

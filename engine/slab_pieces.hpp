@@ -1,0 +1,27 @@
+//! @file The files of a column-slab checkpoint: one piece per rank, and the flat row they make.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/checkpoint.hpp"
+#include "engine/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+/// PATH.rank<rank>of<ranks>.<slot>: rank's columns of the checkpoint row kept in `slot` (0 or 1).
+std::string piece_name(const std::string& path, int rank, int ranks, int slot);
+
+/// The rank counts other than `ranks` that left pieces of PATH in its directory.
+std::vector<int> other_rank_counts(const std::string& path, int ranks);
+
+/// The flat row of all columns from the pieces that `q` ranks wrote in `slot`, each checked
+/// against its columns of S1. Throws Error when a piece is missing, damaged or does not fit.
+Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring);
+
+/// Removes both slots of the pieces of `q` ranks (none when q is 0).
+void remove_pieces(const std::string& path, int q);
+
+}  // namespace chromalign
