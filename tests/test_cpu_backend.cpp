@@ -36,7 +36,7 @@ public:
 const std::vector<std::string>& isas() {
     static const std::vector<std::string> available = [] {
         std::vector<std::string> out;
-        for (const char* isa : {"scalar", "sse41", "avx", "avx2"}) {
+        for (const char* isa : {"scalar", "sse41", "avx", "avx2", "avx512"}) {
             IsaScope scope(isa);
             try {
                 make_backend("cpu", BackendOptions{});
@@ -168,20 +168,21 @@ TEST(CpuBackend, WideTilesFallBackTo32BitLanes) {
 }
 
 TEST(CpuBackend, RelativeLanesFarAboveTheInt16Range) {
-    // Match 20: H passes 32767 after about 1700 aligned bases, so later tiles hold scores far
-    // above int16 relative to their corner, with the floor 0 saturated away. Narrow tiles
-    // (alpha 4) keep this scoring within the 16-bit bound.
-    const Scoring big{20, -30, 50, 10};
+    // Match 12: H passes 32767 after about 2700 aligned bases, so later tiles hold scores far
+    // above int16 relative to their corner (up to 72000), with the floor 0 saturated away.
+    // Narrow tiles (alpha 4) keep this scoring within the 16-bit bound, with tiles at least
+    // 16 lanes wide even for AVX-512's 32 lanes.
+    const Scoring big{12, -15, 25, 5};
     std::mt19937_64 rng(test::seed() + 9);
-    auto [s0, s1] = test::mutated_pair(3000, 2900, rng, 0.001);
-    const Sequence same = test::mutated_pair(3000, 1, rng).first;
+    auto [s0, s1] = test::mutated_pair(6000, 5800, rng, 0.001);
+    const Sequence same = test::mutated_pair(6000, 1, rng).first;
     for (const std::string& isa : isas()) {
         if (isa == "scalar") continue;
         IsaScope scope(isa);
         for (const int max_blocks : {0, 24}) {
             auto backend = make_backend("cpu", options(2, 4, max_blocks));
             EXPECT_EQ(backend->align(s0, s1, big), reference_align(s0, s1, big)) << isa << " " << backend->layout();
-            EXPECT_EQ(backend->align(same, same, big), (AlignmentEnd{60000, 3000, 3000})) << isa;
+            EXPECT_EQ(backend->align(same, same, big), (AlignmentEnd{72000, 6000, 6000})) << isa;
             EXPECT_NE(backend->layout().find("i16"), std::string::npos) << backend->layout();
         }
     }

@@ -17,6 +17,7 @@ bool cpu_runs(CpuIsa isa) {
     case CpuIsa::kSse41: return __builtin_cpu_supports("sse4.1");
     case CpuIsa::kAvx: return __builtin_cpu_supports("avx") && __builtin_cpu_supports("sse4.1");
     case CpuIsa::kAvx2: return __builtin_cpu_supports("avx2");
+    case CpuIsa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 #else
     default: return false;
 #endif
@@ -31,6 +32,7 @@ const CpuKernel* table(CpuIsa isa, size_t* count) {
     case CpuIsa::kSse41: return sse41_kernels(count);
     case CpuIsa::kAvx: return avx_kernels(count);
     case CpuIsa::kAvx2: return avx2_kernels(count);
+    case CpuIsa::kAvx512: return avx512_kernels(count);
 #else
     default: break;
 #endif
@@ -56,6 +58,7 @@ std::string cpu_isa_name(CpuIsa isa) {
     case CpuIsa::kSse41: return "sse41";
     case CpuIsa::kAvx: return "avx";
     case CpuIsa::kAvx2: return "avx2";
+    case CpuIsa::kAvx512: return "avx512";
     }
     return "unknown";
 }
@@ -69,7 +72,7 @@ const CpuKernel* find_cpu_kernel(CpuIsa isa, int lane_bits, int alpha) {
 }
 
 CpuIsa select_cpu_isa() {
-    const CpuIsa all[] = {CpuIsa::kAvx2, CpuIsa::kAvx, CpuIsa::kSse41, CpuIsa::kScalar};
+    const CpuIsa all[] = {CpuIsa::kAvx512, CpuIsa::kAvx2, CpuIsa::kAvx, CpuIsa::kSse41, CpuIsa::kScalar};
     const char* env = std::getenv("CHROMALIGN_CPU_ISA");
     if (env && *env) {
         for (const CpuIsa isa : all) {
@@ -80,7 +83,7 @@ CpuIsa select_cpu_isa() {
             if (!cpu_runs(isa)) throw Error(std::string("CHROMALIGN_CPU_ISA=") + env + ": this CPU lacks it");
             return isa;
         }
-        throw Error(std::string("CHROMALIGN_CPU_ISA=") + env + " is not one of avx2, avx, sse41, scalar");
+        throw Error(std::string("CHROMALIGN_CPU_ISA=") + env + " is not one of avx512, avx2, avx, sse41, scalar");
     }
     for (const CpuIsa isa : all) {
         size_t count = 0;

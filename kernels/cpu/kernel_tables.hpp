@@ -13,6 +13,7 @@ const CpuKernel* scalar_kernels(size_t* count);
 const CpuKernel* sse41_kernels(size_t* count);
 const CpuKernel* avx_kernels(size_t* count);
 const CpuKernel* avx2_kernels(size_t* count);
+const CpuKernel* avx512_kernels(size_t* count);
 #endif
 
 }  // namespace chromalign::kernels::cpu

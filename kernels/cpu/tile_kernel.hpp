@@ -10,7 +10,7 @@
 namespace chromalign::kernels::cpu {
 
 /// Instruction sets with a compiled tile kernel, weakest first.
-enum class CpuIsa { kScalar, kSse41, kAvx, kAvx2 };
+enum class CpuIsa { kScalar, kSse41, kAvx, kAvx2, kAvx512 };
 
 /// The best real cell one worker has seen; row and col are 0-based within the executor.
 struct CellBest {
