@@ -97,8 +97,9 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// Short F chain: with H'(r) = max(0, H(r-1, j-1) + s, E(r, j)), H(r) = max(H'(r), F(r)) and
 ///   F(r+1) = max(F(r) - ext, H(r) - open) = max(F(r) - min(ext, open), H'(r) - open)
 /// (p.ext_f is min(ext, open)). H' needs nothing from the rows above in this column, so the
-/// only dependency running down the column is one add-max per row, not three; that chain is
-/// what bounds a warp's step, so the warp steps faster and its rows' work overlaps.
+/// only dependency running down the column is one add-max per row, not three: a shorter
+/// critical path per step, which the scheduler fills with other rows' work (7% on 8M x 8M;
+/// the kernel is otherwise bound by the integer pipes, six instructions per cell).
 /// With kTrack, each row's best H and where it was first reached are updated per cell.
 template <int A, bool kByte, bool kTrack>
 __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c,
@@ -265,8 +266,7 @@ __device__ __forceinline__ void track_if_needed(Lane<A>& L, int32_t tag, int32_t
 }
 
 /// What the short phase reads at its steps, staged in shared memory before the first step so
-/// that no step waits on a global load (the phase is 32 dependent steps; a load in each of
-/// them would cost as much as the steps).
+/// that none of its 32 dependent steps waits on a global load.
 template <int A>
 struct ShortStage {
     int2 bus[kWarp];               ///< bus[s]: lane 0's horizontal-bus input at step s
