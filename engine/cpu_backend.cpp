@@ -46,11 +46,13 @@ struct Plan {
 
 /// 16-bit lanes (twice the lanes per vector) whenever the tile fits their bound, else 32-bit.
 /// Block columns are a multiple of the workers so that every diagonal splits evenly, unless
-/// `blocks` (> 0) fixes them (a slab cut for exactly that many).
+/// `blocks` (> 0) fixes them (a slab cut for exactly that many). `only_bits` (16 or 32) fixes
+/// the lanes instead of choosing them: a slab's executor takes the lanes the ranks agreed on.
 Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions& o, int threads, CpuIsa isa,
-              int32_t blocks = 0) {
+              int32_t blocks = 0, int only_bits = 0) {
     const int alpha = o.alpha > 0 ? o.alpha : kDefaultAlpha;
     for (const int bits : {16, 32}) {
+        if (only_bits != 0 && bits != only_bits) continue;
         const CpuKernel* kernel = kernels::cpu::find_cpu_kernel(isa, bits, alpha);
         if (!kernel) continue;
         const int64_t rows = int64_t{kernel->lanes} * alpha;
@@ -65,17 +67,21 @@ Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions
         const TileGrid grid = make_tile_grid(m, n, kernel->lanes, alpha, static_cast<int32_t>(max_blocks));
         if (bits == 32 || kernels::cpu::relative16_fits(rows, grid.block_cols, scoring)) return {grid, kernel};
     }
+    if (only_bits != 0)
+        throw Error("internal: this slab's tiles do not fit the " + std::to_string(only_bits) +
+                    "-bit lanes the ranks agreed on");
     throw Error("--alpha " + std::to_string(alpha) + " is not built for the CPU backend (choose 4, 8 or 16)");
 }
 
 std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                            const BackendOptions& options, int64_t first_row, const TopRow& top,
-                                           CpuIsa isa, SlabEdges edges = {}, int32_t blocks = 0) {
+                                           CpuIsa isa, SlabEdges edges = {}, int32_t blocks = 0,
+                                           int only_bits = 0) {
     scoring.check_no_overflow(s0.length(), s1.length());
     if (first_row < 0 || first_row >= s0.length())
         throw Error("cannot start below row " + std::to_string(first_row) + " of " + std::to_string(s0.length()));
     const int threads = thread_count(options);
-    const Plan plan = plan_run(s0.length() - first_row, s1.length(), scoring, options, threads, isa, blocks);
+    const Plan plan = plan_run(s0.length() - first_row, s1.length(), scoring, options, threads, isa, blocks, only_bits);
     return std::make_unique<CpuTileRunner>(plan.grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top,
                                            *plan.kernel, threads, edges);
 }
@@ -107,13 +113,14 @@ public:
 
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
         const Plan plan = plan_run(m, width, scoring, options_, threads_, isa_);
+        slab_bits_ = plan.kernel->lane_bits;
         return SlabShape{plan.grid.rows_per_band(), plan.grid.blocks};
     }
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
                                                 int32_t blocks) override {
-        auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_, edges, blocks);
+        auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_, edges, blocks, slab_bits_);
         layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
         return runner;
     }
@@ -122,6 +129,7 @@ private:
     BackendOptions options_;
     CpuIsa isa_;
     int threads_;
+    int slab_bits_ = 0;  ///< the lanes of the shape slab_shape() gave, which the executor keeps
     std::string layout_;
 };
 

@@ -21,6 +21,8 @@ SlabCheckpointer::SlabCheckpointer(const Sequence& s0, const Sequence& s1, const
     base_.fingerprint1 = sequence_fingerprint(slab);
     base_.scoring = scoring;
     if (!enabled() || options_.restart) return;
+    spent_ = file_exists(completion_marker(options_.path));
+    if (spent_) return;  // what lies there is spent; resume() removes it
     const std::vector<int> others = other_rank_counts(options_.path, ranks_);
     if (others.size() > 1)
         throw Error(options_.path + ": checkpoint pieces of runs with " + std::to_string(others[0]) + " and " +
@@ -40,7 +42,7 @@ void SlabCheckpointer::note(const std::string& text) const {
 
 std::vector<int64_t> SlabCheckpointer::offer() {
     std::vector<int64_t> rows{-1, -1, -1, 0};
-    if (!enabled() || options_.restart) return rows;
+    if (!enabled() || options_.restart || spent_) return rows;
     auto read = [&](const std::string& path, const Sequence& columns, int64_t& row) {
         if (!file_exists(path)) return;
         rows[3] = 1;
@@ -75,6 +77,14 @@ std::vector<int64_t> SlabCheckpointer::offer() {
 }
 
 void SlabCheckpointer::resume(int64_t row) {
+    if (spent_) {  // a finished run was killed while its ranks removed their files
+        for (int slot = 0; slot < 2; ++slot) ::unlink(piece(slot).c_str());
+        if (rank_ == 0) {
+            ::unlink(options_.path.c_str());
+            for (const int q : other_rank_counts(options_.path, ranks_)) remove_pieces(options_.path, q);
+            note("an earlier run with checkpoint " + options_.path + " had finished; removed the files it left");
+        }
+    }
     if (row <= 0) return;
     for (int slot = 0; slot < 2; ++slot) {
         if (!file_exists(piece(slot))) continue;
@@ -169,9 +179,25 @@ bool SlabCheckpointer::due(bool stop) const {
     return stop || std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= options_.every_seconds;
 }
 
+void SlabCheckpointer::remove_completion_marker() {
+    if (rank_ == 0 && enabled()) ::unlink(completion_marker(options_.path).c_str());
+}
+
+bool SlabCheckpointer::mark_complete() {
+    if (!enabled()) return false;
+    if (writer_.valid()) writer_.wait();
+    if (rank_ != 0) return true;
+    try {
+        write_completion_marker(options_.path);
+        return true;
+    } catch (const Error& e) {
+        note(std::string("warning: ") + e.what() + "; the checkpoint pieces are kept");
+        return false;
+    }
+}
+
 void SlabCheckpointer::finish() {
     if (!enabled()) return;
-    if (writer_.valid()) writer_.wait();
     bool removed = false;
     for (int slot = 0; slot < 2; ++slot)
         if (file_exists(piece(slot)) && ::unlink(piece(slot).c_str()) == 0) removed = true;

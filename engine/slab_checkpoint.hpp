@@ -61,7 +61,13 @@ public:
     /// Rank 0: whether a new checkpoint may start now: the previous one is on every rank, and
     /// the interval has elapsed or a stop was asked for.
     bool due(bool stop) const;
-    /// The run is complete on every rank: removes this rank's pieces.
+    /// Rank 0 removes the completion marker: once every rank has resumed (the leftovers of a
+    /// finished earlier run are gone then), and once every rank has finished.
+    void remove_completion_marker();
+    /// The run is complete on every rank. Rank 0 writes the completion marker and says whether
+    /// it could (a failure warns: the pieces are then kept, and a rerun resumes from them).
+    bool mark_complete();
+    /// After the marker is written, on every rank: removes this rank's pieces.
     void finish();
 
 private:
@@ -78,6 +84,7 @@ private:
     int rank_ = 0, ranks_ = 1;
     int64_t first_row_ = 0;
     bool resumed_whole_ = false;  ///< from the single-process checkpoint (removed at the end)
+    bool spent_ = false;          ///< a completion marker lies there: the files are a finished run's
     int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
     int other_slot_ = -1;         ///< the slot of its pieces that offer() chose
     AlignmentEnd best_;

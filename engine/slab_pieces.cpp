@@ -2,6 +2,7 @@
 #include "engine/slab_pieces.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,6 +73,18 @@ Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Seque
 void remove_pieces(const std::string& path, int q) {
     for (int k = 0; k < q; ++k)
         for (int slot = 0; slot < 2; ++slot) ::unlink(piece_name(path, k, q, slot).c_str());
+}
+
+std::string completion_marker(const std::string& path) { return path + ".complete"; }
+
+void write_completion_marker(const std::string& path) {
+    const std::string name = completion_marker(path);
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::fsync(fd) != 0) {
+        if (fd >= 0) ::close(fd);
+        throw Error(name + ": cannot write the completion marker");
+    }
+    ::close(fd);
 }
 
 }  // namespace chromalign

@@ -24,4 +24,10 @@ Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Seque
 /// Removes both slots of the pieces of `q` ranks (none when q is 0).
 void remove_pieces(const std::string& path, int q);
 
+/// PATH.complete: written by a slab run that finished, before its ranks remove their pieces
+/// and removed after, so the pieces a job killed in between leaves are known to be spent.
+std::string completion_marker(const std::string& path);
+/// Creates the marker (an empty file, synced). Throws Error when it cannot.
+void write_completion_marker(const std::string& path);
+
 }  // namespace chromalign

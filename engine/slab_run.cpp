@@ -26,6 +26,15 @@ constexpr int64_t kInFlight = 8;
 constexpr int64_t kMinBlockCols = 64;
 constexpr int64_t kDiagonalsPerReport = 64;
 
+/// An upper bound on the width cut_slabs gives any slab of n columns over `ranks`: a slab is
+/// within 4 columns per block column (at least 64 wide) of its share, and its share makes up
+/// for the previous slab's rounding. The shape is planned for it, so that every rank's tiles
+/// fit the lanes (16- or 32-bit) the shape chose.
+int64_t widest_slab(int64_t n, int ranks) {
+    const int64_t share = std::max<int64_t>(1, n / ranks);
+    return share + share / 8 + 2 * kColumnQuantum;
+}
+
 /// The largest row that every rank offers (entries 0..2 of each offer), or 0.
 int64_t common_row(const std::vector<std::vector<int64_t>>& offers) {
     int64_t best = 0;
@@ -292,7 +301,7 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
 
     SlabShape shape;
     const auto raw = on_every_rank(link, 2, [&]() -> std::vector<int64_t> {
-        shape = engine.slab_shape(s0.length(), std::max<int64_t>(1, s1.length() / ranks), scoring);
+        shape = engine.slab_shape(s0.length(), widest_slab(s1.length(), ranks), scoring);
         return {shape.rows_per_band, shape.blocks};
     });
     std::vector<SlabShape> shapes;
@@ -327,6 +336,7 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
         top = ck->top();
         return std::vector<int64_t>{};
     });
+    ck->remove_completion_marker();  // every rank has removed the spent files, if any
     // Corners: H(first_row, c0 - 1) is the previous rank's last column of the starting row.
     const auto lasts = link.allgather({top.empty() ? 0 : top.h.back()});
     top.corner = rank > 0 ? static_cast<int32_t>(lasts[rank - 1][0]) : 0;
@@ -356,7 +366,16 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     int64_t late_ack = 0;  // acknowledgements of a checkpoint rank 0 no longer waits for
     while (rank == 0 && link.poll_ack(late_ack)) {
     }
-    ck->finish();
+    // The marker goes first, then every rank's pieces, then the marker: a job killed in between
+    // leaves files that the next run knows to be spent, never pieces without a common row.
+    const auto marked = on_every_rank(link, 1, [&] { return std::vector<int64_t>{ck->mark_complete() ? 1 : 0}; });
+    if (marked[0][0] != 0) {
+        on_every_rank(link, 0, [&] {
+            ck->finish();
+            return std::vector<int64_t>{};
+        });
+        ck->remove_completion_marker();
+    }
     return best;
 }
 

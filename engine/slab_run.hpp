@@ -21,10 +21,11 @@ struct SlabShape {
 class SlabEngine {
 public:
     virtual ~SlabEngine() = default;
-    /// R and B for a slab of about `width` columns of an m-row matrix.
+    /// R and B for slabs of at most `width` columns of an m-row matrix.
     virtual SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) = 0;
     /// An executor for rows first_row+1 .. m of s0 against `slab` (its columns of S1) whose
-    /// grid has exactly `blocks` block columns (cut_slabs makes that possible).
+    /// grid has exactly `blocks` block columns (cut_slabs makes that possible) and the band
+    /// height of the last slab_shape().
     virtual std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& slab,
                                                         const Scoring& scoring, int64_t first_row,
                                                         const TopRow& top, SlabEdges edges, int32_t blocks) = 0;

@@ -1,7 +1,9 @@
 //! @file Child-process runner for the interruption tests.
 #include "tests/resume_harness.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,28 @@ timespec modified(const std::string& path) {
     struct stat st{};
     if (path.empty() || stat(path.c_str(), &st) != 0) return timespec{0, 0};
     return st.st_mtim;
+}
+
+/// SIGKILL to every process of session `sid`: the child and whatever it started. mpirun puts
+/// each rank in a process group of its own, and ranks outlive a killed mpirun for a while
+/// (they may even finish and remove their checkpoint pieces), so killing mpirun alone is not
+/// a kill of the whole job.
+void kill_session(pid_t sid) {
+    DIR* proc = opendir("/proc");
+    if (!proc) return;
+    while (const dirent* entry = readdir(proc)) {
+        const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+        if (pid <= 0) continue;
+        std::ifstream in("/proc/" + std::string(entry->d_name) + "/stat");
+        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const size_t close = stat.rfind(')');  // the command name may hold spaces
+        if (close == std::string::npos) continue;
+        std::istringstream fields(stat.substr(close + 2));
+        std::string state;
+        long ppid = 0, pgrp = 0, session = 0;
+        if (fields >> state >> ppid >> pgrp >> session && session == sid) ::kill(pid, SIGKILL);
+    }
+    closedir(proc);
 }
 
 std::string slurp(const std::string& path) {
@@ -59,6 +83,7 @@ ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_aft
     const std::string out_path = path("stdout.txt"), err_path = path("stderr.txt");
     const pid_t pid = fork();
     if (pid == 0) {
+        setsid();  // a session of its own, so that a kill -9 can reach all it starts
         const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(out, 1);
@@ -85,7 +110,12 @@ ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_aft
     if (signal_after_ms >= 0) {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(signal_after_ms);
         while (!ended && std::chrono::steady_clock::now() < deadline) poll();
-        if (!ended) kill(pid, signal);
+        if (!ended) {
+            if (signal == SIGKILL)
+                kill_session(pid);
+            else
+                kill(pid, signal);
+        }
     }
     if (!ended) waitpid(pid, &status, 0);
     ChildRun r;

@@ -33,8 +33,8 @@ public:
                  const std::string& after_new_file = "") const;
 
     /// Runs the CLI under this launcher from now on (e.g. mpirun -np 2), found on the PATH;
-    /// a signal then goes to the launcher, which ends (or, for SIGINT/SIGTERM, forwards to)
-    /// every rank.
+    /// a signal then goes to the launcher, which forwards it to every rank, except SIGKILL,
+    /// which goes to every process the run started (the whole job).
     void set_launcher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
 
     /// Parses score and end cell from a TSV result.

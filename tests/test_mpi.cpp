@@ -112,6 +112,9 @@ TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
             EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), want);
             continue;
         }
+        // A kill that lands after the job removed its pieces (while it exits) ends a finished
+        // run: the next one starts afresh, so it is not a kill mid-way.
+        if (r.err.find("run complete") != std::string::npos) continue;
         ++killed;
     }
     const test::ChildRun last = h.run(args);

@@ -12,6 +12,7 @@
 #include "engine/backend.hpp"
 #include "engine/error.hpp"
 #include "engine/reference.hpp"
+#include "engine/slab_pieces.hpp"
 #include "engine/slab_run.hpp"
 #include "engine/checkpoint.hpp"
 #include "tests/test_support.hpp"
@@ -168,6 +169,7 @@ TEST_F(SlabCheckpoints, StopOnEveryRankThenResumeGivesTheSameAnswer) {
         EXPECT_TRUE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "rank " << k;
     expect_resumed_run(3, "resuming from");
     for (int k = 0; k < 3; ++k) EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1"));
+    EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path))) << "the marker goes last";
 }
 
 TEST_F(SlabCheckpoints, FrequentCheckpointsDuringAWholeRun) {
@@ -207,6 +209,29 @@ TEST_F(SlabCheckpoints, ResumesFromASingleProcessCheckpoint) {
     ASSERT_TRUE(file_exists(o_.checkpoint.path));
     expect_resumed_run(3, "single-process checkpoint");
     EXPECT_FALSE(file_exists(o_.checkpoint.path));
+}
+
+/// A finished job killed while its ranks removed their pieces: rank 0's went, rank 1's stayed,
+/// and the completion marker says they are spent. Without the marker this state is refused.
+TEST_F(SlabCheckpoints, PiecesOfAFinishedRunAreRemovedNotRefused) {
+    interrupted_run(2);
+    write_completion_marker(o_.checkpoint.path);
+    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank0of2.1").c_str()), 0);
+    expect_resumed_run(2, "had finished");  // a fresh run: its first note says what it removed
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.1"));
+    EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path)));
+
+    interrupted_run(2);  // the same state again, now for one process
+    write_completion_marker(o_.checkpoint.path);
+    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank0of2.1").c_str()), 0);
+    std::vector<std::string> notes;
+    BackendOptions o = o_;
+    o.on_note = [&](const std::string& text) { notes.push_back(text); };
+    EXPECT_EQ(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), want_);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes[0].find("had finished"), std::string::npos) << notes[0];
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.1"));
+    EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path)));
 }
 
 TEST_F(SlabCheckpoints, ASingleProcessRunResumesFromPieces) {
