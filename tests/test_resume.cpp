@@ -49,6 +49,9 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
             continue;
         }
         ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+        // A kill that lands after the run removed its checkpoint (while it exits) ends a
+        // finished run: the next one starts afresh, so it is not a kill mid-way.
+        if (r.err.find("run complete") != std::string::npos) continue;
         ++killed;
     }
     const test::ChildRun last = harness_->run(args);
