@@ -23,11 +23,7 @@ SlabCheckpointer::SlabCheckpointer(const Sequence& s0, const Sequence& s1, const
     if (!enabled() || options_.restart) return;
     spent_ = file_exists(completion_marker(options_.path));
     if (spent_) return;  // what lies there is spent; resume() removes it
-    const std::vector<int> others = other_rank_counts(options_.path, ranks_);
-    if (others.size() > 1)
-        throw Error(options_.path + ": checkpoint pieces of runs with " + std::to_string(others[0]) + " and " +
-                    std::to_string(others[1]) + " ranks lie there; remove the stale ones, or use --restart");
-    if (!others.empty()) other_ranks_ = others[0];
+    other_ranks_ = other_rank_count(options_.path, ranks_);
 }
 
 SlabCheckpointer::~SlabCheckpointer() {
@@ -60,17 +56,14 @@ std::vector<int64_t> SlabCheckpointer::offer() {
     read(piece(1), slab_, rows[1]);
     read(options_.path, s1_, rows[2]);
     // Pieces of another rank count: the latest of their two rows, as a flat row of all columns.
-    for (int slot = 0; slot < 2 && other_ranks_ > 0; ++slot) {
-        if (!file_exists(piece_name(options_.path, 0, other_ranks_, slot))) continue;
-        rows[3] = 1;
-        try {
-            const int64_t row = assemble_pieces(options_.path, other_ranks_, slot, s0_, s1_, base_.scoring).row;
-            if (row > rows[2]) {
-                rows[2] = row;
-                other_slot_ = slot;
-            }
-        } catch (const Error& e) {
-            note(std::string("warning: ") + e.what() + "; these pieces are not used");
+    // Kept for resume(), which would otherwise read and check every piece again.
+    if (other_ranks_ > 0) {
+        LatestPieces latest = latest_pieces(options_.path, other_ranks_, s0_, s1_, base_.scoring);
+        if (latest.any) rows[3] = 1;
+        for (const std::string& why : latest.problems) note("warning: " + why + "; these pieces are not used");
+        if (latest.whole.row > rows[2]) {
+            rows[2] = latest.whole.row;
+            other_ = std::move(latest.whole);
         }
     }
     return rows;
@@ -102,9 +95,9 @@ void SlabCheckpointer::resume(int64_t row) {
     }
     // A flat row of all columns offered this row: pieces of another rank count, or a
     // single-process checkpoint.
-    const bool from_pieces = other_slot_ >= 0;
-    Checkpoint c = from_pieces ? assemble_pieces(options_.path, other_ranks_, other_slot_, s0_, s1_, base_.scoring)
-                               : read_checkpoint(options_.path);
+    const bool from_pieces = other_.row > 0;
+    Checkpoint c = from_pieces ? std::move(other_) : read_checkpoint(options_.path);
+    other_ = Checkpoint{};
     resumed_whole_ = !from_pieces;
     first_row_ = row;
     best_ = c.best;

@@ -86,7 +86,7 @@ private:
     bool resumed_whole_ = false;  ///< from the single-process checkpoint (removed at the end)
     bool spent_ = false;          ///< a completion marker lies there: the files are a finished run's
     int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
-    int other_slot_ = -1;         ///< the slot of its pieces that offer() chose
+    Checkpoint other_;            ///< the whole row its pieces make, when offer() chose it (else row 0)
     AlignmentEnd best_;
     std::vector<int32_t> top_h_, top_f_;
     int64_t next_seq_ = 1;

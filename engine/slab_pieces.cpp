@@ -70,6 +70,30 @@ Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Seque
     return whole;
 }
 
+int other_rank_count(const std::string& path, int ranks) {
+    const std::vector<int> others = other_rank_counts(path, ranks);
+    if (others.size() > 1)
+        throw Error(path + ": checkpoint pieces of runs with " + std::to_string(others[0]) + " and " +
+                    std::to_string(others[1]) + " ranks lie there; remove the stale ones, or use --restart");
+    return others.empty() ? 0 : others[0];
+}
+
+LatestPieces latest_pieces(const std::string& path, int q, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring) {
+    LatestPieces latest;
+    for (int slot = 0; slot < 2; ++slot) {
+        if (!file_exists(piece_name(path, 0, q, slot))) continue;
+        latest.any = true;
+        try {
+            Checkpoint c = assemble_pieces(path, q, slot, s0, s1, scoring);
+            if (c.row > latest.whole.row) latest.whole = std::move(c);
+        } catch (const Error& e) {
+            latest.problems.push_back(e.what());
+        }
+    }
+    return latest;
+}
+
 void remove_pieces(const std::string& path, int q) {
     for (int k = 0; k < q; ++k)
         for (int slot = 0; slot < 2; ++slot) ::unlink(piece_name(path, k, q, slot).c_str());

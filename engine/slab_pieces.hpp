@@ -15,10 +15,22 @@ std::string piece_name(const std::string& path, int rank, int ranks, int slot);
 
 /// The rank counts other than `ranks` that left pieces of PATH in its directory.
 std::vector<int> other_rank_counts(const std::string& path, int ranks);
+/// The one rank count other than `ranks` that left pieces of PATH, or 0. Throws Error when
+/// pieces of two rank counts lie there (which to resume would be a guess).
+int other_rank_count(const std::string& path, int ranks);
 
 /// The flat row of all columns from the pieces that `q` ranks wrote in `slot`, each checked
 /// against its columns of S1. Throws Error when a piece is missing, damaged or does not fit.
 Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring);
+
+/// The later of the two rows that the pieces of `q` ranks hold, assembled.
+struct LatestPieces {
+    Checkpoint whole;                   ///< row 0 when neither slot assembles
+    bool any = false;                   ///< some slot's first piece exists
+    std::vector<std::string> problems;  ///< why each slot whose first piece exists did not assemble
+};
+LatestPieces latest_pieces(const std::string& path, int q, const Sequence& s0, const Sequence& s1,
                            const Scoring& scoring);
 
 /// Removes both slots of the pieces of `q` ranks (none when q is 0).

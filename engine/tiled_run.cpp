@@ -146,23 +146,16 @@ private:
     /// their two rows that assembles into a whole row is resumed; pieces that cannot are
     /// refused, and left untouched.
     void resume_from_pieces(const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
-        const std::vector<int> counts = other_rank_counts(options_.path, 0);
-        if (counts.empty()) return;
-        if (counts.size() > 1)
-            throw Error(options_.path + ": checkpoint pieces of runs with " + std::to_string(counts[0]) + " and " +
-                        std::to_string(counts[1]) + " ranks lie there; remove the stale ones, or use --restart");
-        std::string why;
-        for (int slot = 0; slot < 2; ++slot) {
-            try {
-                Checkpoint c = assemble_pieces(options_.path, counts[0], slot, s0, s1, scoring);
-                if (c.row > resumed_.row) resumed_ = std::move(c);
-            } catch (const Error& e) {
-                why = e.what();
-            }
-        }
-        if (resumed_.row == 0)
-            throw Error(why + "; the checkpoint pieces are left untouched (use --restart to discard them)");
-        piece_ranks_ = counts[0];
+        const int q = other_rank_count(options_.path, 0);
+        if (q == 0) return;
+        LatestPieces latest = latest_pieces(options_.path, q, s0, s1, scoring);
+        if (latest.whole.row == 0)
+            throw Error((latest.problems.empty() ? options_.path + ": the pieces of " + std::to_string(q) +
+                                                       " ranks hold no whole row"
+                                                 : latest.problems.back()) +
+                        "; the checkpoint pieces are left untouched (use --restart to discard them)");
+        resumed_ = std::move(latest.whole);
+        piece_ranks_ = q;
         note("resuming from the pieces of " + std::to_string(piece_ranks_) + " ranks at " + options_.path +
              " at row " + std::to_string(resumed_.row) + " of " + std::to_string(base_.m) + ", " +
              percent(resumed_.row, base_.m) + " done");

@@ -157,6 +157,24 @@ protected:
         EXPECT_NE(notes[0].find(source), std::string::npos) << notes[0];
     }
 
+    /// The same for one process with the CPU backend.
+    void expect_single_process_run(const std::string& source) {
+        std::vector<std::string> notes;
+        BackendOptions o = o_;
+        o.on_note = [&](const std::string& text) { notes.push_back(text); };
+        EXPECT_EQ(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), want_);
+        ASSERT_FALSE(notes.empty());
+        EXPECT_NE(notes[0].find(source), std::string::npos) << notes[0];
+    }
+
+    /// What a finished 2-rank job killed while removing its pieces leaves: rank 0's piece gone,
+    /// rank 1's still there, and the completion marker.
+    void leave_spent_pieces() {
+        interrupted_run(2);
+        write_completion_marker(o_.checkpoint.path);
+        ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank0of2.1").c_str()), 0);
+    }
+
     TempDir dir_;
     Sequence s0_, s1_;
     AlignmentEnd want_;
@@ -211,37 +229,23 @@ TEST_F(SlabCheckpoints, ResumesFromASingleProcessCheckpoint) {
     EXPECT_FALSE(file_exists(o_.checkpoint.path));
 }
 
-/// A finished job killed while its ranks removed their pieces: rank 0's went, rank 1's stayed,
-/// and the completion marker says they are spent. Without the marker this state is refused.
+/// Without the marker, pieces without a common row are refused (PiecesWithoutACommonRowAreRefused);
+/// with it, the pieces are spent and a run removes them.
 TEST_F(SlabCheckpoints, PiecesOfAFinishedRunAreRemovedNotRefused) {
-    interrupted_run(2);
-    write_completion_marker(o_.checkpoint.path);
-    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank0of2.1").c_str()), 0);
+    leave_spent_pieces();
     expect_resumed_run(2, "had finished");  // a fresh run: its first note says what it removed
     EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.1"));
     EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path)));
 
-    interrupted_run(2);  // the same state again, now for one process
-    write_completion_marker(o_.checkpoint.path);
-    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank0of2.1").c_str()), 0);
-    std::vector<std::string> notes;
-    BackendOptions o = o_;
-    o.on_note = [&](const std::string& text) { notes.push_back(text); };
-    EXPECT_EQ(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), want_);
-    ASSERT_FALSE(notes.empty());
-    EXPECT_NE(notes[0].find("had finished"), std::string::npos) << notes[0];
+    leave_spent_pieces();  // the same state again, now for one process
+    expect_single_process_run("had finished");
     EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.1"));
     EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path)));
 }
 
 TEST_F(SlabCheckpoints, ASingleProcessRunResumesFromPieces) {
     interrupted_run(3);
-    std::vector<std::string> notes;
-    BackendOptions o = o_;
-    o.on_note = [&](const std::string& text) { notes.push_back(text); };
-    EXPECT_EQ(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), want_);
-    ASSERT_FALSE(notes.empty());
-    EXPECT_NE(notes[0].find("the pieces of 3 ranks"), std::string::npos) << notes[0];
+    expect_single_process_run("the pieces of 3 ranks");
     for (int k = 0; k < 3; ++k)
         EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "removed at the end";
 }
