@@ -1,6 +1,13 @@
 //! @file GPU tests: the CUDA backend against the reference oracle and the paper's published results.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "engine/backend.hpp"
@@ -120,6 +127,46 @@ TEST(CudaBackend, IdenticalSequencesAndNoMatch) {
     EXPECT_EQ(backend->align(a, a, kScorings[0]), (AlignmentEnd{5000, 5000, 5000}));
     const Sequence n = make_sequence("n", std::string(3000, 'N'));
     EXPECT_EQ(backend->align(n, n, kScorings[0]), (AlignmentEnd{0, 0, 0}));
+}
+
+TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 5);
+    const auto [s0, s1] = test::mutated_pair(3000, 2900, rng);
+    char dir[] = "/tmp/chromalign-trace-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string prefix = std::string(dir) + "/t";
+    setenv("CHROMALIGN_TRACE_DIAGONALS", prefix.c_str(), 1);
+    const AlignmentEnd got = make_backend("cuda", grid_options(16, 5))->align(s0, s1, kScorings[0]);
+    unsetenv("CHROMALIGN_TRACE_DIAGONALS");
+    EXPECT_EQ(got, reference_align(s0, s1, kScorings[0])) << "seed " << test::seed();
+
+    const std::string path = prefix + "." + std::to_string(static_cast<long long>(getpid())) + ".tsv";
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << path;
+    std::string header, columns, key;
+    std::getline(in, header);
+    std::getline(in, columns);
+    EXPECT_EQ(columns, "diagonal\tstart_ms\tend_ms");
+    long long bands = 0, blocks = 0;
+    std::istringstream words(header);
+    while (words >> key) {
+        if (key == "bands") words >> bands;
+        if (key == "blocks") words >> blocks;
+    }
+    EXPECT_EQ(bands, 6);   // ceil(3000 / 512)
+    EXPECT_EQ(blocks, 5);  // max_blocks
+    long long d = 0, expected = 0;
+    double start = 0, end = 0, last_start = -1;
+    while (in >> d >> start >> end) {
+        EXPECT_EQ(d, expected++);
+        EXPECT_GE(start, last_start) << "diagonal " << d;
+        EXPECT_GE(end, start) << "diagonal " << d;
+        last_start = start;
+    }
+    EXPECT_EQ(expected, bands + blocks) << "one line per external diagonal";
+    std::remove(path.c_str());
+    rmdir(dir);
 }
 
 struct PaperPair {

@@ -8,6 +8,8 @@
 # MPI_SIZE=16M MPI_RANKS="2 4" adds column slabs over MPI: the same generated pair once on one
 # GPU and once with mpirun -np R for each R listed (one GPU per rank), all with checkpoints
 # every MPI_CKPT_EVERY (60s), and the speed-ups. MPI_ARGS adds chromalign flags to all runs.
+# TRACE=1 traces every diagonal of those runs (CHROMALIGN_TRACE_DIAGONALS) into $OUT/traces.tgz;
+# summarise with tools/diagonal_trace.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Where the build tools exist (not on the GPU machine), build and pack first.
@@ -63,10 +65,13 @@ if [ -n "${MPI_SIZE:-}" ]; then
   export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
   .gpu/chromalign-bench --sizes "$MPI_SIZE" --write-fasta /tmp/mpi > /dev/null
   common=(-f tsv --checkpoint-every "${MPI_CKPT_EVERY:-60s}" --restart ${MPI_ARGS:-})
-  .gpu/chromalign "${common[@]}" --checkpoint /tmp/single.ckpt /tmp/mpi_s0.fa /tmp/mpi_s1.fa \
-    > "$out/mpi-1.tsv" 2> "$out/mpi-1.err" || bench_rc=$?
+  traces=/tmp/chromalign-traces
+  rm -rf "$traces"
+  trace() { if [ -n "${TRACE:-}" ]; then mkdir -p "$traces/$1"; echo "-x CHROMALIGN_TRACE_DIAGONALS=$traces/$1/t"; fi; }
+  env $(trace 1 | sed 's/^-x //') .gpu/chromalign "${common[@]}" --checkpoint /tmp/single.ckpt \
+    /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-1.tsv" 2> "$out/mpi-1.err" || bench_rc=$?
   for ranks in ${MPI_RANKS:-2}; do
-    mpirun -np "$ranks" --bind-to none .gpu/chromalign "${common[@]}" --checkpoint "/tmp/multi$ranks.ckpt" \
+    mpirun -np "$ranks" --bind-to none $(trace "$ranks") .gpu/chromalign "${common[@]}" --checkpoint "/tmp/multi$ranks.ckpt" \
       /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-$ranks.tsv" 2> "$out/mpi-$ranks.err" || bench_rc=$?
     line=$(awk -F'\t' -v r="$ranks" 'FNR==2 {k++; s[k]=$1" ("$2", "$3")"; t[k]=$9; g[k]=$10}
       END {printf "%d ranks: %s in %s s, %s GCUPS, speed-up %.3fx over 1 GPU (%s s), results %s",
@@ -75,6 +80,7 @@ if [ -n "${MPI_SIZE:-}" ]; then
     grep -q identical <<< "$line" || bench_rc=1
     mpi_lines+="$line"$'\n'"  $(grep -h pipeline "$out/mpi-$ranks.err" | sed 's/^chromalign: //')"$'\n'
   done
+  if [ -d "$traces" ]; then tar czf "$out/traces.tgz" -C "$traces" .; fi
 fi
 
 echo

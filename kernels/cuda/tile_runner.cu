@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/diagonal_trace.hpp"
 #include "kernels/cuda/tile_kernels.cuh"
 #include "kernels/cuda/tile_runner.hpp"
 
@@ -80,6 +81,7 @@ struct CudaTileRunner::Impl {
     int64_t enqueued = 0;         ///< diagonals enqueued so far
     size_t bytes = 0;
     bool byte_mode = false;  ///< scoring fits the prmt substitution path
+    std::unique_ptr<DiagonalTrace> trace;  ///< CHROMALIGN_TRACE_DIAGONALS, else null
 
     template <int A, bool kByte>
     void launch(int64_t d, PhaseArgs a) {
@@ -105,6 +107,7 @@ struct CudaTileRunner::Impl {
     }
 
     void release() {
+        trace.reset();  // writes the trace while its events and the stream exist
         // Destructor path: errors cannot be reported, and freeing null is a no-op.
         cudaFree(d_s0);
         cudaFree(d_s1);
@@ -176,6 +179,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
         }
         if (edges.right) im.d_right = im.alloc<int32_t>(edge_words * kEdgeSlots);
         for (cudaEvent_t& ev : im.done) CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        im.trace = DiagonalTrace::from_environment(grid);
     } catch (...) {
         im.release();
         throw;
@@ -214,6 +218,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     a.left_edge = im.edges.left && d < im.grid.bands ? im.h_left + d % kEdgeSlots * edge_words : nullptr;
     const int64_t right_band = right_edge_band(d);
     a.right_edge = right_band >= 0 ? im.d_right + right_band % kEdgeSlots * edge_words : nullptr;
+    if (im.trace) im.trace->begin(im.stream);
     with_alpha(im.grid.alpha, [&](auto alpha) {
         constexpr int A = decltype(alpha)::value;
         if (im.byte_mode)
@@ -221,6 +226,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         else
             im.launch<A, false>(d, a);
     });
+    if (im.trace) im.trace->end(im.stream);
     CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
     im.enqueued = d + 1;
 }
