@@ -17,10 +17,11 @@
 namespace chromalign::kernels {
 
 /// Set CHROMALIGN_TRACE_DIAGONALS=PREFIX and every CUDA runner writes PREFIX.<pid>.tsv when it
-/// ends: one line per diagonal with its GPU start and end in ms after diagonal 0 started. The
+/// ends: one line per diagonal with the GPU times (ms after diagonal 0 started) of its start,
+/// of the end of its short phase and of its end. The
 /// header holds the grid and the host's monotonic clock at the first launch, which lines up
 /// the ranks of one host. What it showed (README, "Where the time goes") was measured so.
-/// Two timing events per diagonal cost about 1 us of GPU time each; off unless asked for.
+/// Three timing events per diagonal cost about 1 us of GPU time each; off unless asked for.
 class DiagonalTrace {
 public:
     /// Null when the variable is not set.
@@ -37,6 +38,7 @@ public:
                            std::chrono::steady_clock::now().time_since_epoch()).count();
         starts_.push_back(record(stream));
     }
+    void short_done(cudaStream_t stream) { mids_.push_back(record(stream)); }
     void end(cudaStream_t stream) { ends_.push_back(record(stream)); }
 
     /// Writes the file once the stream is idle; a trace is a diagnostic, so a failure to
@@ -44,26 +46,28 @@ public:
     ~DiagonalTrace() {
         if (FILE* out = std::fopen(path_.c_str(), "w")) {
             std::fprintf(out, "# chromalign diagonal trace: m %lld n %lld rows_per_band %lld "
-                         "blocks %d block_cols %lld bands %lld host_ns %lld\ndiagonal\tstart_ms\tend_ms\n",
+                         "blocks %d block_cols %lld bands %lld host_ns %lld\ndiagonal\tstart_ms\tshort_end_ms\tend_ms\n",
                          static_cast<long long>(grid_.m), static_cast<long long>(grid_.n),
                          static_cast<long long>(grid_.rows_per_band()),
                          grid_.blocks, static_cast<long long>(grid_.block_cols),
                          static_cast<long long>(grid_.bands), host_ns_);
             for (size_t d = 0; d < ends_.size(); ++d) {
-                float start = 0, end = 0;
+                float start = 0, mid = 0, end = 0;
                 const bool ok = cudaEventSynchronize(ends_[d]) == cudaSuccess &&
                                 cudaEventElapsedTime(&start, starts_[0], starts_[d]) == cudaSuccess &&
+                                cudaEventElapsedTime(&mid, starts_[0], mids_[d]) == cudaSuccess &&
                                 cudaEventElapsedTime(&end, starts_[0], ends_[d]) == cudaSuccess;
                 if (ok)
-                    std::fprintf(out, "%zu\t%.4f\t%.4f\n", d, start, end);
+                    std::fprintf(out, "%zu\t%.4f\t%.4f\t%.4f\n", d, start, mid, end);
                 else
-                    std::fprintf(out, "%zu\tnan\tnan\n", d);
+                    std::fprintf(out, "%zu\tnan\tnan\tnan\n", d);
             }
             std::fclose(out);
         } else {
             std::fprintf(stderr, "chromalign: cannot write the diagonal trace %s\n", path_.c_str());
         }
         for (cudaEvent_t ev : starts_) cudaEventDestroy(ev);
+        for (cudaEvent_t ev : mids_) cudaEventDestroy(ev);
         for (cudaEvent_t ev : ends_) cudaEventDestroy(ev);
     }
 
@@ -79,7 +83,7 @@ private:
     std::string path_;
     TileGrid grid_;
     long long host_ns_ = 0;
-    std::vector<cudaEvent_t> starts_, ends_;
+    std::vector<cudaEvent_t> starts_, mids_, ends_;
 };
 
 }  // namespace chromalign::kernels

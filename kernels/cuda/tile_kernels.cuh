@@ -98,8 +98,11 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 ///   F(r+1) = max(F(r) - ext, H(r) - open) = max(F(r) - min(ext, open), H'(r) - open)
 /// (p.ext_f is min(ext, open)). H' needs nothing from the rows above in this column, so the
 /// only dependency running down the column is one add-max per row, not three: a shorter
-/// critical path per step, which the scheduler fills with other rows' work (7% on 8M x 8M;
-/// the kernel is otherwise bound by the integer pipes, six instructions per cell).
+/// critical path per step, which the scheduler fills with other rows' work (7% on 8M x 8M).
+/// Per cell, sm_90 SASS has five instructions on the half-rate integer pipe (PRMT, one
+/// VIADDMNMX.RELU for max(diag + s, E, 0), three VIADDMNMX for E, F and H) and one VIADD
+/// (H' - open) on another pipe; the kernel is bound by that pipe. Writing H' - open as
+/// max(x - open, -open) moves the VIADD onto it and was 15% slower on 8M x 8M (H100).
 /// With kTrack, each row's best H and where it was first reached are updated per cell.
 template <int A, bool kByte, bool kTrack>
 __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c,

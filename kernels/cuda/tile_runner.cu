@@ -91,6 +91,7 @@ struct CudaTileRunner::Impl {
             cuda::short_phase<A, kByte><<<static_cast<unsigned>(last - a.b_first + 1), cuda::kWarp, 0, stream>>>(a);
             CUDA_CHECK_LAUNCH();
         }
+        if (trace) trace->short_done(stream);
         if (last >= first) {
             a.b_first = static_cast<int32_t>(first);
             cuda::long_phase<A, kByte><<<static_cast<unsigned>(last - first + 1), cuda::kWarp, 0, stream>>>(a);
