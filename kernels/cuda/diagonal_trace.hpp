@@ -4,10 +4,13 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,11 +20,11 @@
 namespace chromalign::kernels {
 
 /// Set CHROMALIGN_TRACE_DIAGONALS=PREFIX and every CUDA runner writes PREFIX.<pid>.tsv when it
-/// ends: one line per diagonal with the GPU times (ms after diagonal 0 started) of its start,
-/// of the end of its short phase and of its end. The
-/// header holds the grid and the host's monotonic clock at the first launch, which lines up
-/// the ranks of one host. What it showed (README, "Where the time goes") was measured so.
-/// Three timing events per diagonal cost about 1 us of GPU time each; off unless asked for.
+/// ends: one line per diagonal with the GPU times (ms after an event just before diagonal 0)
+/// of its start, of the end of its short phase and of its end. The header holds the grid and the host's
+/// monotonic clock at the first launch, which lines up the ranks of one host. The README's
+/// scaling model was measured so. Three timing events per diagonal cost about 1 us of GPU
+/// time each; off unless asked for.
 class DiagonalTrace {
 public:
     /// Null when the variable is not set.
@@ -33,57 +36,75 @@ public:
     }
 
     void begin(cudaStream_t stream) {
-        if (starts_.empty())
+        if (!origin_) {
             host_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::steady_clock::now().time_since_epoch()).count();
-        starts_.push_back(record(stream));
+            origin_ = record(stream);
+        }
+        // A chromosome pair has ~500k diagonals: events are read back and freed as they age
+        // (the host keeps only a few diagonals in flight, so the oldest are long done).
+        if (live_.size() >= kLive) harvest_oldest();
+        live_.push_back({record(stream), nullptr, nullptr});
     }
-    void short_done(cudaStream_t stream) { mids_.push_back(record(stream)); }
-    void end(cudaStream_t stream) { ends_.push_back(record(stream)); }
+    void short_done(cudaStream_t stream) { live_.back()[1] = record(stream); }
+    void end(cudaStream_t stream) { live_.back()[2] = record(stream); }
 
     /// Writes the file once the stream is idle; a trace is a diagnostic, so a failure to
     /// write it is reported on stderr and does not fail the run.
     ~DiagonalTrace() {
-        if (FILE* out = std::fopen(path_.c_str(), "w")) {
-            std::fprintf(out, "# chromalign diagonal trace: m %lld n %lld rows_per_band %lld "
-                         "blocks %d block_cols %lld bands %lld host_ns %lld\ndiagonal\tstart_ms\tshort_end_ms\tend_ms\n",
-                         static_cast<long long>(grid_.m), static_cast<long long>(grid_.n),
-                         static_cast<long long>(grid_.rows_per_band()),
-                         grid_.blocks, static_cast<long long>(grid_.block_cols),
-                         static_cast<long long>(grid_.bands), host_ns_);
-            for (size_t d = 0; d < ends_.size(); ++d) {
-                float start = 0, mid = 0, end = 0;
-                const bool ok = cudaEventSynchronize(ends_[d]) == cudaSuccess &&
-                                cudaEventElapsedTime(&start, starts_[0], starts_[d]) == cudaSuccess &&
-                                cudaEventElapsedTime(&mid, starts_[0], mids_[d]) == cudaSuccess &&
-                                cudaEventElapsedTime(&end, starts_[0], ends_[d]) == cudaSuccess;
-                if (ok)
-                    std::fprintf(out, "%zu\t%.4f\t%.4f\t%.4f\n", d, start, mid, end);
-                else
-                    std::fprintf(out, "%zu\tnan\tnan\tnan\n", d);
-            }
-            std::fclose(out);
-        } else {
+        while (!live_.empty()) harvest_oldest();
+        if (origin_) cudaEventDestroy(origin_);
+        FILE* out = std::fopen(path_.c_str(), "w");
+        if (!out) {
             std::fprintf(stderr, "chromalign: cannot write the diagonal trace %s\n", path_.c_str());
+            return;
         }
-        for (cudaEvent_t ev : starts_) cudaEventDestroy(ev);
-        for (cudaEvent_t ev : mids_) cudaEventDestroy(ev);
-        for (cudaEvent_t ev : ends_) cudaEventDestroy(ev);
+        std::fprintf(out, "# chromalign diagonal trace: m %lld n %lld rows_per_band %lld "
+                     "blocks %d block_cols %lld bands %lld host_ns %lld\ndiagonal\tstart_ms\tshort_end_ms\tend_ms\n",
+                     static_cast<long long>(grid_.m), static_cast<long long>(grid_.n),
+                     static_cast<long long>(grid_.rows_per_band()), grid_.blocks,
+                     static_cast<long long>(grid_.block_cols), static_cast<long long>(grid_.bands), host_ns_);
+        for (size_t d = 0; d < times_.size(); ++d)
+            std::fprintf(out, "%zu\t%.4f\t%.4f\t%.4f\n", d, times_[d][0], times_[d][1], times_[d][2]);
+        std::fclose(out);
     }
 
 private:
+    static constexpr size_t kLive = 1024;  ///< diagonals whose events are kept
+
     DiagonalTrace(std::string path, const TileGrid& grid) : path_(std::move(path)), grid_(grid) {}
 
     static cudaEvent_t record(cudaStream_t stream) {
         cudaEvent_t ev = nullptr;
-        if (cudaEventCreate(&ev) == cudaSuccess) cudaEventRecord(ev, stream);
+        if (cudaEventCreate(&ev) == cudaSuccess && cudaEventRecord(ev, stream) != cudaSuccess) {
+            cudaEventDestroy(ev);
+            ev = nullptr;
+        }
         return ev;
+    }
+
+    /// Milliseconds from diagonal 0's start to `ev`, NaN where an event failed.
+    float since_origin(cudaEvent_t ev) const {
+        float ms = 0;
+        const bool ok = ev && origin_ && cudaEventSynchronize(ev) == cudaSuccess &&
+                        cudaEventElapsedTime(&ms, origin_, ev) == cudaSuccess;
+        return ok ? ms : std::nanf("");
+    }
+
+    void harvest_oldest() {
+        const std::array<cudaEvent_t, 3> evs = live_.front();
+        live_.pop_front();
+        times_.push_back({since_origin(evs[0]), since_origin(evs[1]), since_origin(evs[2])});
+        for (cudaEvent_t ev : evs)
+            if (ev) cudaEventDestroy(ev);
     }
 
     std::string path_;
     TileGrid grid_;
     long long host_ns_ = 0;
-    std::vector<cudaEvent_t> starts_, mids_, ends_;
+    cudaEvent_t origin_ = nullptr;                    ///< diagonal 0's start
+    std::deque<std::array<cudaEvent_t, 3>> live_;     ///< start, short end, end
+    std::vector<std::array<float, 3>> times_;         ///< the same in ms from origin_
 };
 
 }  // namespace chromalign::kernels
