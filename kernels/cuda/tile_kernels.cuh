@@ -312,36 +312,23 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
     const int32_t threshold_o = max(*p.best_score, 1) - p.open;
     // Band 0's row above is the starting row: nobody writes it in this diagonal.
-    bool wait = band > 0;
     const int32_t right = b + 1 == p.blocks ? 0 : b + 1;
     const int32_t first_delegated = p.block_cols - (kWarp - 1);
-    auto before_loading = [&](int32_t last_step) {
-        if (wait && last_step >= first_delegated) {
-            acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
-            wait = false;
-        }
-    };
 
     const uint8_t* s1 = p.s1 + col0 - t;  // s1[s] is this lane's code at step s
     const int2* bus_in = p.hbus + col0;   // bus_in[s] is lane 0's input at step s
     int2* bus_out = p.hbus + col0 - (kWarp - 1);
     int2 bus_next[kPrefetch];
     int32_t c_next[kPrefetch];
-    before_loading(kWarp + kPrefetch - 1);
-#pragma unroll
-    for (int u = 0; u < kPrefetch; ++u) {
-        bus_next[u] = t == 0 ? __ldcg(bus_in + kWarp + u) : make_int2(0, 0);
-        c_next[u] = s1[kWarp + u];
-    }
-    for (int32_t s0 = kWarp; s0 < p.block_cols; s0 += kPrefetch) {
+    // One group of kPrefetch steps from s0, prefetching the next group's bus with `load`.
+    auto group = [&](int32_t s0, auto load) {
         int2 bus_cur[kPrefetch];
         int32_t c_cur[kPrefetch];
-        before_loading(s0 + 2 * kPrefetch - 1);
 #pragma unroll
         for (int u = 0; u < kPrefetch; ++u) {
             bus_cur[u] = bus_next[u];
             c_cur[u] = c_next[u];
-            bus_next[u] = t == 0 ? __ldcg(bus_in + s0 + kPrefetch + u) : make_int2(0, 0);
+            bus_next[u] = t == 0 ? load(bus_in + s0 + kPrefetch + u) : make_int2(0, 0);
             c_next[u] = s1[s0 + kPrefetch + u];
         }
 #pragma unroll
@@ -356,7 +343,26 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
             track_if_needed(L, s0 + u, threshold_o, p.open);
             if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
+    };
+    const auto plain = [](const int2* q) { return *q; };
+    const auto l2_only = [](const int2* q) { return __ldcg(q); };
+    // Groups whose prefetch stays left of the delegated columns run first, with plain loads
+    // and no test in the loop; then the flag is acquired once, and the rest reads through L2
+    // (a plain load could hit an L1 line loaded before the neighbour wrote it).
+    const int32_t plain_end = band > 0 ? first_delegated - 2 * kPrefetch + 1 : p.block_cols;
+    int32_t s0 = kWarp;
+    const bool early = band > 0 && kWarp + kPrefetch > first_delegated;  // C < 71
+    if (early) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
+#pragma unroll
+    for (int u = 0; u < kPrefetch; ++u) {
+        bus_next[u] = t == 0 ? (early ? __ldcg(bus_in + kWarp + u) : bus_in[kWarp + u]) : make_int2(0, 0);
+        c_next[u] = s1[kWarp + u];
     }
+    if (!early) {
+        for (; s0 < plain_end; s0 += kPrefetch) group(s0, plain);
+        if (band > 0) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
+    }
+    for (; s0 < p.block_cols; s0 += kPrefetch) group(s0, l2_only);
     BestCell mine{0, 0, 0, 0};
     flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
     publish_best(mine, p.best + b, p.best_score);
