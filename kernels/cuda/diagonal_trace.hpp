@@ -21,9 +21,9 @@ namespace chromalign::kernels {
 
 /// Set CHROMALIGN_TRACE_DIAGONALS=PREFIX and every CUDA runner writes PREFIX.<pid>.tsv when it
 /// ends: one line per diagonal with the GPU times (ms after an event just before diagonal 0)
-/// of its start, of the end of its short phase and of its end. The header holds the grid and the host's
+/// of its start and of its end. The header holds the grid and the host's
 /// monotonic clock at the first launch, which lines up the ranks of one host. The README's
-/// scaling model was measured so. Three timing events per diagonal cost about 1 us of GPU
+/// scaling model was measured so. Two timing events per diagonal cost about 1 us of GPU
 /// time each; off unless asked for.
 class DiagonalTrace {
 public:
@@ -44,10 +44,9 @@ public:
         // A chromosome pair has ~500k diagonals: events are read back and freed as they age
         // (the host keeps only a few diagonals in flight, so the oldest are long done).
         if (live_.size() >= kLive) harvest_oldest();
-        live_.push_back({record(stream), nullptr, nullptr});
+        live_.push_back({record(stream), nullptr});
     }
-    void short_done(cudaStream_t stream) { live_.back()[1] = record(stream); }
-    void end(cudaStream_t stream) { live_.back()[2] = record(stream); }
+    void end(cudaStream_t stream) { live_.back()[1] = record(stream); }
 
     /// Writes the file once the stream is idle; a trace is a diagnostic, so a failure to
     /// write it is reported on stderr and does not fail the run.
@@ -60,12 +59,12 @@ public:
             return;
         }
         std::fprintf(out, "# chromalign diagonal trace: m %lld n %lld rows_per_band %lld "
-                     "blocks %d block_cols %lld bands %lld host_ns %lld\ndiagonal\tstart_ms\tshort_end_ms\tend_ms\n",
+                     "blocks %d block_cols %lld bands %lld host_ns %lld\ndiagonal\tstart_ms\tend_ms\n",
                      static_cast<long long>(grid_.m), static_cast<long long>(grid_.n),
                      static_cast<long long>(grid_.rows_per_band()), grid_.blocks,
                      static_cast<long long>(grid_.block_cols), static_cast<long long>(grid_.bands), host_ns_);
         for (size_t d = 0; d < times_.size(); ++d)
-            std::fprintf(out, "%zu\t%.4f\t%.4f\t%.4f\n", d, times_[d][0], times_[d][1], times_[d][2]);
+            std::fprintf(out, "%zu\t%.4f\t%.4f\n", d, times_[d][0], times_[d][1]);
         std::fclose(out);
     }
 
@@ -92,9 +91,9 @@ private:
     }
 
     void harvest_oldest() {
-        const std::array<cudaEvent_t, 3> evs = live_.front();
+        const std::array<cudaEvent_t, 2> evs = live_.front();
         live_.pop_front();
-        times_.push_back({since_origin(evs[0]), since_origin(evs[1]), since_origin(evs[2])});
+        times_.push_back({since_origin(evs[0]), since_origin(evs[1])});
         for (cudaEvent_t ev : evs)
             if (ev) cudaEventDestroy(ev);
     }
@@ -103,8 +102,8 @@ private:
     TileGrid grid_;
     long long host_ns_ = 0;
     cudaEvent_t origin_ = nullptr;                    ///< diagonal 0's start
-    std::deque<std::array<cudaEvent_t, 3>> live_;     ///< start, short end, end
-    std::vector<std::array<float, 3>> times_;         ///< the same in ms from origin_
+    std::deque<std::array<cudaEvent_t, 2>> live_;     ///< start, end
+    std::vector<std::array<float, 2>> times_;         ///< the same in ms from origin_
 };
 
 }  // namespace chromalign::kernels

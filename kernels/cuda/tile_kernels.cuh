@@ -30,7 +30,7 @@ struct PhaseArgs {
     int2* hbus;               ///< horizontal bus: (H, F) of the last row computed, per column
     const int32_t* vbus_in;   ///< vertical bus written in diagonal d-1, one slot per block
     int32_t* vbus_out;        ///< vertical bus for diagonal d+1
-    int32_t* mid;             ///< state handed from the short to the long phase, one slot per block
+    int32_t* flags;           ///< per block: d + 1 once diagonal d's short phase wrote its bus columns
     BestCell* best;           ///< one per block column
     int32_t* best_score;      ///< G: the best score flushed so far by any block (atomicMax)
     const int32_t* left_edge; ///< column slab: H[R], E[R] left of band d's rows, then corner H; or null
@@ -278,18 +278,114 @@ struct ShortStage {
     int32_t edge[2 * A * kWarp + 1];  ///< block 0 of a column slab: the left edge of band d
 };
 
-/// Short phase: the first T steps of every block of diagonal d. Step s of thread t computes
-/// column b*C + s - t: for s < t these are the cells delegated by the block to the left (for
-/// block 0, by the right-most block of band d - B, which then restarts at column 0 of band d).
+/// The flag handshake between the short phase of block b+1 and the long phase of block b
+/// (see diagonal_phases). Every lane fences its own bus writes, the warp barrier orders them
+/// before lane 0's store of the flag (the pattern of CUDA's threadFenceReduction sample).
+__device__ __forceinline__ void release_flag(int32_t* flag, int32_t value) {
+    __threadfence();
+    __syncwarp();
+    if (threadIdx.x == 0) atomicExch(flag, value);
+}
+
+/// Spins until *flag >= value; the bus entries read after it bypass L1 (__ldcg), which is not
+/// coherent within a kernel.
+__device__ __forceinline__ void acquire_flag(const int32_t* flag, int32_t value) {
+    while (*reinterpret_cast<const volatile int32_t*>(flag) < value) {
+    }
+    __threadfence();
+}
+
+/// Long phase: steps T .. C-1 of block b's band, continuing from the short phase's registers;
+/// no delegation, no edge tests. Lane 0 prefetches the horizontal bus and every lane its S1
+/// codes one group of kPrefetch steps ahead, so the loads are in flight while the previous
+/// group computes. The bus columns C-T+1 .. C-1 of the band above are the right neighbour's
+/// delegated cells of this same diagonal (block 0's for the last block): they are loaded only
+/// after its flag says its short phase wrote them.
+/// Invariant on entry: L holds the band's rows after step T-1 (short phase), codes included.
+template <int A, bool kByte>
+__device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32_t b, int64_t band) {
+    const int t = threadIdx.x;
+    const int64_t rows = int64_t{A} * kWarp;
+    const int64_t col0 = int64_t{b} * p.block_cols;  // column of step 0 for lane 0
+
+    clear_best(L);
+    // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
+    const int32_t threshold_o = max(*p.best_score, 1) - p.open;
+    // Band 0's row above is the starting row: nobody writes it in this diagonal.
+    const int32_t right = b + 1 == p.blocks ? 0 : b + 1;
+    const int32_t first_delegated = p.block_cols - (kWarp - 1);
+
+    const uint8_t* s1 = p.s1 + col0 - t;  // s1[s] is this lane's code at step s
+    const int2* bus_in = p.hbus + col0;   // bus_in[s] is lane 0's input at step s
+    int2* bus_out = p.hbus + col0 - (kWarp - 1);
+    int2 bus_next[kPrefetch];
+    int32_t c_next[kPrefetch];
+    // One group of kPrefetch steps from s0, prefetching the next group's bus with `load`.
+    auto group = [&](int32_t s0, auto load) {
+        int2 bus_cur[kPrefetch];
+        int32_t c_cur[kPrefetch];
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) {
+            bus_cur[u] = bus_next[u];
+            c_cur[u] = c_next[u];
+            bus_next[u] = t == 0 ? load(bus_in + s0 + kPrefetch + u) : make_int2(0, 0);
+            c_next[u] = s1[s0 + kPrefetch + u];
+        }
+#pragma unroll
+        for (int u = 0; u < kPrefetch; ++u) {
+            int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
+            int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
+            if (t == 0) {
+                up_o = bus_cur[u].x - p.open;
+                up_f = bus_cur[u].y;
+            }
+            step<A, kByte, false>(L, up_o, up_f, c_cur[u], s0 + u, p);
+            track_if_needed(L, s0 + u, threshold_o, p.open);
+            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.open, L.fbot);
+        }
+    };
+    const auto plain = [](const int2* q) { return *q; };
+    const auto l2_only = [](const int2* q) { return __ldcg(q); };
+    // Groups whose prefetch stays left of the delegated columns run first, with plain loads
+    // and no test in the loop; then the flag is acquired once, and the rest reads through L2
+    // (a plain load could hit an L1 line loaded before the neighbour wrote it).
+    const int32_t plain_end = band > 0 ? first_delegated - 2 * kPrefetch + 1 : p.block_cols;
+    int32_t s0 = kWarp;
+    const bool early = band > 0 && kWarp + kPrefetch > first_delegated;  // C < 71
+    if (early) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
+#pragma unroll
+    for (int u = 0; u < kPrefetch; ++u) {
+        bus_next[u] = t == 0 ? (early ? __ldcg(bus_in + kWarp + u) : bus_in[kWarp + u]) : make_int2(0, 0);
+        c_next[u] = s1[kWarp + u];
+    }
+    if (!early) {
+        for (; s0 < plain_end; s0 += kPrefetch) group(s0, plain);
+        if (band > 0) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
+    }
+    for (; s0 < p.block_cols; s0 += kPrefetch) group(s0, l2_only);
+    BestCell mine{0, 0, 0, 0};
+    flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
+    publish_best(mine, p.best + b, p.best_score);
+    const int32_t next = b + 1 == p.blocks ? 0 : b + 1;
+    save_state(L, p.vbus_out + int64_t{next} * kSlotWords<A>, t);
+}
+
+/// One external diagonal d in one launch: every block runs its short phase, then (if its
+/// band exists) its long phase, with its registers carried across. The launch is cooperative
+/// (all blocks resident), so a long phase may wait on its right neighbour's short phase: that
+/// flag replaces the grid-wide barrier and the second launch of CUDAlign's two kernels.
+/// Short phase: the first T steps. Step s of thread t computes column b*C + s - t: for s < t
+/// these are the cells delegated by the block to the left (for block 0, by the right-most
+/// block of band d - B, which then restarts at column 0 of band d).
 /// All lanes run every step so the shuffles stay converged; a lane without a valid band idles.
 /// Every lane of block 0 loads its delegated state, lane 0 too: lane 1's first delegated cell
 /// (the last column) reads lane 0's bottom row there. At the wrap (s == t) lane t holds its
 /// rows at the last column, which is the right edge of a column slab.
 /// The bus entries lane 0 reads (columns b*C .. b*C + T-1) are staged before the steps: the
-/// only writes to them in this phase are this block's lane T-1 at step T-1 (column b*C), after
-/// lane 0's read of it at step 0, so the staged values are the ones the steps would read.
+/// only writes to them in this diagonal are this block's lane T-1 at step T-1 (column b*C),
+/// after lane 0's read of it at step 0, so the staged values are the ones the steps would read.
 template <int A, bool kByte>
-__global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
+__global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     const int t = threadIdx.x;
     const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
     const int64_t band = p.d - b;
@@ -353,69 +449,10 @@ __global__ void __launch_bounds__(kWarp) short_phase(const PhaseArgs p) {
             if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
     }
-    if (main_valid) {
-        flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
-        save_state(L, p.mid + int64_t{b} * kSlotWords<A>, t);
-    }
+    if (main_valid) flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
     publish_best(mine, p.best + b, p.best_score);
-}
-
-/// Long phase: steps T .. C-1 of every block whose band exists; no delegation, no edge tests.
-/// Lane 0 prefetches the horizontal bus and every lane its S1 codes one group of kPrefetch
-/// steps ahead, so the loads are in flight while the previous group computes.
-template <int A, bool kByte>
-__global__ void __launch_bounds__(kWarp) long_phase(const PhaseArgs p) {
-    const int t = threadIdx.x;
-    const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
-    const int64_t band = p.d - b;
-    const int64_t rows = int64_t{A} * kWarp;
-    const int64_t col0 = int64_t{b} * p.block_cols;  // column of step 0 for lane 0
-
-    Lane<A> L;
-    clear_best(L);
-    load_state(L, p.mid + int64_t{b} * kSlotWords<A>, t);
-    // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
-    const int32_t threshold_o = max(*p.best_score, 1) - p.open;
-    load_codes<A, kByte>(L, p, p.s0 + band * rows + t * A);
-
-    const uint8_t* s1 = p.s1 + col0 - t;  // s1[s] is this lane's code at step s
-    const int2* bus_in = p.hbus + col0;   // bus_in[s] is lane 0's input at step s
-    int2* bus_out = p.hbus + col0 - (kWarp - 1);
-    int2 bus_next[kPrefetch];
-    int32_t c_next[kPrefetch];
-#pragma unroll
-    for (int u = 0; u < kPrefetch; ++u) {
-        bus_next[u] = t == 0 ? bus_in[kWarp + u] : make_int2(0, 0);
-        c_next[u] = s1[kWarp + u];
-    }
-    for (int32_t s0 = kWarp; s0 < p.block_cols; s0 += kPrefetch) {
-        int2 bus_cur[kPrefetch];
-        int32_t c_cur[kPrefetch];
-#pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) {
-            bus_cur[u] = bus_next[u];
-            c_cur[u] = c_next[u];
-            bus_next[u] = t == 0 ? bus_in[s0 + kPrefetch + u] : make_int2(0, 0);
-            c_next[u] = s1[s0 + kPrefetch + u];
-        }
-#pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) {
-            int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
-            int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
-            if (t == 0) {
-                up_o = bus_cur[u].x - p.open;
-                up_f = bus_cur[u].y;
-            }
-            step<A, kByte, false>(L, up_o, up_f, c_cur[u], s0 + u, p);
-            track_if_needed(L, s0 + u, threshold_o, p.open);
-            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.open, L.fbot);
-        }
-    }
-    BestCell mine{0, 0, 0, 0};
-    flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
-    publish_best(mine, p.best + b, p.best_score);
-    const int32_t next = b + 1 == p.blocks ? 0 : b + 1;
-    save_state(L, p.vbus_out + int64_t{next} * kSlotWords<A>, t);
+    release_flag(p.flags + b, static_cast<int32_t>(p.d + 1));
+    if (main_valid) long_phase<A, kByte>(L, p, b, band);
 }
 
 }  // namespace chromalign::kernels::cuda

@@ -46,7 +46,7 @@ int cuda_resident_blocks_per_sm(int device, int alpha) {
     int blocks = 0;
     with_alpha(alpha, [&](auto a) {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, cuda::long_phase<decltype(a)::value, true>, cuda::kWarp, 0));
+            &blocks, cuda::diagonal_phases<decltype(a)::value, true>, cuda::kWarp, 0));
     });
     return blocks;
 }
@@ -60,7 +60,7 @@ struct CudaTileRunner::Impl {
     uint8_t* d_s1 = nullptr;
     int2* d_hbus = nullptr;
     int32_t* d_vbus[2] = {nullptr, nullptr};
-    int32_t* d_mid = nullptr;
+    int32_t* d_flags = nullptr;  ///< per block, see PhaseArgs::flags
     BestCell* d_best = nullptr;
     int32_t* d_best_score = nullptr;
     SlabEdges edges;
@@ -83,20 +83,23 @@ struct CudaTileRunner::Impl {
     bool byte_mode = false;  ///< scoring fits the prmt substitution path
     std::unique_ptr<DiagonalTrace> trace;  ///< CHROMALIGN_TRACE_DIAGONALS, else null
 
+    /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
+    /// which is safe only when all of them are resident.
     template <int A, bool kByte>
     void launch(int64_t d, PhaseArgs a) {
         const int64_t first = grid.first_block(d), last = grid.last_block(d);
         a.b_first = static_cast<int32_t>(grid.has_delegated_band0(d) ? 0 : first);
-        if (last >= a.b_first) {
-            cuda::short_phase<A, kByte><<<static_cast<unsigned>(last - a.b_first + 1), cuda::kWarp, 0, stream>>>(a);
-            CUDA_CHECK_LAUNCH();
-        }
-        if (trace) trace->short_done(stream);
-        if (last >= first) {
-            a.b_first = static_cast<int32_t>(first);
-            cuda::long_phase<A, kByte><<<static_cast<unsigned>(last - first + 1), cuda::kWarp, 0, stream>>>(a);
-            CUDA_CHECK_LAUNCH();
-        }
+        if (last < a.b_first) return;
+        cudaLaunchAttribute cooperative{};
+        cooperative.id = cudaLaunchAttributeCooperative;
+        cooperative.val.cooperative = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(static_cast<unsigned>(last - a.b_first + 1));
+        config.blockDim = dim3(cuda::kWarp);
+        config.stream = stream;
+        config.attrs = &cooperative;
+        config.numAttrs = 1;
+        CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kByte>, a));
     }
 
     template <typename T>
@@ -115,7 +118,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_hbus);
         cudaFree(d_vbus[0]);
         cudaFree(d_vbus[1]);
-        cudaFree(d_mid);
+        cudaFree(d_flags);
         cudaFree(d_best);
         cudaFree(d_best_score);
         cudaFree(d_right);
@@ -148,7 +151,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
         im.d_hbus = im.alloc<int2>(cols);
         im.d_vbus[0] = im.alloc<int32_t>(slot * grid.blocks);
         im.d_vbus[1] = im.alloc<int32_t>(slot * grid.blocks);
-        im.d_mid = im.alloc<int32_t>(slot * grid.blocks);
+        im.d_flags = im.alloc<int32_t>(grid.blocks);
         im.d_best = im.alloc<BestCell>(grid.blocks);
         im.d_best_score = im.alloc<int32_t>(1);
 
@@ -168,7 +171,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
                               cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemset(im.d_vbus[0], 0, slot * grid.blocks * sizeof(int32_t)));
         CUDA_CHECK(cudaMemset(im.d_vbus[1], 0, slot * grid.blocks * sizeof(int32_t)));
-        CUDA_CHECK(cudaMemset(im.d_mid, 0, slot * grid.blocks * sizeof(int32_t)));
+        CUDA_CHECK(cudaMemset(im.d_flags, 0, grid.blocks * sizeof(int32_t)));
         CUDA_CHECK(cudaMemset(im.d_best, 0, grid.blocks * sizeof(BestCell)));
         CUDA_CHECK(cudaMemset(im.d_best_score, 0, sizeof(int32_t)));
         const size_t edge_words = 2 * static_cast<size_t>(grid.rows_per_band()) + 1;
@@ -189,7 +192,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
     a.s0 = im.d_s0;
     a.s1 = im.d_s1;
     a.hbus = im.d_hbus;
-    a.mid = im.d_mid;
+    a.flags = im.d_flags;
     a.best = im.d_best;
     a.best_score = im.d_best_score;
     a.bands = grid.bands;
