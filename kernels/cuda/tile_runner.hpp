@@ -35,7 +35,8 @@ bool cuda_alpha_supported(int alpha);
 int cuda_resident_blocks_per_sm(int device, int alpha);
 
 /// Owns the device buffers of one comparison (sequences, horizontal bus, vertical bus, best
-/// cells) and launches the short and long phase of each external diagonal on one stream.
+/// cells) and launches each external diagonal (short and long phase in one cooperative
+/// kernel) on one stream.
 /// Device memory is O(m + n): 1 byte per base of each sequence, 8 bytes per column for the
 /// horizontal bus, and a few KB per block. Every CUDA call is checked; failures throw Error.
 class CudaTileRunner : public TileExecutor {
@@ -51,7 +52,8 @@ public:
     CudaTileRunner& operator=(const CudaTileRunner&) = delete;
 
     const TileGrid& grid() const override;
-    /// Enqueues external diagonal d (its short phase, then its long phase); returns at once.
+    /// Enqueues external diagonal d, one launch (every block's short, then long phase);
+    /// returns at once.
     void enqueue_diagonal(int64_t d) override;
     /// Waits for the stream, then hands captured columns to their arrays.
     void synchronize() override;
