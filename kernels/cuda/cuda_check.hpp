@@ -23,6 +23,3 @@ namespace chromalign::kernels {
         if (chromalign_status_ != cudaSuccess)                                                \
             ::chromalign::kernels::throw_cuda_error(chromalign_status_, #expr, __FILE__, __LINE__); \
     } while (0)
-
-/// After every launch: configuration errors surface here, not at the next synchronisation.
-#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())

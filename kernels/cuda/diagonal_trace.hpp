@@ -82,7 +82,7 @@ private:
         return ev;
     }
 
-    /// Milliseconds from diagonal 0's start to `ev`, NaN where an event failed.
+    /// Milliseconds from origin_ to `ev`, NaN where an event failed.
     float since_origin(cudaEvent_t ev) const {
         float ms = 0;
         const bool ok = ev && origin_ && cudaEventSynchronize(ev) == cudaSuccess &&
@@ -101,7 +101,7 @@ private:
     std::string path_;
     TileGrid grid_;
     long long host_ns_ = 0;
-    cudaEvent_t origin_ = nullptr;                    ///< diagonal 0's start
+    cudaEvent_t origin_ = nullptr;                    ///< recorded just before diagonal 0's start
     std::deque<std::array<cudaEvent_t, 2>> live_;     ///< start, end
     std::vector<std::array<float, 2>> times_;         ///< the same in ms from origin_
 };
