@@ -67,11 +67,12 @@ if [ -n "${MPI_SIZE:-}" ]; then
   common=(-f tsv --checkpoint-every "${MPI_CKPT_EVERY:-60s}" --restart ${MPI_ARGS:-})
   traces=/tmp/chromalign-traces
   rm -rf "$traces"
-  trace() { if [ -n "${TRACE:-}" ]; then mkdir -p "$traces/$1"; echo "-x CHROMALIGN_TRACE_DIAGONALS=$traces/$1/t"; fi; }
-  env $(trace 1 | sed 's/^-x //') .gpu/chromalign "${common[@]}" --checkpoint /tmp/single.ckpt \
+  # With TRACE set: the variable for run $1 (passed to env, and to mpirun after -x).
+  trace() { if [ -n "${TRACE:-}" ]; then mkdir -p "$traces/$1"; echo "CHROMALIGN_TRACE_DIAGONALS=$traces/$1/t"; fi; }
+  env $(trace 1) .gpu/chromalign "${common[@]}" --checkpoint /tmp/single.ckpt \
     /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-1.tsv" 2> "$out/mpi-1.err" || bench_rc=$?
   for ranks in ${MPI_RANKS:-2}; do
-    mpirun -np "$ranks" --bind-to none $(trace "$ranks") .gpu/chromalign "${common[@]}" --checkpoint "/tmp/multi$ranks.ckpt" \
+    mpirun -np "$ranks" --bind-to none ${TRACE:+-x} $(trace "$ranks") .gpu/chromalign "${common[@]}" --checkpoint "/tmp/multi$ranks.ckpt" \
       /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-$ranks.tsv" 2> "$out/mpi-$ranks.err" || bench_rc=$?
     line=$(awk -F'\t' -v r="$ranks" 'FNR==2 {k++; s[k]=$1" ("$2", "$3")"; t[k]=$9; g[k]=$10}
       END {printf "%d ranks: %s in %s s, %s GCUPS, speed-up %.3fx over 1 GPU (%s s), results %s",
