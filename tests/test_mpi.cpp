@@ -3,7 +3,6 @@
 //! build has no MPI or the machine no mpirun.
 #include <gtest/gtest.h>
 
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>

@@ -1,7 +1,6 @@
 //! @file Interrupted runs resume to the exact uninterrupted answer (CPU backend, through the CLI).
 #include <gtest/gtest.h>
 
-
 #include <cstdio>
 
 #include "engine/checkpoint.hpp"

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/checkpoint.hpp"
 #include "engine/error.hpp"
 #include "engine/reference.hpp"
 #include "engine/slab_pieces.hpp"
 #include "engine/slab_run.hpp"
-#include "engine/checkpoint.hpp"
 #include "tests/test_support.hpp"
 #include "tests/thread_link.hpp"
 
