@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 #include <thread>
 
 #include "engine/error.hpp"
@@ -111,7 +112,10 @@ public:
 
     SlabEngine* slab_engine() override { return this; }
 
+    int slabs_per_process() const override { return options_.slabs > 0 ? options_.slabs : 1; }
+
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
+        std::lock_guard<std::mutex> lock(mutex_);
         const Plan plan = plan_run(m, width, scoring, options_, threads_, isa_);
         slab_bits_ = plan.kernel->lane_bits;
         return SlabShape{plan.grid.rows_per_band(), plan.grid.blocks};
@@ -120,6 +124,7 @@ public:
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
                                                 int32_t blocks) override {
+        std::lock_guard<std::mutex> lock(mutex_);
         auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_, edges, blocks, slab_bits_);
         layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
         return runner;
@@ -129,6 +134,7 @@ private:
     BackendOptions options_;
     CpuIsa isa_;
     int threads_;
+    std::mutex mutex_;   ///< the slabs of a process call slab_shape and slab_executor from their threads
     int slab_bits_ = 0;  ///< the lanes of the shape slab_shape() gave, which the executor keeps
     std::string layout_;
 };

@@ -2,8 +2,10 @@
 #include "engine/cuda_backend.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 #include "engine/error.hpp"
+#include "engine/local_link.hpp"
 #include "engine/slab_run.hpp"
 #include "engine/tile_grid.hpp"
 #include "engine/tiled_run.hpp"
@@ -35,6 +37,7 @@ public:
         const int resident = kernels::cuda_resident_blocks_per_sm(options_.device, options_.alpha);
         const int wanted = options_.blocks_per_sm > 0 ? options_.blocks_per_sm : kDefaultBlocksPerSm;
         blocks_per_sm_ = std::max(1, std::min(wanted, resident));
+        slabs_ = options_.slabs > 0 ? options_.slabs : kDefaultCudaSlabs;
     }
 
     std::string name() const override { return "cuda"; }
@@ -44,32 +47,55 @@ public:
     size_t device_bytes() const override { return device_bytes_; }
     std::string layout() const override { return layout_; }
 
+    /// One process on one GPU: slabs_ column slabs as concurrent kernels (slab_group.hpp says
+    /// why), or the plain external-diagonal loop for one slab or an S1 too short to cut.
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
+        device_bytes_ = 0;
+        if (slabs_ > 1 && s1.length() >= kMinSlabWidth * slabs_) {
+            SlabGroup group(slabs_);
+            LocalLinkHub hub(group);
+            const auto link_for = [&hub](int local) { return std::make_unique<LocalLink>(hub, local); };
+            const AlignmentEnd best = run_slabs(s0, s1, scoring, *this, group, link_for, options_);
+            layout_ = std::to_string(slabs_) + " slabs (one: " + layout_ + ")";
+            return best;
+        }
         auto make_executor = [&](int64_t first_row, const TopRow& top) {
-            return slab_executor(s0, s1, scoring, first_row, top, SlabEdges{}, max_blocks());
+            return make_executor_for(s0, s1, scoring, first_row, top, SlabEdges{}, max_blocks());
         };
         return run_tiled(s0, s1, scoring, make_executor, options_);
     }
 
     SlabEngine* slab_engine() override { return this; }
 
+    int slabs_per_process() const override { return slabs_; }
+
     SlabShape slab_shape(int64_t, int64_t, const Scoring&) override {
-        return SlabShape{int64_t{32} * options_.alpha, max_blocks()};
+        return SlabShape{int64_t{32} * options_.alpha, std::max(1, max_blocks() / slabs_)};
     }
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
                                                 int32_t blocks) override {
-        const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
-        layout_ = grid.describe();
-        auto runner = std::make_unique<kernels::CudaTileRunner>(
-            options_.device, grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top, edges);
-        device_bytes_ = runner->device_bytes();
-        return runner;
+        return make_executor_for(s0, s1, scoring, first_row, top, edges, blocks);
     }
 
 private:
+    /// Narrowest S1 per slab for which align() cuts slabs: 2 block columns of 64.
+    static constexpr int64_t kMinSlabWidth = 128;
+
+    std::unique_ptr<TileExecutor> make_executor_for(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                                    int64_t first_row, const TopRow& top, SlabEdges edges,
+                                                    int32_t blocks) {
+        const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
+        auto runner = std::make_unique<kernels::CudaTileRunner>(
+            options_.device, grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top, edges);
+        std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process call this from their threads
+        layout_ = grid.describe();
+        device_bytes_ += runner->device_bytes();
+        return runner;
+    }
+
     int32_t max_blocks() const {
         int max_blocks = info_.multiprocessors * blocks_per_sm_;
         if (options_.max_blocks > 0) max_blocks = std::min(max_blocks, options_.max_blocks);
@@ -79,7 +105,9 @@ private:
     BackendOptions options_;
     kernels::CudaDeviceInfo info_;
     int blocks_per_sm_ = 1;
-    size_t device_bytes_ = 0;
+    int slabs_ = 1;
+    std::mutex mutex_;
+    size_t device_bytes_ = 0;  ///< of every executor of the last run
     std::string layout_;
 };
 

@@ -4,14 +4,16 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <mutex>
 
 #include "engine/error.hpp"
 
 namespace chromalign {
 namespace {
 
-constexpr int kEdgeTag = 1;
-constexpr int kAckTag = 2;
+constexpr int kAckTag = 1;
+/// An edge's tag: this plus the rank of the slab that receives it.
+constexpr int kEdgeTagBase = 2;
 /// Messages are int32 words (an edge is 8 bytes per row). Edge header: band (2 words),
 /// corner, checkpoint seq (2 words), stop, rows.
 constexpr size_t kHeader = 7;
@@ -25,6 +27,9 @@ int64_t get64(const int32_t* w) {
     return static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint32_t>(w[0])) |
                                 static_cast<uint64_t>(static_cast<uint32_t>(w[1])) << 32);
 }
+
+/// Every MPI call of the process holds this (MPI_THREAD_SERIALIZED).
+std::mutex g_mpi;
 
 void check(int status, const char* what) {
     if (status != MPI_SUCCESS) {
@@ -59,7 +64,8 @@ bool MpiSession::launched_by_mpi() {
 
 MpiSession::MpiSession(int* argc, char*** argv) {
     int provided = 0;
-    check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    serialized_ = provided >= MPI_THREAD_SERIALIZED;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &ranks_), "MPI_Comm_size");
@@ -76,9 +82,15 @@ void MpiSession::abort(int code) const {
     std::exit(code);
 }
 
-MpiLink::MpiLink(const MpiSession& session) : rank_(session.rank()), ranks_(session.ranks()) {}
+MpiLink::MpiLink(const MpiSession& session, SlabGroup& group, int local)
+    : group_(group), process_(session.rank()), processes_(session.ranks()), local_(local),
+      rank_(local * session.ranks() + session.rank()), ranks_(group.slabs() * session.ranks()) {
+    if (group.slabs() > 1 && !session.serialized())
+        throw Error("this MPI library does not allow calls from several threads: run one slab per rank (--slabs 1)");
+}
 
 MpiLink::~MpiLink() {
+    std::lock_guard<std::mutex> lock(g_mpi);
     // After an exception the peers may never receive: cancel rather than wait.
     for (auto& p : pending_) {
         MPI_Cancel(&p->request);
@@ -87,6 +99,7 @@ MpiLink::~MpiLink() {
 }
 
 void MpiLink::send(std::vector<int32_t> words, int to, int tag) {
+    std::lock_guard<std::mutex> lock(g_mpi);
     auto p = std::make_unique<Pending>();
     p->words = std::move(words);
     check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, MPI_COMM_WORLD,
@@ -114,16 +127,22 @@ void MpiLink::send_edge(const EdgeMessage& m) {
     words.push_back(static_cast<int32_t>(m.h.size()));
     words.insert(words.end(), m.h.begin(), m.h.end());
     words.insert(words.end(), m.e.begin(), m.e.end());
-    send(std::move(words), rank_ + 1, kEdgeTag);
+    send(std::move(words), (rank_ + 1) % processes_, kEdgeTagBase + rank_ + 1);
 }
 
 bool MpiLink::poll_edge(EdgeMessage& m) {
-    reap();
-    int flag = 0;
-    MPI_Status status;
-    check(MPI_Iprobe(rank_ - 1, kEdgeTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-    if (!flag) return false;
-    const std::vector<int32_t> words = receive(rank_ - 1, kEdgeTag, status);
+    group_.check();
+    std::vector<int32_t> words;
+    {
+        std::lock_guard<std::mutex> lock(g_mpi);
+        reap();
+        const int source = (rank_ - 1 + processes_) % processes_, tag = kEdgeTagBase + rank_;
+        int flag = 0;
+        MPI_Status status;
+        check(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+        if (!flag) return false;
+        words = receive(source, tag, status);
+    }
     const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[6]) : 0;
     if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
     m.band = get64(&words[0]);
@@ -142,28 +161,48 @@ void MpiLink::send_ack(int64_t seq) {
 }
 
 bool MpiLink::poll_ack(int64_t& seq) {
-    reap();
-    int flag = 0;
-    MPI_Status status;
-    check(MPI_Iprobe(MPI_ANY_SOURCE, kAckTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-    if (!flag) return false;
-    const std::vector<int32_t> words = receive(status.MPI_SOURCE, kAckTag, status);
+    group_.check();
+    std::vector<int32_t> words;
+    {
+        std::lock_guard<std::mutex> lock(g_mpi);
+        reap();
+        int flag = 0;
+        MPI_Status status;
+        check(MPI_Iprobe(MPI_ANY_SOURCE, kAckTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+        if (!flag) return false;
+        words = receive(status.MPI_SOURCE, kAckTag, status);
+    }
     if (words.size() != 2) throw Error("MPI: malformed checkpoint acknowledgement");
     seq = get64(words.data());
     return true;
 }
 
 std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>& values) {
-    const int count = static_cast<int>(values.size());
-    std::vector<int64_t> all(values.size() * static_cast<size_t>(ranks_));
-    check(MPI_Allgather(values.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, MPI_COMM_WORLD),
-          "MPI_Allgather");
-    std::vector<std::vector<int64_t>> out;
-    for (int k = 0; k < ranks_; ++k) out.emplace_back(all.begin() + k * count, all.begin() + (k + 1) * count);
-    return out;
+    const int processes = processes_;
+    return group_.gather(local_, values, [processes](const SlabValues& mine) {
+        // One MPI_Allgather per process, of its slabs' values in local order; slab `local` of
+        // process p is rank local * P + p.
+        const size_t width = mine.front().size(), slabs = mine.size();
+        std::vector<int64_t> sent, all(width * slabs * static_cast<size_t>(processes));
+        for (const auto& v : mine) sent.insert(sent.end(), v.begin(), v.end());
+        const int count = static_cast<int>(sent.size());
+        {
+            std::lock_guard<std::mutex> lock(g_mpi);
+            check(MPI_Allgather(sent.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, MPI_COMM_WORLD),
+                  "MPI_Allgather");
+        }
+        SlabValues out(slabs * static_cast<size_t>(processes));
+        for (size_t p = 0; p < static_cast<size_t>(processes); ++p)
+            for (size_t local = 0; local < slabs; ++local) {
+                const auto first = all.begin() + static_cast<std::ptrdiff_t>((p * slabs + local) * width);
+                out[local * static_cast<size_t>(processes) + p].assign(first, first + static_cast<std::ptrdiff_t>(width));
+            }
+        return out;
+    });
 }
 
 void MpiLink::flush() {
+    std::lock_guard<std::mutex> lock(g_mpi);
     for (auto& p : pending_) check(MPI_Wait(&p->request, MPI_STATUS_IGNORE), "MPI_Wait");
     pending_.clear();
 }

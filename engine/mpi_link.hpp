@@ -6,12 +6,14 @@
 #include <memory>
 #include <vector>
 
+#include "engine/slab_group.hpp"
 #include "engine/slab_link.hpp"
 
 namespace chromalign {
 
-/// MPI_Init_thread (funneled: only the main thread calls MPI) and MPI_Finalize. A process
-/// not started by an MPI launcher never initialises MPI (see launched_by_mpi).
+/// MPI_Init_thread (serialized: the slabs' threads call MPI one at a time, under MpiLink's
+/// lock) and MPI_Finalize. A process not started by an MPI launcher never initialises MPI
+/// (see launched_by_mpi).
 class MpiSession {
 public:
     MpiSession(int* argc, char*** argv);
@@ -25,19 +27,25 @@ public:
     int rank() const { return rank_; }
     int ranks() const { return ranks_; }
     int local_rank() const { return local_rank_; }  ///< rank among the ranks of this node
+    /// Whether the MPI library allows calls from several threads, one at a time.
+    bool serialized() const { return serialized_; }
 
     /// Ends every rank of the job (after an error on this one); does not return.
     [[noreturn]] void abort(int code) const;
 
 private:
     int rank_ = 0, ranks_ = 1, local_rank_ = 0;
+    bool serialized_ = false;
 };
 
 /// Edges and acknowledgements as non-blocking point-to-point messages on MPI_COMM_WORLD;
 /// the buffers of messages in flight live here until MPI reports them sent.
+/// With `group.slabs()` = S slabs per process, the run has S x P slabs and slab `local` of
+/// process p is rank local x P + p, so neighbouring slabs are on different processes (the
+/// GPUs share the ramps); messages carry their receiving slab's rank as the tag.
 class MpiLink : public SlabLink {
 public:
-    explicit MpiLink(const MpiSession& session);
+    MpiLink(const MpiSession& session, SlabGroup& group, int local);
     ~MpiLink() override;
 
     int rank() const override { return rank_; }
@@ -54,6 +62,8 @@ private:
     void send(std::vector<int32_t> words, int to, int tag);
     void reap();  ///< frees the buffers of completed sends
 
+    SlabGroup& group_;
+    const int process_, processes_, local_;
     int rank_, ranks_;
     std::list<std::unique_ptr<Pending>> pending_;
 };

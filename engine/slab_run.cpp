@@ -379,4 +379,15 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     return best;
 }
 
+AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                       SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
+                       const BackendOptions& options) {
+    std::vector<AlignmentEnd> best(static_cast<size_t>(group.slabs()));
+    run_in_group(group, [&](int local) {
+        const std::unique_ptr<SlabLink> link = link_for(local);
+        best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, options);
+    });
+    return best.front();  // the same on every slab: run_slab reduces over all of them
+}
+
 }  // namespace chromalign

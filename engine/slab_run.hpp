@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/slab_group.hpp"
 #include "engine/slab_link.hpp"
 #include "engine/tile_executor.hpp"
 
@@ -17,11 +19,15 @@ struct SlabShape {
     int32_t blocks = 0;         ///< block columns the backend wants for its slab
 };
 
-/// The part of a tiled backend that a slab run drives (cuda and cpu implement it).
+/// The part of a tiled backend that a slab run drives (cuda and cpu implement it). The slabs
+/// of one process share it from their threads: both calls must be thread-safe.
 class SlabEngine {
 public:
     virtual ~SlabEngine() = default;
-    /// R and B for slabs of at most `width` columns of an m-row matrix.
+    /// How many slabs a process runs on this engine at once (BackendOptions::slabs, resolved).
+    virtual int slabs_per_process() const = 0;
+    /// R and B for slabs of at most `width` columns of an m-row matrix, slabs_per_process()
+    /// of them sharing the device.
     virtual SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) = 0;
     /// An executor for rows first_row+1 .. m of s0 against `slab` (its columns of S1) whose
     /// grid has exactly `blocks` block columns (cut_slabs makes that possible) and the band
@@ -51,5 +57,11 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
 /// flag and reports progress (of its own slab; later ranks trail it by about B diagonals each).
 AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                       SlabLink& link, const BackendOptions& options);
+
+/// Runs the group's slabs of this process, a thread each, slab `local` over link_for(local)
+/// (made on its thread), all with `engine`; returns the best cell of the whole comparison.
+AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                       SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
+                       const BackendOptions& options);
 
 }  // namespace chromalign

@@ -1,6 +1,7 @@
 //! @file GPU tests: the CUDA backend against the reference oracle and the paper's published results.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -142,7 +143,15 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     unsetenv("CHROMALIGN_TRACE_DIAGONALS");
     EXPECT_EQ(got, reference_align(s0, s1, kScorings[0])) << "seed " << test::seed();
 
-    const std::string path = prefix + "." + std::to_string(static_cast<long long>(getpid())) + ".tsv";
+    // PREFIX.<pid>.<k>.tsv, k counting this process's runners: the one file in the directory.
+    std::string path;
+    if (DIR* listing = opendir(dir)) {
+        while (const dirent* entry = readdir(listing))
+            if (entry->d_name[0] != '.') path = std::string(dir) + "/" + entry->d_name;
+        closedir(listing);
+    }
+    const std::string pid = "/t." + std::to_string(static_cast<long long>(getpid())) + ".";
+    EXPECT_NE(path.find(pid), std::string::npos) << path;
     std::ifstream in(path);
     ASSERT_TRUE(in) << path;
     std::string header, columns, key;

@@ -35,7 +35,8 @@ std::vector<std::string> mpirun(int ranks) {
     return {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", std::to_string(ranks)};
 }
 
-/// Writes the pair into the harness's a.fa and b.fa, then checks 2 and 3 ranks against one process.
+/// Writes the pair into the harness's a.fa and b.fa, then checks 2 and 3 ranks of one slab,
+/// and 2 ranks of 2 slabs each (slabs 0 and 2 on rank 0), against one process.
 void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequence& s1, const std::string& what) {
     io::write_fasta(h.path("a.fa"), s0);
     io::write_fasta(h.path("b.fa"), s1);
@@ -43,12 +44,16 @@ void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequen
     const test::ChildRun one = h.run({"-q", "-b", "cpu", "-t", "1"});
     ASSERT_EQ(one.exit_code, 0) << one.err;
     const AlignmentEnd want = test::ResumeHarness::parse_tsv(one.out);
-    for (const int ranks : {2, 3}) {
+    for (const auto& [ranks, slabs] : {std::pair<int, int>{2, 1}, {3, 1}, {2, 2}}) {
+        const std::string run = what + ", " + std::to_string(ranks) + " ranks of " + std::to_string(slabs) + " slabs";
         h.set_launcher(mpirun(ranks));
-        const test::ChildRun r = h.run({"-b", "cpu", "-t", "1"});
-        ASSERT_EQ(r.exit_code, 0) << what << ", " << ranks << " ranks:\n" << r.err;
-        EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), want) << what << ", " << ranks << " ranks, seed " << test::seed();
-        EXPECT_NE(r.out.find("rank 0 of " + std::to_string(ranks)), std::string::npos) << r.out;
+        const test::ChildRun r = h.run({"-b", "cpu", "-t", "1", "--slabs", std::to_string(slabs)});
+        ASSERT_EQ(r.exit_code, 0) << run << ":\n" << r.err;
+        EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), want) << run << ", seed " << test::seed();
+        EXPECT_NE(r.out.find("rank 0 of " + std::to_string(ranks) + " (" + std::to_string(ranks * slabs) +
+                             " column slabs"),
+                  std::string::npos)
+            << r.out;
         EXPECT_NE(r.err.find("pipeline"), std::string::npos) << r.err;
     }
 }
@@ -132,7 +137,9 @@ TEST(MpiCliSlow, SigusrOneToMpirunStopsEveryRankAtOneCheckpoint) {
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
     h.set_launcher(mpirun(3));  // mpirun forwards SIGUSR1 to every rank
     const std::string ck = h.path("usr1.ckpt");
-    const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "1h"};
+    // Two slabs per rank: the stop and the pieces' acknowledgements cross threads and ranks.
+    const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--slabs", "2", "--checkpoint", ck,
+                                           "--checkpoint-every", "1h"};
     const test::ChildRun r = h.run(args, 1500, SIGUSR1);
     ASSERT_NE(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("every rank checkpointed row"), std::string::npos) << r.err;

@@ -11,7 +11,7 @@
 #include "engine/reference.hpp"
 #include "engine/slab_run.hpp"
 #include "tests/test_support.hpp"
-#include "tests/thread_link.hpp"
+#include "tests/slab_support.hpp"
 
 namespace chromalign {
 namespace {

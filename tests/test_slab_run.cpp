@@ -16,7 +16,7 @@
 #include "engine/slab_pieces.hpp"
 #include "engine/slab_run.hpp"
 #include "tests/test_support.hpp"
-#include "tests/thread_link.hpp"
+#include "tests/slab_support.hpp"
 
 namespace chromalign {
 namespace {

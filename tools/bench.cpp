@@ -109,6 +109,7 @@ BenchOptions parse(int argc, char** argv) {
         ("threads", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU lane (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
+        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs run at once, a thread each (0: 8 for cuda, 1 for cpu)")
         ("checkpoint-every", po::value<double>(&o.checkpoint_every)->default_value(0), "seconds between checkpoints during timed runs (0: none); to measure their cost")
         ("write-fasta", po::value<std::string>(&o.write_prefix), "write the generated pair of the first size to PREFIX_s0.fa and PREFIX_s1.fa, then exit");
     po::variables_map vm;

@@ -76,7 +76,8 @@ cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.lengt
 
 /// This process's place in a run over several ranks (mpirun/srun); one rank otherwise.
 struct RankInfo {
-    SlabLink* link = nullptr;  ///< set when there are several ranks
+    /// Set when there are several ranks: the link of slab `local` of this process.
+    std::function<std::unique_ptr<SlabLink>(SlabGroup&, int local)> link;
     int rank = 0, ranks = 1, local_rank = 0;
 };
 
@@ -112,10 +113,14 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     auto backend = make_backend(o.backend, bo);
     const auto start = std::chrono::steady_clock::now();
     AlignmentEnd result;
+    int slabs = 1;
     if (ranks.link) {
         SlabEngine* engine = backend->slab_engine();
         if (!engine) throw Error("the " + backend->name() + " backend cannot run over several ranks (use cpu or cuda)");
-        result = run_slab(s0, s1, o.scoring, *engine, *ranks.link, bo);
+        slabs = engine->slabs_per_process();
+        SlabGroup group(slabs);
+        const auto link_for = [&](int local) { return ranks.link(group, local); };
+        result = run_slabs(s0, s1, o.scoring, *engine, group, link_for, bo);
     } else {
         result = backend->align(s0, s1, o.scoring);
     }
@@ -131,7 +136,9 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     report.seconds = std::chrono::duration<double>(stop - start).count();
     report.backend = backend->name();
     report.device = backend->device();
-    if (ranks.link) report.device += ", rank 0 of " + std::to_string(ranks.ranks) + " (column slabs over MPI)";
+    if (ranks.link)
+        report.device += ", rank 0 of " + std::to_string(ranks.ranks) + " (" + std::to_string(slabs * ranks.ranks) +
+                         " column slabs over MPI)";
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
     const std::string text = cli::format_report(report, o.format);
@@ -162,16 +169,13 @@ int main(int argc, char** argv) {
     RankInfo ranks;
 #ifdef CHROMALIGN_HAVE_MPI
     std::unique_ptr<MpiSession> mpi;
-    std::unique_ptr<MpiLink> link;
     if (MpiSession::launched_by_mpi()) {
         mpi = std::make_unique<MpiSession>(&argc, &argv);
         ranks.rank = mpi->rank();
         ranks.ranks = mpi->ranks();
         ranks.local_rank = mpi->local_rank();
-        if (mpi->ranks() > 1) {
-            link = std::make_unique<MpiLink>(*mpi);
-            ranks.link = link.get();
-        }
+        if (mpi->ranks() > 1)
+            ranks.link = [&mpi](SlabGroup& group, int local) { return std::make_unique<MpiLink>(*mpi, group, local); };
     }
     // An error on one rank would leave the others waiting for its edges: end the whole job.
     auto fail = [&](int code) {

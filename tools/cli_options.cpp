@@ -74,6 +74,7 @@ void check_options(const Options& o) {
     }
     if (o.backend_options.threads < 0) throw UsageError("--threads must be >= 0 (0: all cores)");
     if (o.backend_options.device < 0) throw UsageError("--device must be >= 0");
+    if (o.backend_options.slabs < 0 || o.backend_options.slabs > 64) throw UsageError("--slabs must be 0 to 64");
     const int a = o.backend_options.alpha;
     if (a != 0 && a != 4 && a != 8 && a != 16) throw UsageError("--alpha must be 4, 8 or 16 (or 0: auto)");
     if (o.backend_options.blocks_per_sm < 0) throw UsageError("--blocks-per-sm must be >= 0 (0: auto)");
@@ -124,6 +125,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU SIMD lane: 4, 8 or 16 (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
+        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs each process runs at once, a thread each; on a GPU their kernels run concurrently (0: 8 for cuda, 1 for cpu)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default: standard output)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")

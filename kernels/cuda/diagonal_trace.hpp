@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -19,8 +20,8 @@
 
 namespace chromalign::kernels {
 
-/// Set CHROMALIGN_TRACE_DIAGONALS=PREFIX and every CUDA runner writes PREFIX.<pid>.tsv when it
-/// ends: one line per diagonal with the GPU times (ms after an event just before diagonal 0)
+/// Set CHROMALIGN_TRACE_DIAGONALS=PREFIX and every CUDA runner writes PREFIX.<pid>.<k>.tsv
+/// (k counts the runners of the process: one per slab) when it ends: one line per diagonal with the GPU times (ms after an event just before diagonal 0)
 /// of its start and of its end. The header holds the grid and the host's
 /// monotonic clock at the first launch, which lines up the ranks of one host. The README's
 /// scaling model was measured so. Two timing events per diagonal cost about 1 us of GPU
@@ -31,8 +32,11 @@ public:
     static std::unique_ptr<DiagonalTrace> from_environment(const TileGrid& grid) {
         const char* prefix = std::getenv("CHROMALIGN_TRACE_DIAGONALS");
         if (!prefix || !*prefix) return nullptr;
-        return std::unique_ptr<DiagonalTrace>(new DiagonalTrace(
-            std::string(prefix) + "." + std::to_string(static_cast<long long>(getpid())) + ".tsv", grid));
+        static std::atomic<int> runners{0};
+        return std::unique_ptr<DiagonalTrace>(new DiagonalTrace(std::string(prefix) + "." +
+                                                                    std::to_string(static_cast<long long>(getpid())) +
+                                                                    "." + std::to_string(runners++) + ".tsv",
+                                                                grid));
     }
 
     void begin(cudaStream_t stream) {

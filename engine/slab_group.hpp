@@ -1,0 +1,53 @@
+//! @file The column slabs one process runs at once, a thread each: where their threads meet for
+//! collectives, and how the failure of one stops the others.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace chromalign {
+
+/// Values by slab: [slab][value].
+using SlabValues = std::vector<std::vector<int64_t>>;
+
+/// Why a process runs several slabs: a GPU runs their diagonals as concurrent kernels, so one
+/// slab's per-diagonal set-up, slowest block and ramps overlap the others' work, and slabs
+/// of several processes interleave (slab v on process v mod P), so every GPU shares the
+/// ramps of the whole matrix's wavefront instead of idling through its neighbour's.
+class SlabGroup {
+public:
+    explicit SlabGroup(int slabs);
+    int slabs() const { return slabs_; }
+
+    /// Collective of the group's threads, each passing its index `local` and its values: the
+    /// last to arrive runs `across` on the values by local index (to gather them from other
+    /// processes) and every thread returns what it gave. Throws Error when a slab failed.
+    SlabValues gather(int local, const std::vector<int64_t>& values,
+                      const std::function<SlabValues(const SlabValues&)>& across);
+
+    /// Marks the group failed and wakes every thread waiting in gather().
+    void fail();
+    /// Throws Error when a slab of the group failed; links call it while they wait.
+    void check() const;
+
+private:
+    const int slabs_;
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    bool failed_ = false;
+    SlabValues arrived_values_;
+    int arrived_ = 0;
+    int64_t generation_ = 0;
+    SlabValues result_;
+};
+
+/// Runs body(local) for every slab of the group, a thread each. When one throws, the group
+/// fails (the others throw at their next wait) and, once all threads ended, the first
+/// exception thrown is rethrown.
+void run_in_group(SlabGroup& group, const std::function<void(int local)>& body);
+
+}  // namespace chromalign
