@@ -17,8 +17,9 @@ namespace chromalign {
 
 class SlabEngine;
 
-/// Column slabs per GPU when the user does not choose. H200, 16M x 16M: 1 slab 103.0 s,
-/// 4 slabs 95.6 s, 8 slabs 95.2 s; on two GPUs 2 slabs 55.1 s, 8 slabs 49.4 s, 16 slabs 49.1 s.
+/// Column slabs per GPU when the user does not choose. H200, 16M x 16M: one GPU 103.0 s with
+/// 1 slab, 95.6 s with 4, 95.1 s with 8, 95.6 s with 16; two GPUs (MPI) 48.9 s with 8 or 16
+/// per GPU, 55.1 s with 1.
 constexpr int kDefaultCudaSlabs = 8;
 
 /// A progress report from a running comparison.

@@ -100,8 +100,11 @@ public:
     }
     std::string layout() const override { return layout_; }
 
+    /// With --slabs S > 1, S column slabs of --threads threads each (for tests of the slab
+    /// path without a GPU; one slab uses the cores as well).
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
+        if (slabs_per_process() > 1) return run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
         auto make_executor = [&](int64_t first_row, const TopRow& top) {
             auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_);
             layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;

@@ -5,7 +5,6 @@
 #include <mutex>
 
 #include "engine/error.hpp"
-#include "engine/local_link.hpp"
 #include "engine/slab_run.hpp"
 #include "engine/tile_grid.hpp"
 #include "engine/tiled_run.hpp"
@@ -53,10 +52,7 @@ public:
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
         if (slabs_ > 1 && s1.length() >= kMinBlockColsForSlabs * max_blocks()) {
-            SlabGroup group(slabs_);
-            LocalLinkHub hub(group);
-            const auto link_for = [&hub](int local) { return std::make_unique<LocalLink>(hub, local); };
-            const AlignmentEnd best = run_slabs(s0, s1, scoring, *this, group, link_for, options_);
+            const AlignmentEnd best = run_local_slabs(s0, s1, scoring, *this, slabs_, options_);
             layout_ = std::to_string(slabs_) + " slabs (one: " + layout_ + ")";
             return best;
         }

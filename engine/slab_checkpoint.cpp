@@ -104,7 +104,7 @@ void SlabCheckpointer::resume(int64_t row) {
     top_h_.assign(c.h.begin() + c0_, c.h.begin() + c0_ + base_.n);
     top_f_.assign(c.f.begin() + c0_, c.f.begin() + c0_ + base_.n);
     if (rank_ == 0)
-        note("resuming from " + (from_pieces ? "the pieces of " + std::to_string(other_ranks_) + " ranks at " : "single-process checkpoint ") +
+        note("resuming from " + (from_pieces ? "the pieces of " + std::to_string(other_ranks_) + " slabs at " : "single-process checkpoint ") +
              options_.path + " at row " + std::to_string(row) + " of " + std::to_string(base_.m));
 }
 
@@ -130,7 +130,7 @@ bool SlabCheckpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
     c->best = best;
     const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
     const int64_t seq = seq_;
-    const std::string keep_name = keep + "/row_" + std::to_string(c->row) + ".rank" + std::to_string(rank_) +
+    const std::string keep_name = keep + "/row_" + std::to_string(c->row) + ".slab" + std::to_string(rank_) +
                                   "of" + std::to_string(ranks_) + ".ckpt";
     auto job = [c, path, keep, keep_name, seq] {
         write_checkpoint(path, *c);
@@ -196,7 +196,7 @@ void SlabCheckpointer::finish() {
         if (file_exists(piece(slot)) && ::unlink(piece(slot).c_str()) == 0) removed = true;
     if (rank_ == 0 && resumed_whole_ && ::unlink(options_.path.c_str()) == 0) removed = true;
     if (rank_ == 0) remove_pieces(options_.path, other_ranks_);  // another rank count's: obsolete now
-    if (removed && rank_ == 0) note("run complete; removed the checkpoint pieces " + options_.path + ".rank*");
+    if (removed && rank_ == 0) note("run complete; removed the checkpoint pieces " + options_.path + ".slab*");
 }
 
 }  // namespace chromalign

@@ -15,7 +15,7 @@
 
 namespace chromalign {
 
-/// Rank k of P keeps its columns of checkpoint number q in PATH.rank<k>of<P>.<q % 2>, in the
+/// Rank k of P keeps its columns of checkpoint number q in PATH.slab<k>of<P>.<q % 2>, in the
 /// single-run format with the slab as S1 (so lengths, fingerprints and CRC protect it). Rank 0
 /// starts checkpoint q + 1 only once every rank has acknowledged q, so whatever moment a job
 /// dies, every rank holds the pieces of one common row; a resume takes the latest such row.

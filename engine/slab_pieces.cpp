@@ -27,14 +27,14 @@ std::string base_of(const std::string& path) {
 }  // namespace
 
 std::string piece_name(const std::string& path, int rank, int ranks, int slot) {
-    return path + ".rank" + std::to_string(rank) + "of" + std::to_string(ranks) + "." + std::to_string(slot);
+    return path + ".slab" + std::to_string(rank) + "of" + std::to_string(ranks) + "." + std::to_string(slot);
 }
 
 std::vector<int> other_rank_counts(const std::string& path, int ranks) {
     std::vector<int> found;
     DIR* dir = opendir(dir_of(path).c_str());
     if (!dir) return found;
-    const std::string prefix = base_of(path) + ".rank";
+    const std::string prefix = base_of(path) + ".slab";
     while (const dirent* entry = readdir(dir)) {
         const std::string name = entry->d_name;
         const size_t of = name.find("of", prefix.size());
@@ -65,7 +65,7 @@ Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Seque
         whole.f.insert(whole.f.end(), piece.f.begin(), piece.f.end());
         c += piece.n;
     }
-    if (c != s1.length()) throw Error(path + ": the pieces of " + std::to_string(q) + " ranks do not cover S1");
+    if (c != s1.length()) throw Error(path + ": the pieces of " + std::to_string(q) + " slabs do not cover S1");
     whole.n = c;
     return whole;
 }

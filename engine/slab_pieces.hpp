@@ -10,7 +10,7 @@
 
 namespace chromalign {
 
-/// PATH.rank<rank>of<ranks>.<slot>: rank's columns of the checkpoint row kept in `slot` (0 or 1).
+/// PATH.slab<rank>of<ranks>.<slot>: rank's columns of the checkpoint row kept in `slot` (0 or 1).
 std::string piece_name(const std::string& path, int rank, int ranks, int slot);
 
 /// The rank counts other than `ranks` that left pieces of PATH in its directory.

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/error.hpp"
+#include "engine/local_link.hpp"
 #include "engine/slab_checkpoint.hpp"
 #include "engine/tile_grid.hpp"
 
@@ -220,9 +221,9 @@ private:
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
         const auto signals = link_.allgather({signal});
         const int sig = static_cast<int>(signals[0][0]);
-        throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; every rank checkpointed row " +
+        throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; every slab checkpointed row " +
                                    std::to_string(ck_.first_row() + (stop_band_ + 1) * rows_) + " under " +
-                                   options_.checkpoint.path + ".rank*: run the same command again to resume");
+                                   options_.checkpoint.path + ".slab*: run the same command again to resume");
     }
 
     double seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -258,13 +259,13 @@ private:
     double first_edge_ = 0, edge_wait_ = 0, finished_ = 0;
 };
 
-/// One line per rank on how the pipeline went: how late its first left edge came, how long it
-/// waited for edges in all, and when it finished.
+/// One line per slab on how the pipeline went: how late its first left edge came, how long it
+/// waited for edges in all (its GPU runs other slabs meanwhile), and when it finished.
 std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
-    std::string text = "pipeline (seconds from each rank's start):";
+    std::string text = "pipeline (seconds from each slab's start):";
     for (size_t k = 0; k < timings.size(); ++k) {
         char line[160];
-        std::snprintf(line, sizeof line, " rank %zu: first edge %.2f, edge waits %.2f, done %.2f;", k,
+        std::snprintf(line, sizeof line, " slab %zu: first edge %.2f, edge waits %.2f, done %.2f;", k,
                       timings[k][0] / 1e3, timings[k][1] / 1e3, timings[k][2] / 1e3);
         text += line;
     }
@@ -288,7 +289,7 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes) {
     }
     if (c0 >= n)
         throw Error("S1 has " + std::to_string(n) + " bases, too few to split over " + std::to_string(ranks) +
-                    " ranks (a slab needs at least " + std::to_string(kMinBlockCols) + " columns)");
+                    " slabs (a slab needs at least " + std::to_string(kMinBlockCols) + " columns)");
     slabs.back() = Slab{c0, n - c0, shapes.back().blocks};
     return slabs;
 }
@@ -388,6 +389,14 @@ AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& sc
         best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, options);
     });
     return best.front();  // the same on every slab: run_slab reduces over all of them
+}
+
+AlignmentEnd run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                             int slabs, const BackendOptions& options) {
+    SlabGroup group(slabs);
+    LocalLinkHub hub(group);
+    const auto link_for = [&hub](int local) { return std::make_unique<LocalLink>(hub, local); };
+    return run_slabs(s0, s1, scoring, engine, group, link_for, options);
 }
 
 }  // namespace chromalign

@@ -58,6 +58,10 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
 AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                       SlabLink& link, const BackendOptions& options);
 
+/// A backend's align() over `slabs` slabs of one process, linked in memory (no MPI).
+AlignmentEnd run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                             int slabs, const BackendOptions& options);
+
 /// Runs the group's slabs of this process, a thread each, slab `local` over link_for(local)
 /// (made on its thread), all with `engine`; returns the best cell of the whole comparison.
 AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,

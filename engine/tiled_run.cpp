@@ -151,12 +151,12 @@ private:
         LatestPieces latest = latest_pieces(options_.path, q, s0, s1, scoring);
         if (latest.whole.row == 0)
             throw Error((latest.problems.empty() ? options_.path + ": the pieces of " + std::to_string(q) +
-                                                       " ranks hold no whole row"
+                                                       " slabs hold no whole row"
                                                  : latest.problems.back()) +
                         "; the checkpoint pieces are left untouched (use --restart to discard them)");
         resumed_ = std::move(latest.whole);
         piece_ranks_ = q;
-        note("resuming from the pieces of " + std::to_string(piece_ranks_) + " ranks at " + options_.path +
+        note("resuming from the pieces of " + std::to_string(piece_ranks_) + " slabs at " + options_.path +
              " at row " + std::to_string(resumed_.row) + " of " + std::to_string(base_.m) + ", " +
              percent(resumed_.row, base_.m) + " done");
     }

@@ -84,7 +84,7 @@ TEST(MpiCli, ErrorsEndEveryRank) {
     h.set_launcher(mpirun(3));
     const test::ChildRun r = h.run({"-b", "cpu", "-t", "1"});
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.err.find("too few to split over 3 ranks"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("too few to split over 3 slabs"), std::string::npos) << r.err;
     h.set_launcher(mpirun(2));
     const test::ChildRun ref = h.run({"-b", "reference"});
     EXPECT_NE(ref.err.find("cannot run over several ranks"), std::string::npos) << ref.err;
@@ -108,7 +108,7 @@ TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
     for (int moment = 0; moment < 3; ++moment) {
         // After rank 1's first piece of this run, so every kill finds a complete checkpoint.
         const int after_ms = static_cast<int>(rng() % 1000);
-        const test::ChildRun r = h.run(args, after_ms, SIGKILL, ck + ".rank1of2.1");
+        const test::ChildRun r = h.run(args, after_ms, SIGKILL, ck + ".slab1of2.1");
         std::printf("[ kill -9  ] mpirun and its ranks, %d ms after a checkpoint: exit %d%s\n", after_ms, r.exit_code,
                     r.err.find("resuming") != std::string::npos ? " (had resumed)" : "");
         resumed += r.err.find("resuming") != std::string::npos;
@@ -126,7 +126,7 @@ TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
     EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), want) << "seed " << test::seed();
     EXPECT_GE(killed, 2) << "too few runs were killed mid-way to test anything";
     EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), killed) << "a run did not resume";
-    EXPECT_FALSE(file_exists(ck + ".rank0of2.0") || file_exists(ck + ".rank0of2.1") || file_exists(ck + ".rank1of2.1"))
+    EXPECT_FALSE(file_exists(ck + ".slab0of2.0") || file_exists(ck + ".slab0of2.1") || file_exists(ck + ".slab1of2.1"))
         << "a completed run removes its pieces";
 }
 
@@ -142,7 +142,7 @@ TEST(MpiCliSlow, SigusrOneToMpirunStopsEveryRankAtOneCheckpoint) {
                                            "--checkpoint-every", "1h"};
     const test::ChildRun r = h.run(args, 1500, SIGUSR1);
     ASSERT_NE(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.err.find("every rank checkpointed row"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("every slab checkpointed row"), std::string::npos) << r.err;
     const test::ChildRun again = h.run(args);
     ASSERT_EQ(again.exit_code, 0) << again.err;
     EXPECT_NE(again.err.find("resuming from"), std::string::npos) << again.err;

@@ -75,6 +75,27 @@ void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEn
 }
 
 TEST_F(Resume, SigintWritesACheckpointAndExits130) { interrupt_then_resume(*harness_, SIGINT, expected_); }
+
+TEST_F(Resume, SlabsOfOneProcessStopAtOneRowThenResumeWithAnotherCount) {
+    // The path a single-process CUDA run takes (run_local_slabs), here on CPU threads.
+    const std::string ck = harness_->path("slabs.ckpt");
+    const std::vector<std::string> common = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "1h"};
+    std::vector<std::string> three = common, two = common;
+    three.insert(three.end(), {"--slabs", "3"});
+    two.insert(two.end(), {"--slabs", "2"});
+    const test::ChildRun r = harness_->run(three, 1200, SIGINT);
+    ASSERT_EQ(r.exit_code, 128 + SIGINT) << r.err;
+    EXPECT_NE(r.err.find("every slab checkpointed row"), std::string::npos) << r.err;
+    for (int k = 0; k < 3; ++k)
+        EXPECT_TRUE(file_exists(ck + ".slab" + std::to_string(k) + "of3.0") ||
+                    file_exists(ck + ".slab" + std::to_string(k) + "of3.1"))
+            << "slab " << k;
+    const test::ChildRun again = harness_->run(two);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.err.find("resuming from the pieces of 3 slabs"), std::string::npos) << again.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(again.out), expected_) << "seed " << test::seed();
+    for (int k = 0; k < 3; ++k) EXPECT_FALSE(file_exists(ck + ".slab" + std::to_string(k) + "of3.1"));
+}
 TEST_F(Resume, SigtermWritesACheckpointAndExits143) { interrupt_then_resume(*harness_, SIGTERM, expected_); }
 
 TEST_F(Resume, ForeignCheckpointIsRefusedAndKeptUnlessRestart) {

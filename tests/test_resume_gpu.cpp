@@ -53,13 +53,13 @@ TEST(ResumeGpu, KillNineAtRandomMomentsThenResume) {
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
     const AlignmentEnd expected = test::ResumeHarness::parse_tsv(whole.out);
     const std::string ck = h.path("gpu.ckpt");
-    // Two slabs: each writes its piece ck.rank<k>of2.<0|1>; the first checkpoint is slot 1.
+    // Two slabs: each writes its piece ck.slab<k>of2.<0|1>; the first checkpoint is slot 1.
     const std::vector<std::string> args = {"-b", "cuda", "--slabs", "2", "--checkpoint", ck, "--checkpoint-every", "0.5s"};
     std::mt19937_64 rng(test::seed() + 1);
     int killed = 0;
     for (int moment = 0; moment < 5; ++moment) {
         const int after_ms = static_cast<int>(rng() % 1500);
-        const test::ChildRun r = h.run(args, after_ms, SIGKILL, ck + ".rank1of2.1");
+        const test::ChildRun r = h.run(args, after_ms, SIGKILL, ck + ".slab1of2.1");
         std::printf("[ kill -9  ] %d ms after a checkpoint: exit %d\n", after_ms, r.exit_code);
         if (r.exit_code == 0) {
             EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected);

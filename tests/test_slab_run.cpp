@@ -172,7 +172,7 @@ protected:
     void leave_spent_pieces() {
         interrupted_run(2);
         write_completion_marker(o_.checkpoint.path);
-        ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank0of2.1").c_str()), 0);
+        ASSERT_EQ(::unlink((o_.checkpoint.path + ".slab0of2.1").c_str()), 0);
     }
 
     TempDir dir_;
@@ -184,9 +184,9 @@ protected:
 TEST_F(SlabCheckpoints, StopOnEveryRankThenResumeGivesTheSameAnswer) {
     interrupted_run(3);
     for (int k = 0; k < 3; ++k)
-        EXPECT_TRUE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "rank " << k;
+        EXPECT_TRUE(file_exists(o_.checkpoint.path + ".slab" + std::to_string(k) + "of3.1")) << "rank " << k;
     expect_resumed_run(3, "resuming from");
-    for (int k = 0; k < 3; ++k) EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1"));
+    for (int k = 0; k < 3; ++k) EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab" + std::to_string(k) + "of3.1"));
     EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path))) << "the marker goes last";
 }
 
@@ -196,24 +196,24 @@ TEST_F(SlabCheckpoints, FrequentCheckpointsDuringAWholeRun) {
     o.checkpoint.keep_rows_dir = dir_.file("");
     EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
     int kept = 0;
-    for (int64_t row = 1; row <= s0_.length(); ++row) kept += file_exists(dir_.file("row_" + std::to_string(row) + ".rank1of2.ckpt"));
+    for (int64_t row = 1; row <= s0_.length(); ++row) kept += file_exists(dir_.file("row_" + std::to_string(row) + ".slab1of2.ckpt"));
     // How many depends on thread timing (each waits for every rank's acknowledgement).
     EXPECT_GE(kept, 1) << "a checkpoint was written along the run";
-    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.0") || file_exists(o_.checkpoint.path + ".rank1of2.1"));
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab1of2.0") || file_exists(o_.checkpoint.path + ".slab1of2.1"));
 }
 
 TEST_F(SlabCheckpoints, ResumesWithAnotherRankCount) {
     interrupted_run(2);
-    expect_resumed_run(3, "the pieces of 2 ranks");
-    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank0of2.1")) << "obsolete pieces are removed at the end";
+    expect_resumed_run(3, "the pieces of 2 slabs");
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab0of2.1")) << "obsolete pieces are removed at the end";
 }
 
 TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {
     interrupted_run(2);
-    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank1of2.1").c_str()), 0);
+    ASSERT_EQ(::unlink((o_.checkpoint.path + ".slab1of2.1").c_str()), 0);
     EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 2, o_), Error);  // rank 1 has no piece
     EXPECT_THROW(slab_align(s0_, s1_, kScorings[0], 3, o_), Error);  // nor can 3 ranks assemble a row
-    EXPECT_TRUE(file_exists(o_.checkpoint.path + ".rank0of2.1")) << "refused pieces are left untouched";
+    EXPECT_TRUE(file_exists(o_.checkpoint.path + ".slab0of2.1")) << "refused pieces are left untouched";
     BackendOptions o = o_;
     o.checkpoint.restart = true;
     EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
@@ -234,27 +234,27 @@ TEST_F(SlabCheckpoints, ResumesFromASingleProcessCheckpoint) {
 TEST_F(SlabCheckpoints, PiecesOfAFinishedRunAreRemovedNotRefused) {
     leave_spent_pieces();
     expect_resumed_run(2, "had finished");  // a fresh run: its first note says what it removed
-    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.1"));
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab1of2.1"));
     EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path)));
 
     leave_spent_pieces();  // the same state again, now for one process
     expect_single_process_run("had finished");
-    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank1of2.1"));
+    EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab1of2.1"));
     EXPECT_FALSE(file_exists(completion_marker(o_.checkpoint.path)));
 }
 
 TEST_F(SlabCheckpoints, ASingleProcessRunResumesFromPieces) {
     interrupted_run(3);
-    expect_single_process_run("the pieces of 3 ranks");
+    expect_single_process_run("the pieces of 3 slabs");
     for (int k = 0; k < 3; ++k)
-        EXPECT_FALSE(file_exists(o_.checkpoint.path + ".rank" + std::to_string(k) + "of3.1")) << "removed at the end";
+        EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab" + std::to_string(k) + "of3.1")) << "removed at the end";
 }
 
 TEST_F(SlabCheckpoints, ASingleProcessRunRefusesIncompletePieces) {
     interrupted_run(2);
-    ASSERT_EQ(::unlink((o_.checkpoint.path + ".rank1of2.1").c_str()), 0);
+    ASSERT_EQ(::unlink((o_.checkpoint.path + ".slab1of2.1").c_str()), 0);
     EXPECT_THROW(make_backend("cpu", o_)->align(s0_, s1_, kScorings[0]), Error);
-    EXPECT_TRUE(file_exists(o_.checkpoint.path + ".rank0of2.1")) << "refused pieces are left untouched";
+    EXPECT_TRUE(file_exists(o_.checkpoint.path + ".slab0of2.1")) << "refused pieces are left untouched";
     BackendOptions o = o_;
     o.checkpoint.restart = true;
     EXPECT_EQ(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), want_);

@@ -125,7 +125,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU SIMD lane: 4, 8 or 16 (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
-        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs each process runs at once, a thread each; on a GPU their kernels run concurrently (0: 8 for cuda, 1 for cpu)")
+        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs each process runs at once, a thread each; on a GPU their kernels run concurrently, on cpu each has --threads threads (0: 8 for cuda, 1 for cpu)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default: standard output)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")

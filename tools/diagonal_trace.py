@@ -3,11 +3,11 @@
 
     tools/diagonal_trace.py PREFIX.*.tsv
 
-One line per trace (one per rank of a slab run, ordered by start): when its first diagonal
+One line per trace (one per slab, ordered by start): when its first diagonal
 started after the earliest trace's (host clock), how long its ramp-up (diagonals 0..B-1, fewer
 than B blocks busy), middle and ramp-down (the last B diagonals) took on the GPU, the median
-middle diagonal, and the time the GPU sat idle between diagonals (a right-hand rank waiting
-for its left edges shows up there).
+middle diagonal, and the time the slab's stream sat idle between diagonals (a slab waiting
+for its left edges shows up there; other slabs may use the GPU meanwhile).
 """
 import statistics
 import sys
