@@ -15,9 +15,9 @@ struct EdgeMessage {
     std::vector<int32_t> h, e;   ///< H and E of the band's R rows in the edge column
 };
 
-/// Rank k of P owns the k-th column slab; messages flow from rank k to rank k+1 in band
-/// order, acknowledgements to rank 0. Implemented over MPI (engine/mpi_link) and, for tests,
-/// over threads of one process.
+/// One slab's end of the run: rank k of the run's slabs owns the k-th column slab; messages
+/// flow from rank k to rank k+1 in band order, acknowledgements to rank 0. Implemented over
+/// MPI (engine/mpi_link), and between the slab threads of one process (engine/local_link).
 class SlabLink {
 public:
     virtual ~SlabLink() = default;

@@ -1,4 +1,5 @@
-//! @file Column slabs: one comparison split over ranks (several GPUs or nodes), right edge to left edge.
+//! @file Column slabs: one comparison split over slabs, right edge to left edge. A "rank" here
+//! is a slab's place among all slabs (SlabLink::rank); a process runs one or several.
 #pragma once
 
 #include <cstdint>
