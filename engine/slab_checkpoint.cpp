@@ -72,11 +72,7 @@ std::vector<int64_t> SlabCheckpointer::offer() {
 void SlabCheckpointer::resume(int64_t row) {
     if (spent_) {  // a finished run was killed while its ranks removed their files
         for (int slot = 0; slot < 2; ++slot) ::unlink(piece(slot).c_str());
-        if (rank_ == 0) {
-            ::unlink(options_.path.c_str());
-            for (const int q : other_rank_counts(options_.path, ranks_)) remove_pieces(options_.path, q);
-            note("an earlier run with checkpoint " + options_.path + " had finished; removed the files it left");
-        }
+        if (rank_ == 0) note(remove_spent_files(options_.path, ranks_));
     }
     if (row <= 0) return;
     for (int slot = 0; slot < 2; ++slot) {

@@ -99,6 +99,12 @@ void remove_pieces(const std::string& path, int q) {
         for (int slot = 0; slot < 2; ++slot) ::unlink(piece_name(path, k, q, slot).c_str());
 }
 
+std::string remove_spent_files(const std::string& path, int keep) {
+    ::unlink(path.c_str());
+    for (const int q : other_rank_counts(path, keep)) remove_pieces(path, q);
+    return "an earlier run with checkpoint " + path + " had finished; removed the files it left";
+}
+
 std::string completion_marker(const std::string& path) { return path + ".complete"; }
 
 void write_completion_marker(const std::string& path) {

@@ -35,6 +35,9 @@ LatestPieces latest_pieces(const std::string& path, int q, const Sequence& s0, c
 
 /// Removes both slots of the pieces of `q` ranks (none when q is 0).
 void remove_pieces(const std::string& path, int q);
+/// What lies at PATH beside a completion marker is spent: removes the flat checkpoint PATH
+/// and the pieces of every rank count but `keep` (0: all), and returns the note that says so.
+std::string remove_spent_files(const std::string& path, int keep);
 
 /// PATH.complete: written by a slab run that finished, before its ranks remove their pieces
 /// and removed after, so the pieces a job killed in between leaves are known to be spent.

@@ -39,7 +39,7 @@ public:
         base_.fingerprint0 = sequence_fingerprint(s0);
         base_.fingerprint1 = sequence_fingerprint(s1);
         base_.scoring = scoring;
-        if (enabled() && !options_.restart) remove_spent_pieces();
+        if (enabled() && !options_.restart) remove_spent_files();
         if (enabled() && file_exists(options_.path) && !options_.restart) {
             Checkpoint c;
             try {
@@ -133,13 +133,14 @@ public:
     }
 
 private:
-    /// Pieces beside a completion marker are those of a finished column-slab run that was
-    /// killed while its ranks removed them: they are removed, with the marker.
-    void remove_spent_pieces() {
+    /// Files beside a completion marker are those of a finished column-slab run that was
+    /// killed while its slabs removed them (its pieces, and a flat checkpoint it had resumed
+    /// from): they are removed, with the marker.
+    void remove_spent_files() {
         if (!file_exists(completion_marker(options_.path))) return;
-        for (const int q : other_rank_counts(options_.path, 0)) remove_pieces(options_.path, q);
+        const std::string removed = chromalign::remove_spent_files(options_.path, 0);
         ::unlink(completion_marker(options_.path).c_str());
-        note("an earlier run with checkpoint " + options_.path + " had finished; removed the files it left");
+        note(removed);
     }
 
     /// No checkpoint at PATH: a column-slab run may have left its pieces there. The later of
