@@ -83,7 +83,7 @@ void MpiSession::abort(int code) const {
 }
 
 MpiLink::MpiLink(const MpiSession& session, SlabGroup& group, int local)
-    : group_(group), process_(session.rank()), processes_(session.ranks()), local_(local),
+    : group_(group), processes_(session.ranks()), local_(local),
       rank_(local * session.ranks() + session.rank()), ranks_(group.slabs() * session.ranks()) {
     if (group.slabs() > 1 && !session.serialized())
         throw Error("this MPI library does not allow calls from several threads: run one slab per rank (--slabs 1)");

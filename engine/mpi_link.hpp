@@ -63,7 +63,7 @@ private:
     void reap();  ///< frees the buffers of completed sends
 
     SlabGroup& group_;
-    const int process_, processes_, local_;
+    const int processes_, local_;
     int rank_, ranks_;
     std::list<std::unique_ptr<Pending>> pending_;
 };
