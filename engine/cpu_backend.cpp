@@ -127,8 +127,14 @@ public:
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
                                                 int32_t blocks) override {
+        int bits = 0;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            bits = slab_bits_;
+        }
+        // Built outside the lock, so that the slabs of a process set up their pools in parallel.
+        auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_, edges, blocks, bits);
         std::lock_guard<std::mutex> lock(mutex_);
-        auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_, edges, blocks, slab_bits_);
         layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
         return runner;
     }

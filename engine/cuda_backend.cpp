@@ -57,7 +57,7 @@ public:
             return best;
         }
         auto make_executor = [&](int64_t first_row, const TopRow& top) {
-            return make_executor_for(s0, s1, scoring, first_row, top, SlabEdges{}, max_blocks());
+            return slab_executor(s0, s1, scoring, first_row, top, SlabEdges{}, max_blocks());
         };
         return run_tiled(s0, s1, scoring, make_executor, options_);
     }
@@ -73,19 +73,6 @@ public:
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
                                                 int32_t blocks) override {
-        return make_executor_for(s0, s1, scoring, first_row, top, edges, blocks);
-    }
-
-private:
-    /// align() cuts slabs only when the block columns are at least this wide: below, each
-    /// slab's per-diagonal host work and the edges' trip through the host outweigh the overlap
-    /// (H100, 1M x 1M, 632 columns: 0.76 s with 8 slabs, 0.63 s with one; 4M x 4M, 2520
-    /// columns: 6.48 s against 7.17 s).
-    static constexpr int64_t kMinBlockColsForSlabs = 1024;
-
-    std::unique_ptr<TileExecutor> make_executor_for(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                                                    int64_t first_row, const TopRow& top, SlabEdges edges,
-                                                    int32_t blocks) {
         const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
         auto runner = std::make_unique<kernels::CudaTileRunner>(
             options_.device, grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top, edges);
@@ -94,6 +81,13 @@ private:
         device_bytes_ += runner->device_bytes();
         return runner;
     }
+
+private:
+    /// align() cuts slabs only when the block columns are at least this wide: below, each
+    /// slab's per-diagonal host work and the edges' trip through the host outweigh the overlap
+    /// (H100, 1M x 1M, 632 columns: 0.76 s with 8 slabs, 0.63 s with one; 4M x 4M, 2520
+    /// columns: 6.48 s against 7.17 s).
+    static constexpr int64_t kMinBlockColsForSlabs = 1024;
 
     int32_t max_blocks() const {
         int max_blocks = info_.multiprocessors * blocks_per_sm_;

@@ -74,7 +74,7 @@ int other_rank_count(const std::string& path, int ranks) {
     const std::vector<int> others = other_rank_counts(path, ranks);
     if (others.size() > 1)
         throw Error(path + ": checkpoint pieces of runs with " + std::to_string(others[0]) + " and " +
-                    std::to_string(others[1]) + " ranks lie there; remove the stale ones, or use --restart");
+                    std::to_string(others[1]) + " slabs lie there; remove the stale ones, or use --restart");
     return others.empty() ? 0 : others[0];
 }
 

@@ -39,7 +39,7 @@ public:
         base_.fingerprint0 = sequence_fingerprint(s0);
         base_.fingerprint1 = sequence_fingerprint(s1);
         base_.scoring = scoring;
-        if (enabled() && !options_.restart) remove_spent_files();
+        if (enabled() && !options_.restart) remove_spent_run();
         if (enabled() && file_exists(options_.path) && !options_.restart) {
             Checkpoint c;
             try {
@@ -136,9 +136,9 @@ private:
     /// Files beside a completion marker are those of a finished column-slab run that was
     /// killed while its slabs removed them (its pieces, and a flat checkpoint it had resumed
     /// from): they are removed, with the marker.
-    void remove_spent_files() {
+    void remove_spent_run() {
         if (!file_exists(completion_marker(options_.path))) return;
-        const std::string removed = chromalign::remove_spent_files(options_.path, 0);
+        const std::string removed = remove_spent_files(options_.path, 0);
         ::unlink(completion_marker(options_.path).c_str());
         note(removed);
     }

@@ -21,9 +21,10 @@
 namespace chromalign::kernels {
 
 /// Set CHROMALIGN_TRACE_DIAGONALS=PREFIX and every CUDA runner writes PREFIX.<pid>.<k>.tsv
-/// (k counts the runners of the process: one per slab) when it ends: one line per diagonal with the GPU times (ms after an event just before diagonal 0)
-/// of its start and of its end. The header holds the grid and the host's
-/// monotonic clock at the first launch, which lines up the ranks of one host. The README's
+/// (k counts the runners of the process: one per slab) when it ends: one line per diagonal
+/// with the GPU times (ms after an event just before diagonal 0) of its start and of its end.
+/// The header holds the grid and the host's monotonic clock at the first launch, which lines
+/// up the slabs of one host. The README's
 /// scaling model was measured so. Two timing events per diagonal cost about 1 us of GPU
 /// time each; off unless asked for.
 class DiagonalTrace {
