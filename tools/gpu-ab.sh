@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A/B timings on the GPU machine, after tools/gpu-bundle.sh packed .gpu/ (see gpu-check.sh):
+# one generated pair, then one whole chromalign run (checkpoints every 60 s) per line of RUNS,
+# each "NP [VAR=VALUE ...] [--flag ...]": NP 1 runs one process, more run mpirun -np NP.
+# Prints score, end and align seconds per run; all outputs go to $OUT/ab.tgz.
+#   SIZE=8M RUNS=$'1\n2\n2 --slabs 12\n2 SOME_VAR=1' tools/gpu-ab.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
+export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
+work=/tmp/gpu-ab
+rm -rf "$work" && mkdir -p "$work/runs"
+.gpu/chromalign-bench --sizes "${SIZE:-8M}" --write-fasta "$work/pair" > /dev/null || exit 1
+common=(-f tsv --checkpoint-every 60s --restart --checkpoint "$work/ck" "$work/pair_s0.fa" "$work/pair_s1.fa")
+k=0
+while IFS= read -r line; do
+  [ -z "$line" ] && continue
+  read -r np rest <<< "$line"
+  vars=() flags=()
+  for w in $rest; do case "$w" in *=*) vars+=("$w") ;; *) flags+=("$w") ;; esac; done
+  k=$((k + 1))
+  out="$work/runs/$k"
+  # stdin from /dev/null: mpirun would read the rest of RUNS otherwise.
+  if [ "$np" = 1 ]; then
+    env "${vars[@]}" .gpu/chromalign "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
+  else
+    env "${vars[@]}" mpirun -np "$np" --bind-to none $(for v in "${vars[@]}"; do echo "-x ${v%%=*}"; done) \
+      .gpu/chromalign "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
+  fi
+  echo "run $k ($line): exit $? $(awk -F'\t' 'NR==2 {print "score", $1, "end (" $2 ", " $3 "), align", $9, "s"}' "$out.tsv")"
+done <<< "${RUNS:-1}"
+if [ -n "${OUT:-}" ]; then tar czf "$OUT/ab.tgz" -C "$work" runs; fi
