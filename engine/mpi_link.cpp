@@ -40,15 +40,6 @@ void check(int status, const char* what) {
     }
 }
 
-/// Receives the message Iprobe found from `source` with `tag`.
-std::vector<int32_t> receive(int source, int tag, const MPI_Status& probe) {
-    int count = 0;
-    check(MPI_Get_count(&probe, MPI_INT32_T, &count), "MPI_Get_count");
-    std::vector<int32_t> words(static_cast<size_t>(count));
-    check(MPI_Recv(words.data(), count, MPI_INT32_T, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-    return words;
-}
-
 }  // namespace
 
 struct MpiLink::Pending {
@@ -130,19 +121,24 @@ void MpiLink::send_edge(const EdgeMessage& m) {
     send(std::move(words), (rank_ + 1) % processes_, kEdgeTagBase + rank_ + 1);
 }
 
-bool MpiLink::poll_edge(EdgeMessage& m) {
+bool MpiLink::poll(int source, int tag, std::vector<int32_t>& words) {
     group_.check();
+    std::lock_guard<std::mutex> lock(g_mpi);
+    reap();
+    int flag = 0, count = 0;
+    MPI_Status status;
+    check(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    if (!flag) return false;
+    check(MPI_Get_count(&status, MPI_INT32_T, &count), "MPI_Get_count");
+    words.resize(static_cast<size_t>(count));
+    check(MPI_Recv(words.data(), count, MPI_INT32_T, status.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+          "MPI_Recv");
+    return true;
+}
+
+bool MpiLink::poll_edge(EdgeMessage& m) {
     std::vector<int32_t> words;
-    {
-        std::lock_guard<std::mutex> lock(g_mpi);
-        reap();
-        const int source = (rank_ - 1 + processes_) % processes_, tag = kEdgeTagBase + rank_;
-        int flag = 0;
-        MPI_Status status;
-        check(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-        if (!flag) return false;
-        words = receive(source, tag, status);
-    }
+    if (!poll((rank_ - 1 + processes_) % processes_, kEdgeTagBase + rank_, words)) return false;
     const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[6]) : 0;
     if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
     m.band = get64(&words[0]);
@@ -161,17 +157,8 @@ void MpiLink::send_ack(int64_t seq) {
 }
 
 bool MpiLink::poll_ack(int64_t& seq) {
-    group_.check();
     std::vector<int32_t> words;
-    {
-        std::lock_guard<std::mutex> lock(g_mpi);
-        reap();
-        int flag = 0;
-        MPI_Status status;
-        check(MPI_Iprobe(MPI_ANY_SOURCE, kAckTag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-        if (!flag) return false;
-        words = receive(status.MPI_SOURCE, kAckTag, status);
-    }
+    if (!poll(MPI_ANY_SOURCE, kAckTag, words)) return false;
     if (words.size() != 2) throw Error("MPI: malformed checkpoint acknowledgement");
     seq = get64(words.data());
     return true;

@@ -61,6 +61,9 @@ private:
     struct Pending;
     void send(std::vector<int32_t> words, int to, int tag);
     void reap();  ///< frees the buffers of completed sends
+    /// Receives the next message with `tag` from process `source` (or any) into `words`; false
+    /// when none has arrived. Throws when another slab of this process failed.
+    bool poll(int source, int tag, std::vector<int32_t>& words);
 
     SlabGroup& group_;
     const int processes_, local_;
