@@ -30,4 +30,4 @@ while IFS= read -r line; do
   fi
   echo "run $k ($line): exit $? $(awk -F'\t' 'NR==2 {print "score", $1, "end (" $2 ", " $3 "), align", $9, "s"}' "$out.tsv")"
 done <<< "${RUNS:-1}"
-if [ -n "${OUT:-}" ]; then tar czf "$OUT/ab.tgz" -C "$work" runs; fi
+if [ -n "${OUT:-}" ]; then mkdir -p "$OUT" && tar czf "$OUT/ab.tgz" -C "$work" runs; fi
