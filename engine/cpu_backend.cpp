@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
-#include <thread>
 
+#include "engine/cores.hpp"
 #include "engine/error.hpp"
 #include "engine/slab_run.hpp"
 #include "engine/tile_grid.hpp"
@@ -35,9 +35,9 @@ constexpr int64_t kBlocksPerWorker = 4;
 /// 16-bit lanes only pay when a tile is at least this many times as wide as its lane skew.
 constexpr int64_t kMinColsPerLane = 16;
 
-/// --threads, or every core when it is 0.
+/// --threads, or when it is 0 the cores this process may use, shared among its slabs.
 int thread_count(const BackendOptions& o) {
-    return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return o.threads > 0 ? o.threads : std::max(1, usable_cores() / std::max(1, o.slabs));
 }
 
 struct Plan {
@@ -116,6 +116,7 @@ public:
     SlabEngine* slab_engine() override { return this; }
 
     int slabs_per_process() const override { return options_.slabs > 0 ? options_.slabs : 1; }
+    int threads_per_slab() const override { return threads_; }
 
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
         std::lock_guard<std::mutex> lock(mutex_);

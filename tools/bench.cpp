@@ -106,7 +106,7 @@ BenchOptions parse(int argc, char** argv) {
         ("runs", po::value<int>(&o.runs)->default_value(o.runs), "timed runs per backend (median reported)")
         ("seed", po::value<uint64_t>(&o.seed)->default_value(o.seed), "generator seed")
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device")
-        ("threads", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
+        ("threads", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU lane (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs run at once, a thread each (0: 8 for cuda, 1 for cpu)")
@@ -122,7 +122,7 @@ BenchOptions parse(int argc, char** argv) {
     for (const auto& s : split(sizes)) o.sizes.push_back(parse_size(s));
     o.backends = split(backends);
     if (o.runs < 1) throw Error("--runs must be at least 1");
-    if (o.backend_options.threads < 0) throw Error("--threads must be >= 0 (0: all cores)");
+    if (o.backend_options.threads < 0) throw Error("--threads must be >= 0");
     if (o.s0_path.empty() != o.s1_path.empty()) throw Error("--s0 and --s1 go together");
     return o;
 }

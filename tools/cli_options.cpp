@@ -72,7 +72,7 @@ void check_options(const Options& o) {
         for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
         throw UsageError("--backend must be one of " + known + " (got '" + o.backend + "')");
     }
-    if (o.backend_options.threads < 0) throw UsageError("--threads must be >= 0 (0: all cores)");
+    if (o.backend_options.threads < 0) throw UsageError("--threads must be >= 0");
     if (o.backend_options.device < 0) throw UsageError("--device must be >= 0");
     if (o.backend_options.slabs < 0 || o.backend_options.slabs > 64) throw UsageError("--slabs must be 0 to 64");
     const int a = o.backend_options.alpha;
@@ -122,7 +122,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("s1-record", po::value<std::string>(&s1_record), "record of S1 to use: NAME or NAME:START-END (default: the first)")
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), "auto, cpu, cuda or reference (auto: cuda when a GPU is present, else cpu)")
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index (under mpirun or srun: the rank's index on its node)")
-        ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: all cores)")
+        ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU SIMD lane: 4, 8 or 16 (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs each process runs at once, a thread each; on a GPU their kernels run concurrently, on cpu each has --threads threads (0: 8 for cuda, 1 for cpu)")
