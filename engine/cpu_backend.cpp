@@ -116,7 +116,6 @@ public:
     SlabEngine* slab_engine() override { return this; }
 
     int slabs_per_process() const override { return options_.slabs > 0 ? options_.slabs : 1; }
-    int threads_per_slab() const override { return threads_; }
 
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
         std::lock_guard<std::mutex> lock(mutex_);

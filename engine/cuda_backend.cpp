@@ -65,7 +65,6 @@ public:
     SlabEngine* slab_engine() override { return this; }
 
     int slabs_per_process() const override { return slabs_; }
-    int threads_per_slab() const override { return 1; }
 
     SlabShape slab_shape(int64_t, int64_t, const Scoring&) override {
         return SlabShape{int64_t{32} * options_.alpha, std::max(1, max_blocks() / slabs_)};

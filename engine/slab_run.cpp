@@ -9,7 +9,6 @@
 #include <map>
 #include <thread>
 
-#include "engine/cores.hpp"
 #include "engine/error.hpp"
 #include "engine/local_link.hpp"
 #include "engine/slab_checkpoint.hpp"
@@ -71,19 +70,6 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
     }
     for (auto& v : all) v.erase(v.begin());
     return all;
-}
-
-/// Slab threads spin (polling a GPU stream, or waiting for their workers) rather than sleep,
-/// so with more of them than cores a run goes several times slower (mpirun binds a rank to
-/// one core by default when it starts two or fewer): say so before it starts.
-void warn_if_oversubscribed(int slabs, int threads_per_slab, const BackendOptions& options) {
-    const int busy = slabs * threads_per_slab, cores = usable_cores();
-    if (busy <= cores || !options.on_note) return;
-    options.on_note("warning: " + std::to_string(slabs) + (slabs == 1 ? " column slab keeps " : " column slabs keep ") +
-                    std::to_string(busy) + " threads busy, but this process may run on " + std::to_string(cores) +
-                    (cores == 1 ? " core" : " cores") +
-                    " (its CPU affinity): expect a much slower run. Give it a core per thread "
-                    "(mpirun --bind-to none, srun --cpus-per-task) or run fewer --slabs or --threads");
 }
 
 /// This rank's part of the run: the executor, the edge streams and the checkpoint protocol.
@@ -397,7 +383,6 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
 AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                        SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
                        const BackendOptions& options) {
-    warn_if_oversubscribed(group.slabs(), engine.threads_per_slab(), options);
     std::vector<AlignmentEnd> best(static_cast<size_t>(group.slabs()));
     run_in_group(group, [&](int local) {
         const std::unique_ptr<SlabLink> link = link_for(local);

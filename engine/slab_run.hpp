@@ -27,9 +27,6 @@ public:
     virtual ~SlabEngine() = default;
     /// How many slabs a process runs on this engine at once (BackendOptions::slabs, resolved).
     virtual int slabs_per_process() const = 0;
-    /// Threads each slab keeps busy: the host thread that polls its GPU stream (cuda), or its
-    /// workers (cpu).
-    virtual int threads_per_slab() const = 0;
     /// R and B for slabs of at most `width` columns of an m-row matrix, slabs_per_process()
     /// of them sharing the device.
     virtual SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) = 0;
