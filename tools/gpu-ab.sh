@@ -4,6 +4,9 @@
 # each "NP [VAR=VALUE ...] [--flag ...]": NP 1 runs one process, more run mpirun -np NP.
 # Prints score, end and align seconds per run; all outputs go to $OUT/ab.tgz.
 #   SIZE=8M RUNS=$'1\n2\n2 --slabs 12\n2 SOME_VAR=1' tools/gpu-ab.sh
+# Diagonal traces come back in ab.tgz when their prefix is under runs/, e.g. the line
+#   2 --slabs 12 CHROMALIGN_TRACE_DIAGONALS=/tmp/gpu-ab/runs/t12
+# (summarise with tools/diagonal_trace.py runs/t12.*.tsv).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
