@@ -35,9 +35,12 @@ constexpr int64_t kBlocksPerWorker = 4;
 /// 16-bit lanes only pay when a tile is at least this many times as wide as its lane skew.
 constexpr int64_t kMinColsPerLane = 16;
 
+/// --slabs, or one when it is 0.
+int slab_count(const BackendOptions& o) { return o.slabs > 0 ? o.slabs : 1; }
+
 /// --threads, or when it is 0 the cores this process may use, shared among its slabs.
 int thread_count(const BackendOptions& o) {
-    return o.threads > 0 ? o.threads : std::max(1, usable_cores() / std::max(1, o.slabs));
+    return o.threads > 0 ? o.threads : std::max(1, usable_cores() / slab_count(o));
 }
 
 struct Plan {
@@ -100,8 +103,8 @@ public:
     }
     std::string layout() const override { return layout_; }
 
-    /// With --slabs S > 1, S column slabs of --threads threads each (for tests of the slab
-    /// path without a GPU; one slab uses the cores as well).
+    /// With --slabs S > 1, S column slabs of --threads threads each (the cores shared among
+    /// them by default): the slab path of a cuda run, there to be tested without a GPU.
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
         if (slabs_per_process() > 1) return run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
@@ -115,7 +118,7 @@ public:
 
     SlabEngine* slab_engine() override { return this; }
 
-    int slabs_per_process() const override { return options_.slabs > 0 ? options_.slabs : 1; }
+    int slabs_per_process() const override { return slab_count(options_); }
 
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
         std::lock_guard<std::mutex> lock(mutex_);

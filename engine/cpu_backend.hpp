@@ -9,8 +9,9 @@
 
 namespace chromalign {
 
-/// threads 0: usable_cores() shared among the slabs. The instruction set is the CPU's best, or $CHROMALIGN_CPU_ISA
-/// (scalar, sse41, avx, avx2); throws Error when that names one the CPU or the build lacks.
+/// threads 0: usable_cores() shared among the slabs. The instruction set is the CPU's best,
+/// or $CHROMALIGN_CPU_ISA (scalar, sse41, avx, avx2); throws Error when that names one the
+/// CPU or the build lacks.
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
 
 /// The executor the cpu backend runs for rows first_row+1 .. m of S0 (all of S1), starting
