@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -30,6 +31,24 @@ int64_t get64(const int32_t* w) {
 
 /// Every MPI call of the process holds this (MPI_THREAD_SERIALIZED).
 std::mutex g_mpi;
+/// Threads waiting for g_mpi to make a call that cannot wait (a send, a collective). Polls step
+/// aside while there is one, and never queue for the lock: up to a dozen slab threads per
+/// process poll in a loop, and a send (slab 0's above all, which paces the whole pipeline)
+/// should not wait behind them.
+std::atomic<int> g_waiting{0};
+
+/// g_mpi for a call that must happen now.
+class MpiLock {
+public:
+    MpiLock() {
+        ++g_waiting;
+        lock_ = std::unique_lock<std::mutex>(g_mpi);
+        --g_waiting;
+    }
+
+private:
+    std::unique_lock<std::mutex> lock_;
+};
 
 void check(int status, const char* what) {
     if (status != MPI_SUCCESS) {
@@ -81,7 +100,7 @@ MpiLink::MpiLink(const MpiSession& session, SlabGroup& group, int local)
 }
 
 MpiLink::~MpiLink() {
-    std::lock_guard<std::mutex> lock(g_mpi);
+    const MpiLock lock;
     // After an exception the peers may never receive: cancel rather than wait.
     for (auto& p : pending_) {
         MPI_Cancel(&p->request);
@@ -90,7 +109,7 @@ MpiLink::~MpiLink() {
 }
 
 void MpiLink::send(std::vector<int32_t> words, int to, int tag) {
-    std::lock_guard<std::mutex> lock(g_mpi);
+    const MpiLock lock;
     auto p = std::make_unique<Pending>();
     p->words = std::move(words);
     check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, MPI_COMM_WORLD,
@@ -123,7 +142,10 @@ void MpiLink::send_edge(const EdgeMessage& m) {
 
 bool MpiLink::poll(int source, int tag, std::vector<int32_t>& words) {
     group_.check();
-    std::lock_guard<std::mutex> lock(g_mpi);
+    // Nothing arrived, as far as this caller knows, when another thread has the lock or wants it.
+    if (g_waiting.load() > 0) return false;
+    std::unique_lock<std::mutex> lock(g_mpi, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
     reap();
     int flag = 0, count = 0;
     MPI_Status status;
@@ -174,7 +196,7 @@ std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>&
         for (const auto& v : mine) sent.insert(sent.end(), v.begin(), v.end());
         const int count = static_cast<int>(sent.size());
         {
-            std::lock_guard<std::mutex> lock(g_mpi);
+            const MpiLock lock;
             check(MPI_Allgather(sent.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, MPI_COMM_WORLD),
                   "MPI_Allgather");
         }
@@ -189,7 +211,7 @@ std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>&
 }
 
 void MpiLink::flush() {
-    std::lock_guard<std::mutex> lock(g_mpi);
+    const MpiLock lock;
     for (auto& p : pending_) check(MPI_Wait(&p->request, MPI_STATUS_IGNORE), "MPI_Wait");
     pending_.clear();
 }

@@ -26,12 +26,14 @@ public:
 
     /// Starts sending `m` to rank + 1 (the link keeps a copy); never blocks.
     virtual void send_edge(const EdgeMessage& m) = 0;
-    /// The next message from rank - 1, if it has arrived; never blocks.
+    /// The next message from rank - 1, if it has arrived; never blocks. May also answer false
+    /// while the transport is busy with another thread's call: callers poll again.
     virtual bool poll_edge(EdgeMessage& m) = 0;
 
     /// Tells rank 0 that this rank's piece of checkpoint `seq` is on disk; never blocks.
     virtual void send_ack(int64_t seq) = 0;
-    /// Rank 0: an acknowledgement's seq, if one has arrived; never blocks.
+    /// Rank 0: an acknowledgement's seq, if one has arrived; never blocks (and, like poll_edge,
+    /// may answer false while the transport is busy).
     virtual bool poll_ack(int64_t& seq) = 0;
 
     /// Collective: every rank's `values` (the same count on every rank), indexed by rank.
