@@ -133,7 +133,7 @@ TEST(CudaBackend, IdenticalSequencesAndNoMatch) {
 TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 5);
-    // Tall and thin: more diagonals than the trace keeps events for (it frees them as they age).
+    // Tall and thin: more diagonals than the trace's ring of stamps holds (it reads them as they age).
     const auto [s0, s1] = test::mutated_pair(530000, 300, rng);
     char dir[] = "/tmp/chromalign-trace-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
@@ -157,7 +157,7 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     std::string header, columns, key;
     std::getline(in, header);
     std::getline(in, columns);
-    EXPECT_EQ(columns, "diagonal\tstart_ms\tend_ms");
+    EXPECT_EQ(columns, "diagonal\tstart_ms\tend_ms\tlast_start_ms\tlast_short_ms\tmedian_end_ms");
     long long bands = 0, blocks = 0;
     std::istringstream words(header);
     while (words >> key) {
@@ -167,16 +167,22 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     EXPECT_EQ(bands, 1036);  // ceil(530000 / 512)
     EXPECT_GE(blocks, 1);
     EXPECT_LE(blocks, 2);    // max_blocks
+    // Every block of a diagonal runs between its first start and its last end, and a stream
+    // runs its diagonals one after the other.
     long long d = 0, expected = 0;
-    double start = 0, end = 0, last_start = -1;
-    while (in >> d >> start >> end) {
+    double start = 0, end = 0, last_start = 0, last_short = 0, median_end = 0, previous_end = 0;
+    while (in >> d >> start >> end >> last_start >> last_short >> median_end) {
         EXPECT_EQ(d, expected++);
-        EXPECT_GE(start, last_start) << "diagonal " << d;
-        EXPECT_GE(end, start) << "diagonal " << d;
-        last_start = start;
+        EXPECT_GE(start, previous_end) << "diagonal " << d;
+        EXPECT_GE(last_start, start) << "diagonal " << d;
+        EXPECT_GE(last_short, last_start) << "diagonal " << d;
+        EXPECT_GE(end, last_short) << "diagonal " << d;
+        EXPECT_GE(end, median_end) << "diagonal " << d;
+        EXPECT_GE(median_end, start) << "diagonal " << d;
+        previous_end = end;
     }
     EXPECT_EQ(expected, bands + blocks) << "one line per external diagonal";
-    EXPECT_GT(expected, 1024) << "more diagonals than DiagonalTrace keeps events for";
+    EXPECT_GT(expected, 1024) << "more diagonals than DiagonalTrace's ring holds";
     std::remove(path.c_str());
     rmdir(dir);
 }

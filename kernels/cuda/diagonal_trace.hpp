@@ -1,17 +1,17 @@
-//! @file DiagonalTrace: the GPU start and end time of every external diagonal, for performance work.
+//! @file DiagonalTrace: when the blocks of every external diagonal started and ended, for performance work.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,94 +21,112 @@
 namespace chromalign::kernels {
 
 /// Set CHROMALIGN_TRACE_DIAGONALS=PREFIX and every CUDA runner writes PREFIX.<pid>.<k>.tsv
-/// (k counts the runners of the process: one per slab) when it ends: one line per diagonal
-/// with the GPU times (ms after an event just before diagonal 0) of its start and of its end.
-/// The header holds the grid and the host's monotonic clock at the first launch, which lines
-/// up the slabs of one host. The README's
-/// scaling model was measured so. Two timing events per diagonal cost about 1 us of GPU
-/// time each; off unless asked for.
+/// (k counts the runners of the process: one per slab) when it ends: one line per diagonal,
+/// in ms after diagonal 0's first block started, from the GPU's global timer: when the first
+/// and the last of its blocks started, when the last short phase ended, and when the median
+/// and the last block ended. The header holds the grid and the host's monotonic clock at the
+/// first launch, which lines up the slabs of one host. Lane 0 of each block writes its three
+/// stamps straight to pinned host memory (PhaseArgs::stamps), so tracing adds no work to the
+/// stream and no CUDA call per diagonal; off unless asked for.
 class DiagonalTrace {
 public:
+    /// Diagonals whose stamps are kept before they are read: far more than a runner's caller
+    /// keeps in flight, so the oldest are long done (enqueue_diagonal makes sure).
+    static constexpr int64_t kLive = 1024;
+
     /// Null when the variable is not set.
     static std::unique_ptr<DiagonalTrace> from_environment(const TileGrid& grid) {
         const char* prefix = std::getenv("CHROMALIGN_TRACE_DIAGONALS");
         if (!prefix || !*prefix) return nullptr;
         static std::atomic<int> runners{0};
-        return std::unique_ptr<DiagonalTrace>(new DiagonalTrace(std::string(prefix) + "." +
-                                                                    std::to_string(static_cast<long long>(getpid())) +
-                                                                    "." + std::to_string(runners++) + ".tsv",
-                                                                grid));
+        const std::string path = std::string(prefix) + "." + std::to_string(static_cast<long long>(getpid())) + "." +
+                                 std::to_string(runners++) + ".tsv";
+        return std::unique_ptr<DiagonalTrace>(new DiagonalTrace(path, grid));
     }
 
-    void begin(cudaStream_t stream) {
-        if (!origin_) {
+    /// Where the blocks of diagonal d write their stamps (zeroed), once the stamps of diagonal
+    /// d - kLive, which used the same slot and must be done, are read. Null if the ring could
+    /// not be allocated.
+    uint64_t* stamps_for(int64_t d) {
+        if (!ring_) return nullptr;
+        if (d == 0)
             host_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::steady_clock::now().time_since_epoch()).count();
-            origin_ = record(stream);
-        }
-        // A chromosome pair has ~500k diagonals: events are read back and freed as they age
-        // (the host keeps only a few diagonals in flight, so the oldest are long done).
-        if (live_.size() >= kLive) harvest_oldest();
-        live_.push_back({record(stream), nullptr});
+        if (d >= kLive) harvest(d - kLive);
+        uint64_t* slot = ring_ + d % kLive * slot_words();
+        std::memset(slot, 0, slot_words() * sizeof(uint64_t));
+        traced_ = d + 1;
+        return slot;
     }
-    void end(cudaStream_t stream) { live_.back()[1] = record(stream); }
 
-    /// Writes the file once the stream is idle; a trace is a diagnostic, so a failure to
-    /// write it is reported on stderr and does not fail the run.
+    /// Writes the file; the caller has synchronized the stream. A trace is a diagnostic, so a
+    /// failure to write it is reported on stderr and does not fail the run.
     ~DiagonalTrace() {
-        while (!live_.empty()) harvest_oldest();
-        if (origin_) cudaEventDestroy(origin_);
+        for (int64_t d = std::max<int64_t>(0, traced_ - kLive); d < traced_; ++d) harvest(d);
+        if (ring_) cudaFreeHost(ring_);
         FILE* out = std::fopen(path_.c_str(), "w");
         if (!out) {
             std::fprintf(stderr, "chromalign: cannot write the diagonal trace %s\n", path_.c_str());
             return;
         }
         std::fprintf(out, "# chromalign diagonal trace: m %lld n %lld rows_per_band %lld "
-                     "blocks %d block_cols %lld bands %lld host_ns %lld\ndiagonal\tstart_ms\tend_ms\n",
+                     "blocks %d block_cols %lld bands %lld host_ns %lld\n"
+                     "diagonal\tstart_ms\tend_ms\tlast_start_ms\tlast_short_ms\tmedian_end_ms\n",
                      static_cast<long long>(grid_.m), static_cast<long long>(grid_.n),
                      static_cast<long long>(grid_.rows_per_band()), grid_.blocks,
                      static_cast<long long>(grid_.block_cols), static_cast<long long>(grid_.bands), host_ns_);
-        for (size_t d = 0; d < times_.size(); ++d)
-            std::fprintf(out, "%zu\t%.4f\t%.4f\n", d, times_[d][0], times_[d][1]);
+        const uint64_t origin = rows_.empty() ? 0 : rows_.front()[0];
+        for (size_t d = 0; d < rows_.size(); ++d) {
+            std::fprintf(out, "%zu", d);
+            for (const uint64_t ns : rows_[d]) {
+                if (ns == 0)
+                    std::fprintf(out, "\tnan");  // no block of this diagonal ran
+                else
+                    std::fprintf(out, "\t%.4f", static_cast<double>(static_cast<int64_t>(ns - origin)) / 1e6);
+            }
+            std::fputc('\n', out);
+        }
         std::fclose(out);
     }
 
 private:
-    static constexpr size_t kLive = 1024;  ///< diagonals whose events are kept
-
-    DiagonalTrace(std::string path, const TileGrid& grid) : path_(std::move(path)), grid_(grid) {}
-
-    static cudaEvent_t record(cudaStream_t stream) {
-        cudaEvent_t ev = nullptr;
-        if (cudaEventCreate(&ev) == cudaSuccess && cudaEventRecord(ev, stream) != cudaSuccess) {
-            cudaEventDestroy(ev);
-            ev = nullptr;
+    DiagonalTrace(std::string path, const TileGrid& grid) : path_(std::move(path)), grid_(grid) {
+        if (cudaMallocHost(&ring_, kLive * slot_words() * sizeof(uint64_t)) != cudaSuccess) {
+            ring_ = nullptr;
+            std::fprintf(stderr, "chromalign: no pinned memory for the diagonal trace %s\n", path_.c_str());
         }
-        return ev;
     }
 
-    /// Milliseconds from origin_ to `ev`, NaN where an event failed.
-    float since_origin(cudaEvent_t ev) const {
-        float ms = 0;
-        const bool ok = ev && origin_ && cudaEventSynchronize(ev) == cudaSuccess &&
-                        cudaEventElapsedTime(&ms, origin_, ev) == cudaSuccess;
-        return ok ? ms : std::nanf("");
-    }
+    size_t slot_words() const { return 3 * static_cast<size_t>(grid_.blocks); }
 
-    void harvest_oldest() {
-        const std::array<cudaEvent_t, 2> evs = live_.front();
-        live_.pop_front();
-        times_.push_back({since_origin(evs[0]), since_origin(evs[1])});
-        for (cudaEvent_t ev : evs)
-            if (ev) cudaEventDestroy(ev);
+    /// Diagonal d's row from its slot: first start, last end, last start, last short-phase
+    /// end, median end (0 where no block ran).
+    void harvest(int64_t d) {
+        const uint64_t* slot = ring_ + d % kLive * slot_words();
+        std::array<uint64_t, 5> row{};
+        std::vector<uint64_t> ends;
+        for (int b = 0; b < grid_.blocks; ++b) {
+            const uint64_t* s = slot + 3 * b;
+            if (s[0] == 0) continue;  // not in this diagonal's grid, or no band in it
+            row[0] = row[0] == 0 ? s[0] : std::min(row[0], s[0]);
+            row[1] = std::max(row[1], s[2]);
+            row[2] = std::max(row[2], s[0]);
+            row[3] = std::max(row[3], s[1]);
+            ends.push_back(s[2]);
+        }
+        if (!ends.empty()) {
+            std::nth_element(ends.begin(), ends.begin() + ends.size() / 2, ends.end());
+            row[4] = ends[ends.size() / 2];
+        }
+        rows_.push_back(row);
     }
 
     std::string path_;
     TileGrid grid_;
     long long host_ns_ = 0;
-    cudaEvent_t origin_ = nullptr;                    ///< recorded just before diagonal 0's start
-    std::deque<std::array<cudaEvent_t, 2>> live_;     ///< start, end
-    std::vector<std::array<float, 2>> times_;         ///< the same in ms from origin_
+    uint64_t* ring_ = nullptr;                ///< kLive slots of (start, short end, end) per block
+    int64_t traced_ = 0;                      ///< diagonals handed a slot
+    std::vector<std::array<uint64_t, 5>> rows_;  ///< by diagonal, see harvest
 };
 
 }  // namespace chromalign::kernels

@@ -35,6 +35,7 @@ struct PhaseArgs {
     int32_t* best_score;      ///< G: the best score flushed so far by any block (atomicMax)
     const int32_t* left_edge; ///< column slab: H[R], E[R] left of band d's rows, then corner H; or null
     int32_t* right_edge;      ///< column slab: H[R], E[R] of the last column for band d - B; or null
+    uint64_t* stamps;         ///< diagonal trace: per blockIdx, %globaltimer at its start, short-phase end and end; or null
     int64_t d;                ///< external diagonal
     int64_t bands;            ///< number of bands
     int32_t blocks;           ///< B
@@ -211,6 +212,16 @@ __device__ __forceinline__ void load_state(Lane<A>& L, const int32_t* slot, int 
     }
     L.hdiag_o = slot[2 * A * kWarp + t];
     L.fbot = slot[(2 * A + 1) * kWarp + t];
+}
+
+/// Lane 0 writes the GPU's global nanosecond timer to `stamp` (pinned host memory, a posted
+/// write) when the diagonal trace asks for it.
+__device__ __forceinline__ void stamp_time(uint64_t* stamp) {
+    if (stamp && threadIdx.x == 0) {
+        uint64_t now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        *stamp = now;
+    }
 }
 
 /// Tie rule: higher score, then smaller row, then smaller column.
@@ -393,6 +404,8 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     const int64_t dband = p.d - p.blocks;  // band of block 0's delegated cells
     const bool del_valid = b == 0 && dband >= 0 && dband < p.bands;
     if (!main_valid && !del_valid) return;
+    uint64_t* const stamps = p.stamps ? p.stamps + 3 * blockIdx.x : nullptr;
+    stamp_time(stamps);
 
     const int64_t rows = int64_t{A} * kWarp;
     const int64_t padded_cols = int64_t{p.block_cols} * p.blocks;
@@ -452,7 +465,9 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     if (main_valid) flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
     publish_best(mine, p.best + b, p.best_score);
     release_flag(p.flags + b, static_cast<int32_t>(p.d + 1));
+    stamp_time(stamps ? stamps + 1 : nullptr);
     if (main_valid) long_phase<A, kByte>(L, p, b, band);
+    stamp_time(stamps ? stamps + 2 : nullptr);
 }
 
 }  // namespace chromalign::kernels::cuda

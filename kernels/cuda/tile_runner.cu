@@ -1,5 +1,6 @@
 //! @file CudaTileRunner: device buffers of one comparison and the launches of each external diagonal.
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
@@ -111,7 +112,8 @@ struct CudaTileRunner::Impl {
     }
 
     void release() {
-        trace.reset();  // writes the trace while its events and the stream exist
+        if (trace && stream) cudaStreamSynchronize(stream);  // the last stamps are written
+        trace.reset();
         // Destructor path: errors cannot be reported, and freeing null is a no-op.
         cudaFree(d_s0);
         cudaFree(d_s1);
@@ -222,7 +224,12 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     a.left_edge = im.edges.left && d < im.grid.bands ? im.h_left + d % kEdgeSlots * edge_words : nullptr;
     const int64_t right_band = right_edge_band(d);
     a.right_edge = right_band >= 0 ? im.d_right + right_band % kEdgeSlots * edge_words : nullptr;
-    if (im.trace) im.trace->begin(im.stream);
+    if (im.trace) {
+        // Diagonal d's stamps go where those of d - kLive were: that diagonal must be done.
+        const int64_t reused = d - DiagonalTrace::kLive;
+        while (reused >= 0 && !done(reused)) std::this_thread::yield();
+        a.stamps = im.trace->stamps_for(d);
+    }
     with_alpha(im.grid.alpha, [&](auto alpha) {
         constexpr int A = decltype(alpha)::value;
         if (im.byte_mode)
@@ -230,7 +237,6 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         else
             im.launch<A, false>(d, a);
     });
-    if (im.trace) im.trace->end(im.stream);
     CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
     im.enqueued = d + 1;
 }
