@@ -4,6 +4,8 @@
 # each "NP [VAR=VALUE ...] [--flag ...]": NP 1 runs one process, more run mpirun -np NP.
 # Prints score, end and align seconds per run; all outputs go to $OUT/ab.tgz.
 #   SIZE=8M RUNS=$'1\n2\n2 --slabs 12\n2 SOME_VAR=1' tools/gpu-ab.sh
+# BIN=NAME on a line runs .gpu/NAME instead of .gpu/chromalign: to compare two builds on one
+# machine, copy the other build's binary there (e.g. .gpu/chromalign-main) after bundling.
 # Diagonal traces come back in ab.tgz when their prefix is under runs/, e.g. the line
 #   2 --slabs 12 CHROMALIGN_TRACE_DIAGONALS=/tmp/gpu-ab/runs/t12
 # (summarise with tools/diagonal_trace.py runs/t12.*.tsv).
@@ -20,16 +22,16 @@ k=0
 while IFS= read -r line; do
   [ -z "$line" ] && continue
   read -r np rest <<< "$line"
-  vars=() flags=()
-  for w in $rest; do case "$w" in *=*) vars+=("$w") ;; *) flags+=("$w") ;; esac; done
+  vars=() flags=() bin=.gpu/chromalign
+  for w in $rest; do case "$w" in BIN=*) bin=".gpu/${w#BIN=}" ;; *=*) vars+=("$w") ;; *) flags+=("$w") ;; esac; done
   k=$((k + 1))
   out="$work/runs/$k"
   # stdin from /dev/null: mpirun would read the rest of RUNS otherwise.
   if [ "$np" = 1 ]; then
-    env "${vars[@]}" .gpu/chromalign "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
+    env "${vars[@]}" "$bin" "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
   else
     env "${vars[@]}" mpirun -np "$np" --bind-to none $(for v in "${vars[@]}"; do echo "-x ${v%%=*}"; done) \
-      .gpu/chromalign "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
+      "$bin" "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
   fi
   echo "run $k ($line): exit $? $(awk -F'\t' 'NR==2 {print "score", $1, "end (" $2 ", " $3 "), align", $9, "s"}' "$out.tsv")"
 done <<< "${RUNS:-1}"
