@@ -9,7 +9,7 @@ than B blocks busy), middle and ramp-down (the last B diagonals) took on the GPU
 middle diagonal (first block's start to last block's end), and the time between one diagonal's
 last block end and the next one's first block start, in all (idle_s: a slab waiting for its
 left edges shows up there; other slabs may use the GPU meanwhile) and its median (gap_us).
-The last three columns split a median middle diagonal's fixed cost: how much later its last
+The last two columns split a median middle diagonal's fixed cost: how much later its last
 block started than its first (skew_us), and how much later its last block ended than its
 median block (tail_us).
 """
@@ -27,9 +27,10 @@ def load(path):
     return header, rows
 
 
-def median_us(values):
+def median(values):
+    """The median of the values that are not NaN (no block ran), or NaN."""
     values = [v for v in values if not math.isnan(v)]
-    return statistics.median(values) * 1e3 if values else float("nan")
+    return statistics.median(values) if values else float("nan")
 
 
 def main(paths):
@@ -46,9 +47,9 @@ def main(paths):
         print("%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t%.3f\t%.1f\t%.1f\t%.1f" % (
             path, header["n"], b, header["block_cols"], (header["host_ns"] - t0) / 1e9,
             end[b - 1] / 1e3, (end[bands - 1] - start[b]) / 1e3 if bands > b else 0.0,
-            (end[-1] - start[bands]) / 1e3, end[-1] / 1e3, median_us(end[d] - start[d] for d in middle) / 1e3,
-            sum(g for g in gaps if not math.isnan(g)) / 1e3, median_us(gaps[d] for d in middle if d < len(gaps)),
-            median_us(rows[d][2] - start[d] for d in middle), median_us(end[d] - rows[d][4] for d in middle)))
+            (end[-1] - start[bands]) / 1e3, end[-1] / 1e3, median(end[d] - start[d] for d in middle),
+            sum(g for g in gaps if not math.isnan(g)) / 1e3, median(gaps[d] for d in middle if d < len(gaps)) * 1e3,
+            median(rows[d][2] - start[d] for d in middle) * 1e3, median(end[d] - rows[d][4] for d in middle) * 1e3))
 
 
 if __name__ == "__main__":
