@@ -4,9 +4,11 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -130,6 +132,9 @@ TEST(CudaBackend, IdenticalSequencesAndNoMatch) {
     EXPECT_EQ(backend->align(n, n, kScorings[0]), (AlignmentEnd{0, 0, 0}));
 }
 
+/// DiagonalTrace::kBlockSample: every this many diagonals, the trace lists the blocks.
+constexpr long long kTraceBlockSample = 256;
+
 TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 5);
@@ -143,13 +148,18 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     unsetenv("CHROMALIGN_TRACE_DIAGONALS");
     EXPECT_EQ(got, reference_align(s0, s1, kScorings[0])) << "seed " << test::seed();
 
-    // PREFIX.<pid>.<k>.tsv, k counting this process's runners: the one file in the directory.
-    std::string path;
+    // PREFIX.<pid>.<k>.tsv, k counting this process's runners, and PREFIX.<pid>.<k>.blocks.tsv:
+    // the two files in the directory.
+    std::vector<std::string> files;
     if (DIR* listing = opendir(dir)) {
         while (const dirent* entry = readdir(listing))
-            if (entry->d_name[0] != '.') path = std::string(dir) + "/" + entry->d_name;
+            if (entry->d_name[0] != '.') files.push_back(std::string(dir) + "/" + entry->d_name);
         closedir(listing);
     }
+    std::sort(files.begin(), files.end());  // "t.<pid>.0.blocks.tsv" < "t.<pid>.0.tsv"
+    ASSERT_EQ(files.size(), 2u);
+    const std::string path = files[1], blocks_path = files[0];
+    EXPECT_EQ(blocks_path, path.substr(0, path.size() - 4) + ".blocks.tsv");
     const std::string pid = "/t." + std::to_string(static_cast<long long>(getpid())) + ".";
     EXPECT_NE(path.find(pid), std::string::npos) << path;
     std::ifstream in(path);
@@ -171,8 +181,10 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     // runs its diagonals one after the other.
     long long d = 0, expected = 0;
     double start = 0, end = 0, last_start = 0, last_short = 0, median_end = 0, previous_end = 0;
+    std::map<long long, std::pair<double, double>> spans;  // diagonal -> (first start, last end)
     while (in >> d >> start >> end >> last_start >> last_short >> median_end) {
         EXPECT_EQ(d, expected++);
+        spans[d] = {start, end};
         EXPECT_GE(start, previous_end) << "diagonal " << d;
         EXPECT_GE(last_start, start) << "diagonal " << d;
         EXPECT_GE(last_short, last_start) << "diagonal " << d;
@@ -183,6 +195,29 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     }
     EXPECT_EQ(expected, bands + blocks) << "one line per external diagonal";
     EXPECT_GT(expected, 1024) << "more diagonals than DiagonalTrace's ring holds";
+
+    // Every 256th diagonal block by block; its blocks span exactly its line above.
+    std::ifstream blocks_in(blocks_path);
+    std::getline(blocks_in, columns);
+    EXPECT_EQ(columns, "diagonal\tblock\tstart_ms\tshort_end_ms\tend_ms");
+    long long b = 0;
+    double short_end = 0;
+    std::map<long long, std::pair<double, double>> sampled;
+    while (blocks_in >> d >> b >> start >> short_end >> end) {
+        EXPECT_EQ(d % kTraceBlockSample, 0) << d;
+        EXPECT_GE(b, 0);
+        EXPECT_LT(b, blocks);
+        EXPECT_LE(start, short_end) << "diagonal " << d << " block " << b;
+        EXPECT_LE(short_end, end) << "diagonal " << d << " block " << b;
+        auto [it, fresh] = sampled.try_emplace(d, start, end);
+        it->second = {std::min(it->second.first, start), std::max(it->second.second, end)};
+    }
+    EXPECT_EQ(sampled.size(), static_cast<size_t>((expected - 1) / kTraceBlockSample + 1));
+    for (const auto& [diagonal, span] : sampled) {
+        EXPECT_NEAR(span.first, spans[diagonal].first, 1e-4) << "diagonal " << diagonal;
+        EXPECT_NEAR(span.second, spans[diagonal].second, 1e-4) << "diagonal " << diagonal;
+    }
+    std::remove(blocks_path.c_str());
     std::remove(path.c_str());
     rmdir(dir);
 }

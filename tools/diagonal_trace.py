@@ -12,7 +12,13 @@ left edges shows up there; other slabs may use the GPU meanwhile) and its median
 The last two columns split a median middle diagonal's fixed cost: how much later its last
 block started than its first (skew_us), and how much later its last block ended than its
 median block (tail_us).
+
+Then one line per PREFIX...blocks.tsv (the sampled diagonals' blocks) over its middle
+diagonals: the block column that most often ended last and the one whose short phase most
+often ended last (with how often), and the median time from its start to the end of the
+short phase and of the whole block, for block 0 and for the others.
 """
+import collections
 import math
 import statistics
 import sys
@@ -33,7 +39,28 @@ def median(values):
     return statistics.median(values) if values else float("nan")
 
 
+def blocks_summary(path, header):
+    by_diagonal = collections.defaultdict(list)
+    with open(path) as f:
+        f.readline()
+        for line in f:
+            d, b, start, short, end = line.split()
+            by_diagonal[int(d)].append((int(b), float(start), float(short), float(end)))
+    middle = [v for d, v in by_diagonal.items() if header["blocks"] <= d < header["bands"]]
+    if not middle:
+        return
+    last_end = collections.Counter(max(v, key=lambda x: x[3])[0] for v in middle)
+    last_short = collections.Counter(max(v, key=lambda x: x[2])[0] for v in middle)
+    first = [min(x[1] for x in v) for v in middle]
+    share = lambda c: "%d (%d%%)" % (c.most_common(1)[0][0], 100 * c.most_common(1)[0][1] // len(middle))
+    part = lambda k, zero: median(x[k] - f for v, f in zip(middle, first) for x in v if (x[0] == 0) == zero) * 1e3
+    print("%s\t%d\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f" % (path, len(middle), share(last_end), share(last_short),
+                                                 part(2, True), part(2, False), part(3, True), part(3, False)))
+
+
 def main(paths):
+    block_files = [p for p in paths if p.endswith(".blocks.tsv")]
+    paths = [p for p in paths if not p.endswith(".blocks.tsv")]
     traces = sorted((load(p) + (p,) for p in paths), key=lambda t: t[0]["host_ns"])
     t0 = traces[0][0]["host_ns"]
     print("trace\tn\tblocks\tcols\tstart_s\tramp_up_s\tmiddle_s\tramp_down_s\tgpu_total_s\tmiddle_diag_ms\t"
@@ -50,6 +77,12 @@ def main(paths):
             (end[-1] - start[bands]) / 1e3, end[-1] / 1e3, median(end[d] - start[d] for d in middle),
             sum(g for g in gaps if not math.isnan(g)) / 1e3, median(gaps[d] for d in middle if d < len(gaps)) * 1e3,
             median(rows[d][2] - start[d] for d in middle) * 1e3, median(end[d] - rows[d][4] for d in middle) * 1e3))
+    if block_files:
+        print("blocks\tsampled\tlast_end_block\tlast_short_block\tblock0_short_us\tothers_short_us\t"
+              "block0_us\tothers_us")
+        headers = {p: h for h, _, p in traces}
+        for path in sorted(block_files):
+            blocks_summary(path, headers[path[:-len(".blocks.tsv")] + ".tsv"])
 
 
 if __name__ == "__main__":

@@ -25,14 +25,18 @@ namespace chromalign::kernels {
 /// in ms after diagonal 0's first block started, from the GPU's global timer: when the first
 /// and the last of its blocks started, when the last short phase ended, and when the median
 /// and the last block ended. The header holds the grid and the host's monotonic clock at the
-/// first launch, which lines up the slabs of one host. Lane 0 of each block writes its three
-/// stamps straight to pinned host memory (PhaseArgs::stamps), so tracing adds no work to the
-/// stream and no CUDA call per diagonal; off unless asked for.
+/// first launch, which lines up the slabs of one host. Every kBlockSample-th diagonal also has
+/// its blocks' own stamps in PREFIX.<pid>.<k>.blocks.tsv (block column, start, short-phase end,
+/// end), to tell which block is late. Lane 0 of each block writes its three stamps straight to
+/// pinned host memory (PhaseArgs::stamps), so tracing adds no work to the stream and no CUDA
+/// call per diagonal; off unless asked for.
 class DiagonalTrace {
 public:
     /// Diagonals whose stamps are kept before they are read: far more than a runner's caller
     /// keeps in flight, so the oldest are long done (enqueue_diagonal makes sure).
     static constexpr int64_t kLive = 1024;
+    /// Diagonals 0, kBlockSample, 2 kBlockSample, ... are written block by block.
+    static constexpr int64_t kBlockSample = 256;
 
     /// Null when the variable is not set.
     static std::unique_ptr<DiagonalTrace> from_environment(const TileGrid& grid) {
@@ -44,10 +48,10 @@ public:
         return std::unique_ptr<DiagonalTrace>(new DiagonalTrace(path, grid));
     }
 
-    /// Where the blocks of diagonal d write their stamps (zeroed), once the stamps of diagonal
-    /// d - kLive, which used the same slot and must be done, are read. Null if the ring could
-    /// not be allocated.
-    uint64_t* stamps_for(int64_t d) {
+    /// Where the blocks of diagonal d, the first of them block column `b_first`, write their
+    /// stamps (zeroed), once the stamps of diagonal d - kLive, which used the same slot and
+    /// must be done, are read. Null if the ring could not be allocated.
+    uint64_t* stamps_for(int64_t d, int64_t b_first) {
         if (!ring_) return nullptr;
         if (d == 0)
             host_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -55,6 +59,7 @@ public:
         if (d >= kLive) harvest(d - kLive);
         uint64_t* slot = ring_ + d % kLive * slot_words();
         std::memset(slot, 0, slot_words() * sizeof(uint64_t));
+        first_block_[d % kLive] = b_first;
         traced_ = d + 1;
         return slot;
     }
@@ -87,6 +92,7 @@ public:
             std::fputc('\n', out);
         }
         std::fclose(out);
+        write_blocks(origin);
     }
 
 private:
@@ -99,6 +105,22 @@ private:
 
     size_t slot_words() const { return 3 * static_cast<size_t>(grid_.blocks); }
 
+    /// The sampled diagonals' blocks, in ms from `origin`.
+    void write_blocks(uint64_t origin) const {
+        const std::string path = path_.substr(0, path_.size() - 4) + ".blocks.tsv";
+        FILE* out = std::fopen(path.c_str(), "w");
+        if (!out) {
+            std::fprintf(stderr, "chromalign: cannot write the diagonal trace %s\n", path.c_str());
+            return;
+        }
+        std::fprintf(out, "diagonal\tblock\tstart_ms\tshort_end_ms\tend_ms\n");
+        const auto ms = [origin](uint64_t ns) { return static_cast<double>(static_cast<int64_t>(ns - origin)) / 1e6; };
+        for (const SampledBlock& b : sampled_)
+            std::fprintf(out, "%lld\t%lld\t%.4f\t%.4f\t%.4f\n", static_cast<long long>(b.diagonal),
+                         static_cast<long long>(b.block), ms(b.stamps[0]), ms(b.stamps[1]), ms(b.stamps[2]));
+        std::fclose(out);
+    }
+
     /// Diagonal d's row from its slot: first start, last end, last start, last short-phase
     /// end, median end (0 where no block ran).
     void harvest(int64_t d) {
@@ -108,6 +130,7 @@ private:
         for (int b = 0; b < grid_.blocks; ++b) {
             const uint64_t* s = slot + 3 * b;
             if (s[0] == 0) continue;  // not in this diagonal's grid, or no band in it
+            if (d % kBlockSample == 0) sampled_.push_back({d, first_block_[d % kLive] + b, {s[0], s[1], s[2]}});
             row[0] = row[0] == 0 ? s[0] : std::min(row[0], s[0]);
             row[1] = std::max(row[1], s[2]);
             row[2] = std::max(row[2], s[0]);
@@ -125,6 +148,12 @@ private:
     TileGrid grid_;
     long long host_ns_ = 0;
     uint64_t* ring_ = nullptr;                ///< kLive slots of (start, short end, end) per block
+    std::array<int64_t, kLive> first_block_{};  ///< block column of each slot's blockIdx 0
+    struct SampledBlock {
+        int64_t diagonal, block;
+        std::array<uint64_t, 3> stamps;
+    };
+    std::vector<SampledBlock> sampled_;       ///< every kBlockSample-th diagonal's blocks
     int64_t traced_ = 0;                      ///< diagonals handed a slot
     std::vector<std::array<uint64_t, 5>> rows_;  ///< by diagonal, see harvest
 };
