@@ -32,6 +32,9 @@ struct TileGrid {
     int64_t first_block(int64_t d) const { return d - bands + 1 > 0 ? d - bands + 1 : 0; }
     int64_t last_block(int64_t d) const { return d < blocks - 1 ? d : blocks - 1; }
     bool has_delegated_band0(int64_t d) const { return d - blocks >= 0 && d - blocks < bands; }
+    /// The first block with cells in diagonal d: block 0 when it has delegated cells, else
+    /// first_block(d) (the CUDA launch's blockIdx 0).
+    int64_t first_busy_block(int64_t d) const { return has_delegated_band0(d) ? 0 : first_block(d); }
 
     /// Real cells (of m*n) final once diagonals [0, done) are: block b has then finished
     /// done - b bands. Counted on the padded grid, scaled to the real cells.

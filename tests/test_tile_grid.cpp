@@ -45,6 +45,12 @@ TEST(TileGrid, BlockRangesFollowTheDiagonal) {
     EXPECT_TRUE(g.has_delegated_band0(5));
     EXPECT_TRUE(g.has_delegated_band0(14));  // the extra last diagonal
     EXPECT_GT(g.first_block(14), g.last_block(14));
+    EXPECT_EQ(g.first_busy_block(3), 0);   // no delegated cells yet
+    EXPECT_EQ(g.first_busy_block(12), 0);  // block 0 finishes band 7, blocks 3.. have bands
+    // Fewer bands than blocks: diagonal 3 has no delegated cells and no band for blocks 0, 1.
+    const TileGrid flat = make_tile_grid(2 * 256, 5 * 64, 32, 8, 5);
+    ASSERT_EQ(flat.bands, 2);
+    EXPECT_EQ(flat.first_busy_block(3), 2);
 }
 
 TEST(TileGrid, RejectsEmptyAndHugeInputs) {

@@ -48,10 +48,11 @@ public:
         return std::unique_ptr<DiagonalTrace>(new DiagonalTrace(path, grid));
     }
 
-    /// Where the blocks of diagonal d, the first of them block column `b_first`, write their
-    /// stamps (zeroed), once the stamps of diagonal d - kLive, which used the same slot and
-    /// must be done, are read. Null if the ring could not be allocated.
-    uint64_t* stamps_for(int64_t d, int64_t b_first) {
+    /// Where the blocks of diagonal d write their stamps (zeroed; blockIdx i at 3 i, for
+    /// block column grid.first_busy_block(d) + i), once the stamps of diagonal d - kLive,
+    /// which used the same slot and must be done, are read. Null if the ring could not be
+    /// allocated.
+    uint64_t* stamps_for(int64_t d) {
         if (!ring_) return nullptr;
         if (d == 0)
             host_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -59,7 +60,6 @@ public:
         if (d >= kLive) harvest(d - kLive);
         uint64_t* slot = ring_ + d % kLive * slot_words();
         std::memset(slot, 0, slot_words() * sizeof(uint64_t));
-        first_block_[d % kLive] = b_first;
         traced_ = d + 1;
         return slot;
     }
@@ -130,7 +130,7 @@ private:
         for (int b = 0; b < grid_.blocks; ++b) {
             const uint64_t* s = slot + 3 * b;
             if (s[0] == 0) continue;  // not in this diagonal's grid, or no band in it
-            if (d % kBlockSample == 0) sampled_.push_back({d, first_block_[d % kLive] + b, {s[0], s[1], s[2]}});
+            if (d % kBlockSample == 0) sampled_.push_back({d, grid_.first_busy_block(d) + b, {s[0], s[1], s[2]}});
             row[0] = row[0] == 0 ? s[0] : std::min(row[0], s[0]);
             row[1] = std::max(row[1], s[2]);
             row[2] = std::max(row[2], s[0]);
@@ -148,7 +148,6 @@ private:
     TileGrid grid_;
     long long host_ns_ = 0;
     uint64_t* ring_ = nullptr;                ///< kLive slots of (start, short end, end) per block
-    std::array<int64_t, kLive> first_block_{};  ///< block column of each slot's blockIdx 0
     struct SampledBlock {
         int64_t diagonal, block;
         std::array<uint64_t, 3> stamps;

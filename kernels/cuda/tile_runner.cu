@@ -84,16 +84,12 @@ struct CudaTileRunner::Impl {
     bool byte_mode = false;  ///< scoring fits the prmt substitution path
     std::unique_ptr<DiagonalTrace> trace;  ///< CHROMALIGN_TRACE_DIAGONALS, else null
 
-    /// The block column of diagonal d's blockIdx 0: block 0 with delegated cells, else the
-    /// first block with a band.
-    int64_t first_launched(int64_t d) const { return grid.has_delegated_band0(d) ? 0 : grid.first_block(d); }
-
     /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
     /// which is safe only when all of them are resident.
     template <int A, bool kByte>
     void launch(int64_t d, PhaseArgs a) {
         const int64_t last = grid.last_block(d);
-        a.b_first = static_cast<int32_t>(first_launched(d));
+        a.b_first = static_cast<int32_t>(grid.first_busy_block(d));
         if (last < a.b_first) return;
         cudaLaunchAttribute cooperative{};
         cooperative.id = cudaLaunchAttributeCooperative;
@@ -232,7 +228,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         // Diagonal d's stamps go where those of d - kLive were: that diagonal must be done.
         const int64_t reused = d - DiagonalTrace::kLive;
         while (reused >= 0 && !done(reused)) std::this_thread::yield();
-        a.stamps = im.trace->stamps_for(d, im.first_launched(d));
+        a.stamps = im.trace->stamps_for(d);
     }
     with_alpha(im.grid.alpha, [&](auto alpha) {
         constexpr int A = decltype(alpha)::value;
