@@ -126,7 +126,7 @@ private:
     void harvest(int64_t d) {
         const uint64_t* slot = ring_ + d % kLive * slot_words();
         std::array<uint64_t, 5> row{};
-        std::vector<uint64_t> ends;
+        ends_.clear();
         for (int b = 0; b < grid_.blocks; ++b) {
             const uint64_t* s = slot + 3 * b;
             if (s[0] == 0) continue;  // not in this diagonal's grid, or no band in it
@@ -135,11 +135,11 @@ private:
             row[1] = std::max(row[1], s[2]);
             row[2] = std::max(row[2], s[0]);
             row[3] = std::max(row[3], s[1]);
-            ends.push_back(s[2]);
+            ends_.push_back(s[2]);
         }
-        if (!ends.empty()) {
-            std::nth_element(ends.begin(), ends.begin() + ends.size() / 2, ends.end());
-            row[4] = ends[ends.size() / 2];
+        if (!ends_.empty()) {
+            std::nth_element(ends_.begin(), ends_.begin() + ends_.size() / 2, ends_.end());
+            row[4] = ends_[ends_.size() / 2];
         }
         rows_.push_back(row);
     }
@@ -155,6 +155,7 @@ private:
     std::vector<SampledBlock> sampled_;       ///< every kBlockSample-th diagonal's blocks
     int64_t traced_ = 0;                      ///< diagonals handed a slot
     std::vector<std::array<uint64_t, 5>> rows_;  ///< by diagonal, see harvest
+    std::vector<uint64_t> ends_;              ///< harvest's scratch: one diagonal's block ends
 };
 
 }  // namespace chromalign::kernels
