@@ -5,7 +5,7 @@
 # Prints score, end and align seconds per run; all outputs go to $OUT/ab.tgz.
 #   SIZE=8M RUNS=$'1\n2\n2 --slabs 12\n2 SOME_VAR=1' tools/gpu-ab.sh
 # BIN=NAME on a line runs .gpu/NAME instead of .gpu/chromalign: to compare two builds on one
-# machine, copy the other build's binary there (e.g. .gpu/chromalign-main) after bundling.
+# machine, put the other builds there with tools/gpu-bundle-variants.sh (.gpu/chromalign-NAME).
 # Diagonal traces come back in ab.tgz when their prefix is under runs/, e.g. the line
 #   2 --slabs 12 CHROMALIGN_TRACE_DIAGONALS=/tmp/gpu-ab/runs/t12
 # (summarise with tools/diagonal_trace.py runs/t12.*.tsv).
