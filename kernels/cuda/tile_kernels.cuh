@@ -104,10 +104,9 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// VIADDMNMX.RELU for max(diag + s, E, 0), three VIADDMNMX for E, F and H) and one VIADD
 /// (H' - open) on another pipe; the kernel is bound by that pipe. Writing H' - open as
 /// max(x - open, -open) moves the VIADD onto it and was 15% slower on 8M x 8M (H100).
-/// With kTrack, each row's best H and where it was first reached are updated per cell.
-template <int A, bool kByte, bool kTrack>
-__device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c,
-                                     int32_t tag, const PhaseArgs& p) {
+/// Each row's best H is tracked after the step (track_if_needed).
+template <int A, bool kByte>
+__device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c, const PhaseArgs& p) {
     const uint32_t selector = byte_selector(c);
     int32_t diag_o = L.hdiag_o;
     int32_t f = __viaddmax_s32(up_f, -p.ext, up_o);                      // F(top, j)
@@ -120,11 +119,6 @@ __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int
         if (r > 0) f = __viaddmax_s32(f, -p.ext_f, hp_o);               // F(r, j)
         hp_o = __vimax_s32_relu(d, e) - p.open;                          // H'(r, j) - open
         const int32_t ho = __viaddmax_s32(f, -p.open, hp_o);            // H(r, j) - open
-        if (kTrack) {
-            bool kept;
-            L.best[r] = __vibmax_s32(L.best[r], ho + p.open, &kept);  // kept: best >= h, first cell wins
-            L.tag[r] = kept ? L.tag[r] : tag;
-        }
         diag_o = L.ho[r];                                                // H(r, j-1) - open
         L.ho[r] = ho;
         L.e[r] = e;
@@ -257,23 +251,24 @@ __device__ __forceinline__ void publish_best(BestCell mine, BestCell* slot, int3
     }
 }
 
-/// Long-phase tracking, gated. A cell below G (the best score any block has flushed) can never
-/// be the answer, and G only grows, so a step whose cells are all below max(G, 1) needs no
-/// tracking: one max over the column and a warp vote replace the per-cell compare-and-select.
-/// Cells at or above the threshold are tracked exactly (ties included), so the tie rule holds.
+/// Tracking, gated. A cell below G (the best score any block has flushed) can never be the
+/// answer, and G only grows, so a step whose cells are all below max(G, 1) needs no tracking:
+/// one max over the column and a warp vote replace the per-cell compare-and-select. Cells at
+/// or above the threshold are tracked exactly (ties included), so the tie rule holds. Every
+/// lane calls it (the vote); only `active` lanes, whose rows this step computed, track.
 /// Invariant on entry: L.ho[r] = H(row_r, j) - open for the column j of step `tag`.
 template <int A>
 __device__ __forceinline__ void track_if_needed(Lane<A>& L, int32_t tag, int32_t threshold_o,
-                                                int32_t open) {
+                                                int32_t open, bool active = true) {
     int32_t column_max = L.ho[0];
 #pragma unroll
     for (int r = 1; r + 1 < A; r += 2) column_max = __vimax3_s32(column_max, L.ho[r], L.ho[r + 1]);
     if (A % 2 == 0) column_max = max(column_max, L.ho[A - 1]);
-    if (__any_sync(0xffffffffu, column_max >= threshold_o)) {
+    if (__any_sync(0xffffffffu, active && column_max >= threshold_o) && active) {
 #pragma unroll
         for (int r = 0; r < A; ++r) {
             bool kept;
-            L.best[r] = __vibmax_s32(L.best[r], L.ho[r] + open, &kept);
+            L.best[r] = __vibmax_s32(L.best[r], L.ho[r] + open, &kept);  // kept: best >= h, first cell wins
             L.tag[r] = kept ? L.tag[r] : tag;
         }
     }
@@ -349,7 +344,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
                 up_o = bus_cur[u].x - p.open;
                 up_f = bus_cur[u].y;
             }
-            step<A, kByte, false>(L, up_o, up_f, c_cur[u], s0 + u, p);
+            step<A, kByte>(L, up_o, up_f, c_cur[u], p);
             track_if_needed(L, s0 + u, threshold_o, p.open);
             if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
@@ -427,6 +422,7 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     start_rows(L, p);  // lanes of block 0 without delegated cells hold defined values
     clear_best(L);
     BestCell mine{0, 0, 0, 0};
+    const int32_t threshold_o = max(*p.best_score, 1) - p.open;  // see track_if_needed
     if (b > 0) {
         load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
         load_codes<A, kByte>(L, p, p.s0 + band * rows + t * A);
@@ -458,9 +454,10 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
             up_f = v.y;
         }
         if (active) {
-            step<A, kByte, true>(L, up_o, up_f, stage.s1[s - t + kWarp - 1], static_cast<int32_t>(col), p);
+            step<A, kByte>(L, up_o, up_f, stage.s1[s - t + kWarp - 1], p);
             if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
+        track_if_needed(L, static_cast<int32_t>(col), threshold_o, p.open, active);
     }
     if (main_valid) flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
     publish_best(mine, p.best + b, p.best_score);
