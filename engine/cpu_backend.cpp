@@ -77,14 +77,15 @@ Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions
     throw Error("--alpha " + std::to_string(alpha) + " is not built for the CPU backend (choose 4, 8 or 16)");
 }
 
+/// `threads` is thread_count(options), computed once by the caller: every executor of a run
+/// (one per slab, one per resume) gets the same count that device() reports.
 std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                                           const BackendOptions& options, int64_t first_row, const TopRow& top,
-                                           CpuIsa isa, SlabEdges edges = {}, int32_t blocks = 0,
-                                           int only_bits = 0) {
+                                           const BackendOptions& options, int threads, int64_t first_row,
+                                           const TopRow& top, CpuIsa isa, SlabEdges edges = {},
+                                           int32_t blocks = 0, int only_bits = 0) {
     scoring.check_no_overflow(s0.length(), s1.length());
     if (first_row < 0 || first_row >= s0.length())
         throw Error("cannot start below row " + std::to_string(first_row) + " of " + std::to_string(s0.length()));
-    const int threads = thread_count(options);
     const Plan plan = plan_run(s0.length() - first_row, s1.length(), scoring, options, threads, isa, blocks, only_bits);
     return std::make_unique<CpuTileRunner>(plan.grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top,
                                            *plan.kernel, threads, edges);
@@ -109,7 +110,7 @@ public:
         scoring.check_no_overflow(s0.length(), s1.length());
         if (slabs_per_process() > 1) return run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
         auto make_executor = [&](int64_t first_row, const TopRow& top) {
-            auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_);
+            auto runner = make_runner(s0, s1, scoring, options_, threads_, first_row, top, isa_);
             layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
             return runner;
         };
@@ -136,7 +137,7 @@ public:
             bits = slab_bits_;
         }
         // Built outside the lock, so that the slabs of a process set up their pools in parallel.
-        auto runner = make_runner(s0, s1, scoring, options_, first_row, top, isa_, edges, blocks, bits);
+        auto runner = make_runner(s0, s1, scoring, options_, threads_, first_row, top, isa_, edges, blocks, bits);
         std::lock_guard<std::mutex> lock(mutex_);
         layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
         return runner;
@@ -160,7 +161,8 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
 std::unique_ptr<TileExecutor> make_cpu_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 const BackendOptions& options, int64_t first_row,
                                                 const TopRow& top) {
-    return make_runner(s0, s1, scoring, options, first_row, top, kernels::cpu::select_cpu_isa());
+    return make_runner(s0, s1, scoring, options, thread_count(options), first_row, top,
+                       kernels::cpu::select_cpu_isa());
 }
 
 }  // namespace chromalign
