@@ -1,4 +1,4 @@
-//! @file Test-only full-matrix Gotoh oracle, independent of engine/reference.cpp.
+//! @file Test-only full-matrix Gotoh oracle, independent of kernels/reference/reference.cpp.
 #include "tests/brute_force.hpp"
 
 #include <algorithm>

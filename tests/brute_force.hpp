@@ -1,8 +1,8 @@
-//! @file Test-only full-matrix Gotoh oracle, independent of engine/reference.cpp.
+//! @file Test-only full-matrix Gotoh oracle, independent of kernels/reference/reference.cpp.
 #pragma once
 
 #include "engine/result.hpp"
-#include "engine/scoring.hpp"
+#include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 
 namespace chromalign {

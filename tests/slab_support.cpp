@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "engine/cuda_backend.hpp"
-#include "engine/local_link.hpp"
-#include "engine/reference.hpp"
-#include "engine/slab_run.hpp"
+#include "kernels/registry.hpp"
+#include "engine/transport/local_link.hpp"
+#include "kernels/reference/reference.hpp"
+#include "engine/orchestration/slab_run.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign::test {
@@ -20,7 +20,7 @@ AlignmentEnd slab_align(const std::string& backend, const Sequence& s0, const Se
     LocalLinkHub hub(group);
     run_in_group(group, [&](int rank) {
         BackendOptions mine = options;
-        mine.device = rank % std::max(1, cuda_backend_device_count());
+        mine.device = rank % std::max(1, backend_devices("cuda"));
         mine.slabs = 1;  // one slab per backend: the ranks stand for processes
         auto engine = make_backend(backend, mine);
         LocalLink link(hub, rank);

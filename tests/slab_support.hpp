@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "engine/backend.hpp"
+#include "engine/backend/backend.hpp"
 
 namespace chromalign::test {
 

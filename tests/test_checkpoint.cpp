@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/checkpoint.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
 #include "tests/test_support.hpp"
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/reference.hpp"
-#include "engine/scoring.hpp"
+#include "kernels/reference/reference.hpp"
+#include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 #include "engine/version.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/cores.hpp"
+#include "kernels/cpu/cores.hpp"
 #include "tests/resume_harness.hpp"
 
 namespace chromalign {

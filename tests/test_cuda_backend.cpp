@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "engine/reference.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
 namespace {
 
 #define SKIP_WITHOUT_GPU()                                             \
-    if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
 
 const Scoring kScorings[] = {
     {1, -3, 5, 2},   // cudalign

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/checkpoint.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
 #include "io/fasta.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"

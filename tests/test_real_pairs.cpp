@@ -1,7 +1,7 @@
 //! @file The reference engine on real sequences with published results (../shared/data/README.md).
 #include <gtest/gtest.h>
 
-#include "engine/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "io/fasta.hpp"
 #include "tests/test_support.hpp"
 

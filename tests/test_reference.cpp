@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "engine/error.hpp"
-#include "engine/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/brute_force.hpp"
 #include "tests/test_support.hpp"
 #include "tools/mutate.hpp"

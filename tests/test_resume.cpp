@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "engine/checkpoint.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
 

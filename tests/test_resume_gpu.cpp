@@ -3,9 +3,9 @@
 
 #include <csignal>
 
-#include "engine/backend.hpp"
+#include "kernels/registry.hpp"
 #include "engine/error.hpp"
-#include "engine/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
 
@@ -13,7 +13,7 @@ namespace chromalign {
 namespace {
 
 #define SKIP_WITHOUT_GPU()                                             \
-    if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
 
 /// Runs `first` until its first checkpoint is written (a pending stop makes the engine
 /// checkpoint at once and throw Interrupted), then finishes the run with `second`.

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <vector>
 
-#include "engine/backend.hpp"
+#include "kernels/registry.hpp"
 #include "engine/error.hpp"
-#include "engine/reference.hpp"
-#include "engine/slab_run.hpp"
+#include "kernels/reference/reference.hpp"
+#include "engine/orchestration/slab_run.hpp"
 #include "tests/test_support.hpp"
 #include "tests/slab_support.hpp"
 
@@ -17,7 +17,7 @@ namespace chromalign {
 namespace {
 
 #define SKIP_WITHOUT_GPU() \
-    if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
 
 const Scoring kScorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}, {5, -4, 10, 1}, {1, -2, 1, 1}, {200, -150, 300, 40}};
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "engine/checkpoint.hpp"
+#include "kernels/registry.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
-#include "engine/reference.hpp"
-#include "engine/slab_pieces.hpp"
-#include "engine/slab_run.hpp"
+#include "kernels/reference/reference.hpp"
+#include "engine/checkpoint/pieces.hpp"
+#include "engine/orchestration/slab_run.hpp"
 #include "tests/test_support.hpp"
 #include "tests/slab_support.hpp"
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/error.hpp"
-#include "engine/tile_grid.hpp"
+#include "engine/tiling/tile_grid.hpp"
 
 namespace chromalign {
 namespace {

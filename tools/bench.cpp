@@ -9,7 +9,7 @@
 #include <random>
 #include <sstream>
 
-#include "engine/backend.hpp"
+#include "kernels/registry.hpp"
 #include "engine/error.hpp"
 #include "io/fasta.hpp"
 #include "tools/mutate.hpp"

@@ -10,15 +10,15 @@
 #include <iostream>
 #include <memory>
 
-#include "engine/cuda_backend.hpp"
+#include "kernels/registry.hpp"
 #include "engine/error.hpp"
-#include "engine/slab_run.hpp"
+#include "engine/orchestration/slab_run.hpp"
 #include "engine/version.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
 #ifdef CHROMALIGN_HAVE_MPI
-#include "engine/mpi_link.hpp"
+#include "engine/transport/mpi_link.hpp"
 #endif
 
 namespace {
@@ -108,7 +108,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         install_stop_handlers();
     }
     if (ranks.link && !o.device_given) {
-        const int devices = cuda_backend_device_count();
+        const int devices = backend_devices(o.backend);
         bo.device = devices > 0 ? ranks.local_rank % devices : 0;
     }
     auto backend = make_backend(o.backend, bo);

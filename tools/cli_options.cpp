@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/error.hpp"
+#include "kernels/registry.hpp"
 
 namespace po = boost::program_options;
 
@@ -25,6 +26,26 @@ po::options_description scoring_options(Scoring& s) {
         ("gap-open", po::value<int32_t>(&s.gap_open)->default_value(s.gap_open), "cost of a gap's first position")
         ("gap-extend", po::value<int32_t>(&s.gap_extend)->default_value(s.gap_extend), "cost of each further gap position");
     return d;
+}
+
+/// --backend's help: every backend of the registry with its summary.
+std::string backend_help() {
+    std::string text = "auto (the first of";
+    for (const BackendEntry& e : backend_entries())
+        if (e.automatic) text += " " + e.name;
+    text += " that can run here)";
+    for (const BackendEntry& e : backend_entries()) text += "; " + e.name + ": " + e.summary;
+    return text;
+}
+
+/// --slabs's help, with each backend's default.
+std::string slabs_help() {
+    std::string text = "column slabs each process runs at once, a thread each; on a GPU their kernels run "
+                       "concurrently, on cpu each has --threads threads (0:";
+    for (const BackendEntry& e : backend_entries())
+        if (e.default_slabs > 0) text += " " + std::to_string(e.default_slabs) + " for " + e.name + ",";
+    text.back() = ')';
+    return text;
 }
 
 bool is_regular_file(const std::string& path) {
@@ -120,12 +141,12 @@ Options parse_options(int argc, const char* const* argv) {
     general.add_options()
         ("s0-record", po::value<std::string>(&s0_record), "record of S0 to use: NAME or NAME:START-END (default: the first)")
         ("s1-record", po::value<std::string>(&s1_record), "record of S1 to use: NAME or NAME:START-END (default: the first)")
-        ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), "auto, cpu, cuda or reference (auto: cuda when a GPU is present, else cpu)")
+        ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), backend_help().c_str())
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index (under mpirun or srun: the rank's index on its node)")
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU SIMD lane: 4, 8 or 16 (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
-        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs each process runs at once, a thread each; on a GPU their kernels run concurrently, on cpu each has --threads threads (0: 8 for cuda, 1 for cpu)")
+        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), slabs_help().c_str())
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default: standard output)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "engine/scoring.hpp"
+#include "engine/backend/options.hpp"
+#include "engine/scoring/scoring.hpp"
 #include "io/fasta.hpp"
 
 namespace chromalign::cli {

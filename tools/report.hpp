@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/result.hpp"
-#include "engine/scoring.hpp"
+#include "engine/scoring/scoring.hpp"
 #include "tools/cli_options.hpp"
 
 namespace chromalign::cli {

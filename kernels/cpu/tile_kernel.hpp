@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/scoring.hpp"
+#include "engine/scoring/scoring.hpp"
 
 namespace chromalign::kernels::cpu {
 

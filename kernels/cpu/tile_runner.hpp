@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/scoring.hpp"
-#include "engine/tile_executor.hpp"
-#include "engine/tile_grid.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/tiling/tile_executor.hpp"
+#include "engine/tiling/tile_grid.hpp"
 #include "kernels/cpu/tile_kernel.hpp"
 #include "kernels/cpu/worker_pool.hpp"
 

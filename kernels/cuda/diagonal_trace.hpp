@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/tile_grid.hpp"
+#include "engine/tiling/tile_grid.hpp"
 
 namespace chromalign::kernels {
 

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "engine/tile_executor.hpp"
+#include "engine/tiling/tile_executor.hpp"
 
 namespace chromalign::kernels::cuda {
 

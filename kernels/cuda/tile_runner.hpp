@@ -7,9 +7,9 @@
 #include <string>
 
 #include "engine/result.hpp"
-#include "engine/scoring.hpp"
-#include "engine/tile_executor.hpp"
-#include "engine/tile_grid.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/tiling/tile_executor.hpp"
+#include "engine/tiling/tile_grid.hpp"
 
 namespace chromalign::kernels {
 

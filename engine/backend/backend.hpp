@@ -1,0 +1,46 @@
+//! @file The one small interface through which tools drive any backend.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/backend/options.hpp"
+#include "engine/result.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+class SlabEngine;
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;    ///< "reference", "cuda", ...
+    virtual std::string device() const = 0;  ///< what ran it, e.g. "NVIDIA H100 80GB HBM3"
+    /// Best local score and end cell under the tie rule of engine/result.hpp.
+    virtual AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) = 0;
+    virtual size_t device_bytes() const { return 0; }  ///< accelerator memory of the last run
+    virtual std::string layout() const { return {}; }  ///< grid of the last run, if tiled
+    /// The tiled backends' engine for column-slab runs (engine/orchestration/slab_run.hpp);
+    /// null for the others.
+    virtual SlabEngine* slab_engine() { return nullptr; }
+};
+
+/// How a backend plugs in: each backend folder under kernels/ returns one of these from its
+/// NAME_backend_entry(), and kernels/registry.cpp lists them.
+struct BackendEntry {
+    std::string name;     ///< what --backend takes
+    std::string summary;  ///< one line for --help
+    bool automatic = false;  ///< `auto` may pick it (the first such entry with a device wins)
+    int default_slabs = 1;   ///< column slabs per process when --slabs is 0 (0: not tiled)
+    /// Devices of this kind present (a host backend answers 1; a backend left out of this
+    /// build, 0). Never throws.
+    std::function<int()> devices;
+    /// Throws Error when the backend cannot run (not built, no such device, bad options).
+    std::function<std::unique_ptr<Backend>(const BackendOptions&)> make;
+};
+
+}  // namespace chromalign

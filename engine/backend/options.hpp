@@ -1,0 +1,48 @@
+//! @file What a caller sets for a run on any backend: knobs, checkpoints, and the progress callback.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace chromalign {
+
+/// A progress report from a running comparison.
+struct Progress {
+    int64_t cells_done = 0;   ///< DP cells finished (of m*n), resumed ones included
+    int64_t cells_total = 0;
+    int64_t cells_this_run = 0;  ///< cells computed by this process (for the rate)
+    double seconds = 0;       ///< since this process started the comparison
+    int32_t best_score = 0;   ///< best score found so far
+};
+
+/// Checkpointing of the tiled backends (engine/checkpoint/checkpointer.hpp says what is kept).
+struct CheckpointOptions {
+    std::string path;            ///< empty: no checkpoints
+    double every_seconds = 60;   ///< interval between two checkpoints
+    bool restart = false;        ///< ignore (and later overwrite) an existing checkpoint
+    bool strict = false;         ///< stop when a checkpoint cannot be written
+    std::string keep_rows_dir;   ///< also keep every checkpointed row here
+    /// Set (to the signal number) by a signal handler: write one more checkpoint, then throw
+    /// Interrupted. Read between diagonals only.
+    const volatile std::sig_atomic_t* stop = nullptr;
+};
+
+/// Knobs shared by every backend; 0 means "the backend chooses" (each backend's defaults are
+/// in its own folder under kernels/).
+struct BackendOptions {
+    int threads = 0;          ///< CPU threads
+    int device = 0;           ///< accelerator index
+    int alpha = 0;            ///< rows per thread (or SIMD lane) of the tiled engines
+    int blocks_per_sm = 0;    ///< GPU blocks resident per multiprocessor
+    int max_blocks = 0;       ///< cap on blocks per external diagonal (tests use it to force
+                              ///< many-block grids on small inputs)
+    int slabs = 0;            ///< column slabs this process runs at once, a thread each
+                              ///< (engine/orchestration/slab_group.hpp)
+    std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
+    std::function<void(const std::string&)> on_note;    ///< informational lines, if set
+    CheckpointOptions checkpoint;
+};
+
+}  // namespace chromalign

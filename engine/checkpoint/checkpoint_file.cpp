@@ -1,0 +1,212 @@
+//! @file Checkpoint file format: atomic write (tmp + fsync + rename + dir fsync) and verified read.
+#include "engine/checkpoint/checkpoint_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "engine/error.hpp"
+#include "engine/version.hpp"
+
+namespace chromalign {
+namespace {
+
+constexpr char kMagic[8] = {'C', 'H', 'R', 'A', 'L', 'N', 'C', 'K'};
+constexpr size_t kVersionField = 16;
+
+/// Little-endian field writer over a byte buffer (x86-64 and aarch64 are both little-endian;
+/// a big-endian host would need byte swaps here and in Reader).
+class Writer {
+public:
+    template <typename T>
+    void put(T value) {
+        const auto* p = reinterpret_cast<const char*>(&value);
+        bytes.insert(bytes.end(), p, p + sizeof value);
+    }
+    void put_bytes(const void* data, size_t size) {
+        const auto* p = static_cast<const char*>(data);
+        bytes.insert(bytes.end(), p, p + size);
+    }
+    std::vector<char> bytes;
+};
+
+class Reader {
+public:
+    Reader(const std::vector<char>& bytes, const std::string& path) : bytes_(bytes), path_(path) {}
+    template <typename T>
+    T get() {
+        T value;
+        get_bytes(&value, sizeof value);
+        return value;
+    }
+    void get_bytes(void* out, size_t size) {
+        if (size > bytes_.size() - pos_)
+            throw Error(path_ + ": checkpoint is truncated (" + std::to_string(bytes_.size()) + " bytes)");
+        std::memcpy(out, bytes_.data() + pos_, size);
+        pos_ += size;
+    }
+    size_t position() const { return pos_; }
+
+private:
+    const std::vector<char>& bytes_;
+    const std::string& path_;
+    size_t pos_ = 0;
+};
+
+uint32_t crc_of(const char* data, size_t size) {
+    uLong crc = crc32(0L, Z_NULL, 0);
+    while (size > 0) {  // zlib takes uInt lengths
+        const uInt chunk = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(data), chunk);
+        data += chunk;
+        size -= chunk;
+    }
+    return static_cast<uint32_t>(crc);
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+/// Writes all of `bytes` to fd; false on any failure (errno set).
+bool write_all(int fd, const char* data, size_t size) {
+    while (size > 0) {
+        const ssize_t done = ::write(fd, data, size);
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        data += done;
+        size -= static_cast<size_t>(done);
+    }
+    return true;
+}
+
+std::string directory_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+uint64_t sequence_fingerprint(const Sequence& s) {
+    uint64_t hash = 1469598103934665603ull;
+    for (uint8_t c : s.codes) hash = (hash ^ c) * 1099511628211ull;
+    return (hash ^ static_cast<uint64_t>(s.length())) * 1099511628211ull;
+}
+
+void write_checkpoint(const std::string& path, const Checkpoint& c) {
+    Writer w;
+    w.put_bytes(kMagic, sizeof kMagic);
+    w.put<uint32_t>(kCheckpointFormatVersion);
+    char version[kVersionField] = {};
+    std::strncpy(version, kVersion, kVersionField - 1);
+    w.put_bytes(version, sizeof version);
+    w.put<int64_t>(c.m);
+    w.put<int64_t>(c.n);
+    w.put<uint64_t>(c.fingerprint0);
+    w.put<uint64_t>(c.fingerprint1);
+    w.put<int32_t>(c.scoring.match);
+    w.put<int32_t>(c.scoring.mismatch);
+    w.put<int32_t>(c.scoring.gap_open);
+    w.put<int32_t>(c.scoring.gap_extend);
+    w.put<int64_t>(c.row);
+    w.put<int32_t>(c.best.score);
+    w.put<int64_t>(c.best.s0_end);
+    w.put<int64_t>(c.best.s1_end);
+    w.put_bytes(c.h.data(), c.h.size() * sizeof(int32_t));
+    w.put_bytes(c.f.data(), c.f.size() * sizeof(int32_t));
+    w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
+
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error(tmp + ": cannot create checkpoint: " + errno_text());
+    const bool written = write_all(fd, w.bytes.data(), w.bytes.size()) && ::fsync(fd) == 0;
+    const std::string why = written ? "" : errno_text();
+    if (::close(fd) != 0 || !written) {
+        ::unlink(tmp.c_str());
+        throw Error(tmp + ": cannot write checkpoint: " + (why.empty() ? errno_text() : why));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string reason = errno_text();
+        ::unlink(tmp.c_str());
+        throw Error(path + ": cannot replace checkpoint: " + reason);
+    }
+    // The rename is durable only once the directory entry is on disk.
+    const int dir = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open checkpoint: " + errno_text());
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Reader r(bytes, path);
+    char magic[sizeof kMagic];
+    r.get_bytes(magic, sizeof magic);
+    if (std::memcmp(magic, kMagic, sizeof magic) != 0)
+        throw Error(path + ": not a chromalign checkpoint (bad magic)");
+    const auto format = r.get<uint32_t>();
+    if (format != kCheckpointFormatVersion)
+        throw Error(path + ": checkpoint format version " + std::to_string(format) +
+                    ", this program reads version " + std::to_string(kCheckpointFormatVersion));
+    char version[kVersionField];
+    r.get_bytes(version, sizeof version);
+    Checkpoint c;
+    c.m = r.get<int64_t>();
+    c.n = r.get<int64_t>();
+    c.fingerprint0 = r.get<uint64_t>();
+    c.fingerprint1 = r.get<uint64_t>();
+    c.scoring.match = r.get<int32_t>();
+    c.scoring.mismatch = r.get<int32_t>();
+    c.scoring.gap_open = r.get<int32_t>();
+    c.scoring.gap_extend = r.get<int32_t>();
+    c.row = r.get<int64_t>();
+    c.best.score = r.get<int32_t>();
+    c.best.s0_end = r.get<int64_t>();
+    c.best.s1_end = r.get<int64_t>();
+    if (c.n < 1 || c.m < 1 || c.row < 1 || c.row >= c.m)
+        throw Error(path + ": checkpoint header is corrupt (lengths or row out of range)");
+    const size_t row_bytes = static_cast<size_t>(c.n) * sizeof(int32_t);
+    if (bytes.size() != r.position() + 2 * row_bytes + sizeof(uint32_t))
+        throw Error(path + ": checkpoint is truncated or has trailing bytes (" +
+                    std::to_string(bytes.size()) + " bytes, expected " +
+                    std::to_string(r.position() + 2 * row_bytes + sizeof(uint32_t)) + ")");
+    c.h.resize(static_cast<size_t>(c.n));
+    c.f.resize(static_cast<size_t>(c.n));
+    r.get_bytes(c.h.data(), row_bytes);
+    r.get_bytes(c.f.data(), row_bytes);
+    const size_t covered = r.position();
+    if (r.get<uint32_t>() != crc_of(bytes.data(), covered))
+        throw Error(path + ": checkpoint is corrupt (CRC32 mismatch)");
+    return c;
+}
+
+bool file_exists(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0;
+}
+
+std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const Sequence& s1,
+                                const Scoring& scoring) {
+    if (c.m != s0.length() || c.n != s1.length())
+        return "it is for sequences of " + std::to_string(c.m) + " x " + std::to_string(c.n) +
+               " bases, this run compares " + std::to_string(s0.length()) + " x " + std::to_string(s1.length());
+    if (c.fingerprint0 != sequence_fingerprint(s0)) return "it is for another S0 (content differs)";
+    if (c.fingerprint1 != sequence_fingerprint(s1)) return "it is for another S1 (content differs)";
+    const Scoring& k = c.scoring;
+    if (k.match != scoring.match || k.mismatch != scoring.mismatch || k.gap_open != scoring.gap_open ||
+        k.gap_extend != scoring.gap_extend)
+        return "it was made with scoring " + k.to_string() + ", this run uses " + scoring.to_string();
+    return {};
+}
+
+}  // namespace chromalign

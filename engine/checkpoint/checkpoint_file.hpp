@@ -1,0 +1,51 @@
+//! @file On-disk checkpoints: one flat DP row (H, F per column) plus the best cell so far.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/result.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+/// What a run needs to continue below row `row`: H and F of DP row `row` (1-based; rows
+/// 1..row are done), and the best cell found so far. A flat row does not depend on the grid
+/// or the backend that produced it, so any backend can resume from any checkpoint.
+struct Checkpoint {
+    int64_t m = 0, n = 0;            ///< lengths of S0 and S1
+    uint64_t fingerprint0 = 0;       ///< content fingerprints (see sequence_fingerprint)
+    uint64_t fingerprint1 = 0;
+    Scoring scoring;
+    int64_t row = 0;                 ///< DP row saved below; rows 1..row are finished
+    AlignmentEnd best;               ///< best cell in rows computed so far (may go beyond row)
+    std::vector<int32_t> h, f;       ///< H(row, 1..n) and F(row, 1..n)
+};
+
+/// 64-bit FNV-1a over the codes and the length: names the content, not the file.
+uint64_t sequence_fingerprint(const Sequence& s);
+
+/// Format: "CHRALNCK" magic, format version, program version, lengths, fingerprints,
+/// scoring, row, best cell, the H then F arrays (little-endian int32), and a CRC32 (zlib) of
+/// everything before it. Written to PATH.tmp, fsync'd, renamed over PATH, and the directory
+/// fsync'd: at every instant PATH holds a complete checkpoint (the old or the new one).
+/// Throws Error on any I/O failure (a full disk, a file size limit), leaving PATH as it was.
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+
+/// Reads and verifies a checkpoint. Throws Error naming the problem: not a checkpoint,
+/// another format version, truncated, CRC mismatch.
+Checkpoint read_checkpoint(const std::string& path);
+
+/// Whether something exists at `path` (a checkpoint, a piece, a stale .tmp).
+bool file_exists(const std::string& path);
+
+/// Empty when `c` belongs to this comparison, else the reason it does not (other sequence,
+/// other scoring, other lengths).
+std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const Sequence& s1,
+                                const Scoring& scoring);
+
+constexpr uint32_t kCheckpointFormatVersion = 1;
+
+}  // namespace chromalign

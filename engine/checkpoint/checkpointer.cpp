@@ -1,0 +1,198 @@
+//! @file SlabCheckpointer: per-rank pieces of a checkpoint row, their agreement and their writer.
+#include "engine/checkpoint/checkpointer.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/error.hpp"
+#include "engine/checkpoint/pieces.hpp"
+
+namespace chromalign {
+
+SlabCheckpointer::SlabCheckpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
+                                   const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
+                                   std::function<void(const std::string&)> note)
+    : s0_(s0), s1_(s1), slab_(slab), options_(options), note_(std::move(note)), c0_(c0), rank_(rank), ranks_(ranks) {
+    base_.m = s0.length();
+    base_.n = slab.length();
+    base_.fingerprint0 = sequence_fingerprint(s0);
+    base_.fingerprint1 = sequence_fingerprint(slab);
+    base_.scoring = scoring;
+    if (!enabled() || options_.restart) return;
+    spent_ = file_exists(completion_marker(options_.path));
+    if (spent_) return;  // what lies there is spent; resume() removes it
+    other_ranks_ = other_rank_count(options_.path, ranks_);
+}
+
+SlabCheckpointer::~SlabCheckpointer() {
+    if (writer_.valid()) writer_.wait();
+}
+
+std::string SlabCheckpointer::piece(int slot) const { return piece_name(options_.path, rank_, ranks_, slot); }
+
+void SlabCheckpointer::note(const std::string& text) const {
+    if (note_) note_(text);
+}
+
+std::vector<int64_t> SlabCheckpointer::offer() {
+    std::vector<int64_t> rows{-1, -1, -1, 0};
+    if (!enabled() || options_.restart || spent_) return rows;
+    auto read = [&](const std::string& path, const Sequence& columns, int64_t& row) {
+        if (!file_exists(path)) return;
+        rows[3] = 1;
+        try {
+            const Checkpoint c = read_checkpoint(path);
+            if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); why.empty())
+                row = c.row;
+            else
+                note("warning: " + path + " does not match this run (" + why + "); it is not used");
+        } catch (const Error& e) {
+            note(std::string("warning: ") + e.what() + "; this piece is not used");
+        }
+    };
+    read(piece(0), slab_, rows[0]);
+    read(piece(1), slab_, rows[1]);
+    read(options_.path, s1_, rows[2]);
+    // Pieces of another rank count: the latest of their two rows, as a flat row of all columns.
+    // Kept for resume(), which would otherwise read and check every piece again.
+    if (other_ranks_ > 0) {
+        LatestPieces latest = latest_pieces(options_.path, other_ranks_, s0_, s1_, base_.scoring);
+        if (latest.any) rows[3] = 1;
+        for (const std::string& why : latest.problems) note("warning: " + why + "; these pieces are not used");
+        if (latest.whole.row > rows[2]) {
+            rows[2] = latest.whole.row;
+            other_ = std::move(latest.whole);
+        }
+    }
+    return rows;
+}
+
+void SlabCheckpointer::resume(int64_t row) {
+    if (spent_) {  // a finished run was killed while its ranks removed their files
+        for (int slot = 0; slot < 2; ++slot) ::unlink(piece(slot).c_str());
+        if (rank_ == 0) note(remove_spent_files(options_.path, ranks_));
+    }
+    if (row <= 0) return;
+    for (int slot = 0; slot < 2; ++slot) {
+        if (!file_exists(piece(slot))) continue;
+        Checkpoint c = read_checkpoint(piece(slot));
+        if (c.row != row || c.n != base_.n || c.fingerprint1 != base_.fingerprint1) continue;
+        first_row_ = row;
+        best_ = c.best;
+        top_h_ = std::move(c.h);
+        top_f_ = std::move(c.f);
+        next_seq_ = slot + 1;  // the next checkpoint goes to the other slot
+        if (rank_ == 0)
+            note("resuming from " + options_.path + " (" + std::to_string(ranks_) + " pieces) at row " +
+                 std::to_string(row) + " of " + std::to_string(base_.m));
+        return;
+    }
+    // A flat row of all columns offered this row: pieces of another rank count, or a
+    // single-process checkpoint.
+    const bool from_pieces = other_.row > 0;
+    Checkpoint c = from_pieces ? std::move(other_) : read_checkpoint(options_.path);
+    other_ = Checkpoint{};
+    resumed_whole_ = !from_pieces;
+    first_row_ = row;
+    best_ = c.best;
+    top_h_.assign(c.h.begin() + c0_, c.h.begin() + c0_ + base_.n);
+    top_f_.assign(c.f.begin() + c0_, c.f.begin() + c0_ + base_.n);
+    if (rank_ == 0)
+        note("resuming from " + (from_pieces ? "the pieces of " + std::to_string(other_ranks_) + " slabs at " : "single-process checkpoint ") +
+             options_.path + " at row " + std::to_string(row) + " of " + std::to_string(base_.m));
+}
+
+TopRow SlabCheckpointer::top() {
+    TopRow t;
+    t.h = std::move(top_h_);
+    t.f = std::move(top_f_);
+    return t;
+}
+
+void SlabCheckpointer::start(int64_t band, int64_t seq, bool stop) {
+    stop_ = stop;
+    seq_ = seq;
+    next_seq_ = seq + 1;
+    band_.start(band, base_.n);
+}
+
+bool SlabCheckpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
+    last_ = std::chrono::steady_clock::now();
+    if (writer_.valid()) writer_.wait();  // one write at a time; its result is polled by the caller
+    auto c = std::make_shared<Checkpoint>(base_);
+    band_.take(ex, first_row_, *c);
+    c->best = best;
+    const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
+    const int64_t seq = seq_;
+    const std::string keep_name = keep + "/row_" + std::to_string(c->row) + ".slab" + std::to_string(rank_) +
+                                  "of" + std::to_string(ranks_) + ".ckpt";
+    auto job = [c, path, keep, keep_name, seq] {
+        write_checkpoint(path, *c);
+        if (!keep.empty()) write_checkpoint(keep_name, *c);
+        return seq;
+    };
+    writer_ = std::async(stop_ ? std::launch::deferred : std::launch::async, job);
+    return stop_;
+}
+
+int64_t SlabCheckpointer::poll_written() {
+    if (!writer_.valid()) return 0;
+    if (writer_.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) {
+        writer_.wait();  // a stop checkpoint: written now, in the caller's thread
+    } else if (writer_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        return 0;
+    }
+    const int64_t seq = seq_;
+    try {
+        return writer_.get();
+    } catch (const Error& e) {
+        if (options_.strict || stop_) throw;
+        note(std::string("warning: ") + e.what() + "; the previous checkpoint is kept, the run goes on");
+        return seq;
+    }
+}
+
+void SlabCheckpointer::acknowledged(int64_t seq) {
+    if (seq != acked_seq_) {
+        acked_seq_ = seq;
+        acks_ = 0;
+    }
+    ++acks_;
+}
+
+bool SlabCheckpointer::due(bool stop) const {
+    if (!enabled() || band_.active()) return false;
+    if (seq_ > 0 && !(acked_seq_ == seq_ && acks_ == ranks_)) return false;
+    return stop || std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= options_.every_seconds;
+}
+
+void SlabCheckpointer::remove_completion_marker() {
+    if (rank_ == 0 && enabled()) ::unlink(completion_marker(options_.path).c_str());
+}
+
+bool SlabCheckpointer::mark_complete() {
+    if (!enabled()) return false;
+    if (writer_.valid()) writer_.wait();
+    if (rank_ != 0) return true;
+    try {
+        write_completion_marker(options_.path);
+        return true;
+    } catch (const Error& e) {
+        note(std::string("warning: ") + e.what() + "; the checkpoint pieces are kept");
+        return false;
+    }
+}
+
+void SlabCheckpointer::finish() {
+    if (!enabled()) return;
+    bool removed = false;
+    for (int slot = 0; slot < 2; ++slot)
+        if (file_exists(piece(slot)) && ::unlink(piece(slot).c_str()) == 0) removed = true;
+    if (rank_ == 0 && resumed_whole_ && ::unlink(options_.path.c_str()) == 0) removed = true;
+    if (rank_ == 0) remove_pieces(options_.path, other_ranks_);  // another rank count's: obsolete now
+    if (removed && rank_ == 0) note("run complete; removed the checkpoint pieces " + options_.path + ".slab*");
+}
+
+}  // namespace chromalign

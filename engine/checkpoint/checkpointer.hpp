@@ -1,0 +1,101 @@
+//! @file Checkpoints of a column-slab run: one piece per rank of the same flat row, two generations.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.hpp"
+#include "engine/checkpoint/band_capture.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/tiling/tile_executor.hpp"
+
+namespace chromalign {
+
+/// Rank k of P keeps its columns of checkpoint number q in PATH.slab<k>of<P>.<q % 2>, in the
+/// single-run format with the slab as S1 (so lengths, fingerprints and CRC protect it). Rank 0
+/// starts checkpoint q + 1 only once every rank has acknowledged q, so whatever moment a job
+/// dies, every rank holds the pieces of one common row; a resume takes the latest such row.
+/// A flat row of all columns also resumes a slab run, each rank taking its columns: a
+/// single-process checkpoint at PATH itself, or the pieces a run with another number of ranks
+/// left (each checked against its columns of S1).
+class SlabCheckpointer {
+public:
+    /// `slab` holds the slab's columns of S1, which start at column c0 (0-based) of S1. The
+    /// sequences must outlive the checkpointer.
+    SlabCheckpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
+                     const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
+                     std::function<void(const std::string&)> note);
+    ~SlabCheckpointer();
+
+    bool enabled() const { return !options_.path.empty(); }
+
+    /// What this rank can resume from, for the agreement: {row of piece 0, row of piece 1,
+    /// row of a flat row of all columns (single-process checkpoint, or another rank count's
+    /// pieces), whether any of those files exists}; -1 where none (or when --restart).
+    std::vector<int64_t> offer();
+    /// Loads the state at `row` (0: a fresh start), one of the rows offered by every rank.
+    void resume(int64_t row);
+
+    int64_t first_row() const { return first_row_; }
+    TopRow top();  ///< the slab's columns of row first_row (corner not set); empty at row 0
+    const AlignmentEnd& resumed_best() const { return best_; }
+    /// The number the next checkpoint gets (its piece goes to slot seq % 2).
+    int64_t next_seq() const { return next_seq_; }
+
+    /// Starts capturing `band` as checkpoint `seq` (the band's bottom is row first_row + (band+1)R).
+    void start(int64_t band, int64_t seq, bool stop);
+    bool capturing() const { return band_.active(); }
+    /// After diagonal d was enqueued; true when the band's bottom row is complete.
+    bool capture(TileExecutor& ex, int64_t d) { return band_.capture(ex, d); }
+    /// Writes the captured row with `best` (global coordinates) in the background, or at once
+    /// when the checkpoint carries the stop request. Returns whether it did carry it.
+    bool write(TileExecutor& ex, const AlignmentEnd& best);
+    /// A finished background write: its seq (> 0), else 0. Failures warn (or throw when strict).
+    int64_t poll_written();
+    /// Rank 0: an acknowledgement of `seq` arrived (its own included).
+    void acknowledged(int64_t seq);
+    /// Rank 0: whether a new checkpoint may start now: the previous one is on every rank, and
+    /// the interval has elapsed or a stop was asked for.
+    bool due(bool stop) const;
+    /// Rank 0 removes the completion marker: once every rank has resumed (the leftovers of a
+    /// finished earlier run are gone then), and once every rank has finished.
+    void remove_completion_marker();
+    /// The run is complete on every rank. Rank 0 writes the completion marker and says whether
+    /// it could (a failure warns: the pieces are then kept, and a rerun resumes from them).
+    bool mark_complete();
+    /// After the marker is written, on every rank: removes this rank's pieces.
+    void finish();
+
+private:
+    std::string piece(int slot) const;
+    void note(const std::string& text) const;
+
+    const Sequence& s0_;
+    const Sequence& s1_;
+    const Sequence& slab_;
+    CheckpointOptions options_;
+    std::function<void(const std::string&)> note_;
+    Checkpoint base_;    ///< identity of this rank's piece (slab as S1)
+    int64_t c0_ = 0;
+    int rank_ = 0, ranks_ = 1;
+    int64_t first_row_ = 0;
+    bool resumed_whole_ = false;  ///< from the single-process checkpoint (removed at the end)
+    bool spent_ = false;          ///< a completion marker lies there: the files are a finished run's
+    int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
+    Checkpoint other_;            ///< the whole row its pieces make, when offer() chose it (else row 0)
+    AlignmentEnd best_;
+    std::vector<int32_t> top_h_, top_f_;
+    int64_t next_seq_ = 1;
+    int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq
+    BandCapture band_;
+    bool stop_ = false;
+    int64_t seq_ = 0;
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+    std::future<int64_t> writer_;
+};
+
+}  // namespace chromalign

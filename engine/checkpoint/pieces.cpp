@@ -1,0 +1,120 @@
+//! @file Names, discovery, assembly and removal of column-slab checkpoint pieces.
+#include "engine/checkpoint/pieces.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "engine/error.hpp"
+#include "engine/result.hpp"
+
+namespace chromalign {
+namespace {
+
+std::string dir_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string piece_name(const std::string& path, int rank, int ranks, int slot) {
+    return path + ".slab" + std::to_string(rank) + "of" + std::to_string(ranks) + "." + std::to_string(slot);
+}
+
+std::vector<int> other_rank_counts(const std::string& path, int ranks) {
+    std::vector<int> found;
+    DIR* dir = opendir(dir_of(path).c_str());
+    if (!dir) return found;
+    const std::string prefix = base_of(path) + ".slab";
+    while (const dirent* entry = readdir(dir)) {
+        const std::string name = entry->d_name;
+        const size_t of = name.find("of", prefix.size());
+        if (name.compare(0, prefix.size(), prefix) != 0 || of == std::string::npos) continue;
+        const int q = std::atoi(name.c_str() + of + 2);
+        if (q > 0 && q != ranks && std::find(found.begin(), found.end(), q) == found.end()) found.push_back(q);
+    }
+    closedir(dir);
+    return found;
+}
+
+Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring) {
+    Checkpoint whole;
+    int64_t c = 0;
+    for (int k = 0; k < q; ++k) {
+        const std::string name = piece_name(path, k, q, slot);
+        Checkpoint piece = read_checkpoint(name);
+        if (piece.n > s1.length() - c) throw Error(name + ": piece is wider than what is left of S1");
+        Sequence columns;
+        columns.codes.assign(s1.codes.begin() + c, s1.codes.begin() + c + piece.n);
+        if (const std::string why = checkpoint_mismatch(piece, s0, columns, scoring); !why.empty())
+            throw Error(name + ": " + why);
+        if (k > 0 && piece.row != whole.row) throw Error(name + ": piece of another row");
+        if (k == 0) whole = piece, whole.h.clear(), whole.f.clear();
+        if (better_end(piece.best, whole.best)) whole.best = piece.best;
+        whole.h.insert(whole.h.end(), piece.h.begin(), piece.h.end());
+        whole.f.insert(whole.f.end(), piece.f.begin(), piece.f.end());
+        c += piece.n;
+    }
+    if (c != s1.length()) throw Error(path + ": the pieces of " + std::to_string(q) + " slabs do not cover S1");
+    whole.n = c;
+    return whole;
+}
+
+int other_rank_count(const std::string& path, int ranks) {
+    const std::vector<int> others = other_rank_counts(path, ranks);
+    if (others.size() > 1)
+        throw Error(path + ": checkpoint pieces of runs with " + std::to_string(others[0]) + " and " +
+                    std::to_string(others[1]) + " slabs lie there; remove the stale ones, or use --restart");
+    return others.empty() ? 0 : others[0];
+}
+
+LatestPieces latest_pieces(const std::string& path, int q, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring) {
+    LatestPieces latest;
+    for (int slot = 0; slot < 2; ++slot) {
+        if (!file_exists(piece_name(path, 0, q, slot))) continue;
+        latest.any = true;
+        try {
+            Checkpoint c = assemble_pieces(path, q, slot, s0, s1, scoring);
+            if (c.row > latest.whole.row) latest.whole = std::move(c);
+        } catch (const Error& e) {
+            latest.problems.push_back(e.what());
+        }
+    }
+    return latest;
+}
+
+void remove_pieces(const std::string& path, int q) {
+    for (int k = 0; k < q; ++k)
+        for (int slot = 0; slot < 2; ++slot) ::unlink(piece_name(path, k, q, slot).c_str());
+}
+
+std::string remove_spent_files(const std::string& path, int keep) {
+    ::unlink(path.c_str());
+    for (const int q : other_rank_counts(path, keep)) remove_pieces(path, q);
+    return "an earlier run with checkpoint " + path + " had finished; removed the files it left";
+}
+
+std::string completion_marker(const std::string& path) { return path + ".complete"; }
+
+void write_completion_marker(const std::string& path) {
+    const std::string name = completion_marker(path);
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::fsync(fd) != 0) {
+        if (fd >= 0) ::close(fd);
+        throw Error(name + ": cannot write the completion marker");
+    }
+    ::close(fd);
+}
+
+}  // namespace chromalign

@@ -1,0 +1,48 @@
+//! @file The files of a column-slab checkpoint: one piece per rank, and the flat row they make.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+/// PATH.slab<rank>of<ranks>.<slot>: rank's columns of the checkpoint row kept in `slot` (0 or 1).
+std::string piece_name(const std::string& path, int rank, int ranks, int slot);
+
+/// The rank counts other than `ranks` that left pieces of PATH in its directory.
+std::vector<int> other_rank_counts(const std::string& path, int ranks);
+/// The one rank count other than `ranks` that left pieces of PATH, or 0. Throws Error when
+/// pieces of two rank counts lie there (which to resume would be a guess).
+int other_rank_count(const std::string& path, int ranks);
+
+/// The flat row of all columns from the pieces that `q` ranks wrote in `slot`, each checked
+/// against its columns of S1. Throws Error when a piece is missing, damaged or does not fit.
+Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring);
+
+/// The later of the two rows that the pieces of `q` ranks hold, assembled.
+struct LatestPieces {
+    Checkpoint whole;                   ///< row 0 when neither slot assembles
+    bool any = false;                   ///< some slot's first piece exists
+    std::vector<std::string> problems;  ///< why each slot whose first piece exists did not assemble
+};
+LatestPieces latest_pieces(const std::string& path, int q, const Sequence& s0, const Sequence& s1,
+                           const Scoring& scoring);
+
+/// Removes both slots of the pieces of `q` ranks (none when q is 0).
+void remove_pieces(const std::string& path, int q);
+/// What lies at PATH beside a completion marker is spent: removes the flat checkpoint PATH
+/// and the pieces of every rank count but `keep` (0: all), and returns the note that says so.
+std::string remove_spent_files(const std::string& path, int keep);
+
+/// PATH.complete: written by a slab run that finished, before its ranks remove their pieces
+/// and removed after, so the pieces a job killed in between leaves are known to be spent.
+std::string completion_marker(const std::string& path);
+/// Creates the marker (an empty file, synced). Throws Error when it cannot.
+void write_completion_marker(const std::string& path);
+
+}  // namespace chromalign

@@ -1,0 +1,74 @@
+//! @file SlabGroup: a generation-counted rendezvous under one mutex, and the group's threads.
+#include "engine/orchestration/slab_group.hpp"
+
+#include <thread>
+
+#include "engine/error.hpp"
+
+namespace chromalign {
+
+SlabGroup::SlabGroup(int slabs) : slabs_(slabs), arrived_values_(static_cast<size_t>(slabs)) {}
+
+SlabValues SlabGroup::gather(int local, const std::vector<int64_t>& values,
+                             const std::function<SlabValues(const SlabValues&)>& across) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (failed_) throw Error("another column slab of this process failed");
+    const int64_t generation = generation_;
+    arrived_values_[static_cast<size_t>(local)] = values;
+    if (++arrived_ < slabs_) {
+        changed_.wait(lock, [&] { return generation_ != generation || failed_; });
+        if (generation_ == generation) throw Error("another column slab of this process failed");
+        return result_;
+    }
+    // The last thread gathers for all: the others wait here, not in MPI, so a collective
+    // across processes has exactly one caller per process.
+    SlabValues mine = std::move(arrived_values_);
+    arrived_values_.assign(static_cast<size_t>(slabs_), {});
+    arrived_ = 0;
+    lock.unlock();
+    SlabValues all;
+    try {
+        all = across(mine);
+    } catch (...) {
+        fail();
+        throw;
+    }
+    lock.lock();
+    result_ = all;
+    ++generation_;
+    changed_.notify_all();
+    return all;
+}
+
+void SlabGroup::fail() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failed_ = true;
+    changed_.notify_all();
+}
+
+void SlabGroup::check() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failed_) throw Error("another column slab of this process failed");
+}
+
+void run_in_group(SlabGroup& group, const std::function<void(int local)>& body) {
+    std::mutex first_mutex;
+    std::exception_ptr first;
+    std::vector<std::thread> threads;
+    for (int local = 0; local < group.slabs(); ++local)
+        threads.emplace_back([&, local] {
+            try {
+                body(local);
+            } catch (...) {
+                {
+                    std::lock_guard<std::mutex> lock(first_mutex);
+                    if (!first) first = std::current_exception();
+                }
+                group.fail();
+            }
+        });
+    for (auto& t : threads) t.join();
+    if (first) std::rethrow_exception(first);
+}
+
+}  // namespace chromalign

@@ -1,0 +1,402 @@
+//! @file run_slab: one rank's column slab, its edge streams, coordinated checkpoints and the final reduction.
+#include "engine/orchestration/slab_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "engine/error.hpp"
+#include "engine/transport/local_link.hpp"
+#include "engine/checkpoint/checkpointer.hpp"
+#include "engine/tiling/tile_grid.hpp"
+
+namespace chromalign {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Diagonals enqueued ahead of the oldest unfinished one. Few, so that a right edge leaves
+/// soon after the device finishes it; more than one, so the device never waits for the host.
+/// Below CudaTileRunner::kEdgeSlots, the depth of the edge rings.
+constexpr int64_t kInFlight = 8;
+/// Narrowest block column a slab is cut into (2T for one-warp CUDA blocks).
+constexpr int64_t kMinBlockCols = 64;
+constexpr int64_t kDiagonalsPerReport = 64;
+
+/// An upper bound on the width cut_slabs gives any slab of n columns over `ranks`: a slab is
+/// within 4 columns per block column (at least 64 wide) of its share, and its share makes up
+/// for the previous slab's rounding. The shape is planned for it, so that every rank's tiles
+/// fit the lanes (16- or 32-bit) the shape chose.
+int64_t widest_slab(int64_t n, int ranks) {
+    const int64_t share = std::max<int64_t>(1, n / ranks);
+    return share + share / 8 + 2 * kColumnQuantum;
+}
+
+/// The largest row that every rank offers (entries 0..2 of each offer), or 0.
+int64_t common_row(const std::vector<std::vector<int64_t>>& offers) {
+    int64_t best = 0;
+    for (int i = 0; i < 3; ++i) {
+        const int64_t row = offers[0][i];
+        if (row <= best) continue;
+        const bool everywhere = std::all_of(offers.begin(), offers.end(), [&](const std::vector<int64_t>& o) {
+            return o[0] == row || o[1] == row || o[2] == row;
+        });
+        if (everywhere) best = row;
+    }
+    return best;
+}
+
+/// Runs `step` on every rank and gathers what it returns (`width` values per rank). A step
+/// that throws Error on any rank throws on every rank, so none is left waiting for the others.
+std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
+                                                const std::function<std::vector<int64_t>()>& step) {
+    std::vector<int64_t> values(width + 1, 0);
+    std::string problem;
+    try {
+        const std::vector<int64_t> mine = step();
+        std::copy(mine.begin(), mine.end(), values.begin() + 1);
+    } catch (const Error& e) {
+        problem = e.what();
+        values[0] = 1;
+    }
+    auto all = link.allgather(values);
+    for (size_t k = 0; k < all.size(); ++k) {
+        if (all[k][0] == 0) continue;
+        throw Error(!problem.empty() ? problem : "rank " + std::to_string(k) + " failed (its message says why)");
+    }
+    for (auto& v : all) v.erase(v.begin());
+    return all;
+}
+
+/// This rank's part of the run: the executor, the edge streams and the checkpoint protocol.
+class SlabRank {
+public:
+    SlabRank(SlabLink& link, SlabCheckpointer& ck, TileExecutor& ex, int32_t out_corner,
+             const BackendOptions& options)
+        : link_(link), ck_(ck), ex_(ex), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
+          options_(options), left_(link.rank() > 0), right_(link.rank() + 1 < link.ranks()),
+          zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf) {}
+
+    /// Walks every diagonal; throws Interrupted after a stop checkpoint.
+    void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
+        const auto start = start_ = Clock::now();
+        auto last_report = start;
+        for (int64_t d = 0; d < g_.diagonals(); ++d) {
+            wait_until([&] { return ex_.done(d - kInFlight); }, d);
+            if (d < g_.bands) begin_band(d);
+            ex_.enqueue_diagonal(d);
+            if (ck_.capture(ex_, d)) {
+                wait_until([&] { return ex_.done(d); }, d + 1);
+                pump(d + 1);
+                if (ck_.write(ex_, best(c0))) stop(d);
+            }
+            pump(d + 1);
+            const auto now = Clock::now();
+            if (options_.on_progress && link_.rank() == 0 && (d + 1) % kDiagonalsPerReport == 0 &&
+                now - last_report >= std::chrono::seconds(1)) {
+                last_report = now;
+                report(s0, s1, d + 1 - kInFlight, std::chrono::duration<double>(now - start).count());
+            }
+        }
+        ex_.synchronize();
+        pump(g_.diagonals());
+        finished_ = seconds_since_start();
+    }
+
+    /// Pipeline figures in milliseconds: first left edge received, time spent waiting for
+    /// left edges, end of this rank's last diagonal (all from this rank's start).
+    std::vector<int64_t> timings() const {
+        return {static_cast<int64_t>(first_edge_ * 1e3), static_cast<int64_t>(edge_wait_ * 1e3),
+                static_cast<int64_t>(finished_ * 1e3)};
+    }
+
+    /// This rank's best cell in whole-matrix coordinates, merged with the resumed one.
+    AlignmentEnd best(int64_t c0) {
+        return better_of(offset_end(ex_.best(), ck_.first_row(), c0), ck_.resumed_best());
+    }
+
+private:
+    /// Spins on `ready`, moving messages and finished writes meanwhile; yields the core so
+    /// that ranks sharing cores (CPU backend, oversubscribed) keep computing.
+    template <typename Ready>
+    void wait_until(Ready ready, int64_t enqueued) {
+        while (!ready()) {
+            pump(enqueued);
+            std::this_thread::yield();
+        }
+    }
+
+    /// Band d starts in block 0 now: its left edge, and the checkpoint it may carry.
+    void begin_band(int64_t d) {
+        int64_t seq = 0;
+        bool stop = false;
+        if (left_ && (stop_band_ < 0 || d <= stop_band_)) {
+            const double waiting = seconds_since_start();
+            wait_until([&] { return !inbox_.empty(); }, d);
+            edge_wait_ += seconds_since_start() - waiting;
+            if (d == 0) first_edge_ = seconds_since_start();
+            EdgeMessage m = std::move(inbox_.front());
+            inbox_.pop_front();
+            if (m.band != d)
+                throw Error("rank " + std::to_string(link_.rank()) + " expected band " + std::to_string(d) +
+                            " from its left neighbour and got band " + std::to_string(m.band));
+            ex_.set_left_edge(d, m.h.data(), m.e.data(), m.corner);
+            seq = m.checkpoint_seq;
+            stop = m.stop;
+        } else if (left_) {
+            // Past a stop band nothing comes from the left: these rows only finish the captured
+            // row's diagonals. A fresh edge (H = 0, E = -inf) gives every cell a score no higher
+            // than its true one, so a best found there is never wrong; the resumed run
+            // recomputes these rows exactly.
+            ex_.set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
+        } else {
+            decide_checkpoint(d, seq, stop);
+        }
+        if (seq > 0) {
+            ck_.start(d, seq, stop);
+            if (stop) stop_band_ = d;
+            if (right_) flags_[d] = {seq, stop};
+        }
+    }
+
+    /// Rank 0 starts a checkpoint when one is due and the previous one is on every rank.
+    void decide_checkpoint(int64_t d, int64_t& seq, bool& stop) {
+        const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
+        if (!ck_.enabled() || ck_.capturing()) return;
+        if (d >= g_.bands - 1) {  // the last band has begun: finishing is as quick
+            if (signal && !stop_noted_ && options_.on_note) {
+                stop_noted_ = true;
+                options_.on_note("signal received in the last band: finishing the run instead of checkpointing");
+            }
+            return;
+        }
+        if (!ck_.due(signal != 0)) return;
+        seq = ck_.next_seq();
+        stop = signal != 0;
+    }
+
+    /// Sends the right edges that finished, collects left edges, and handles finished writes
+    /// and acknowledgements.
+    void pump(int64_t enqueued) {
+        while (next_right_ < enqueued && ex_.done(next_right_)) {
+            const int64_t band = ex_.right_edge_band(next_right_++);
+            if (band < 0 || (stop_band_ >= 0 && band > stop_band_)) continue;
+            EdgeMessage m;
+            m.band = band;
+            m.h.resize(static_cast<size_t>(rows_));
+            m.e.resize(static_cast<size_t>(rows_));
+            ex_.read_right_edge(band, m.h.data(), m.e.data());
+            m.corner = out_corner_;
+            out_corner_ = m.h.back();
+            if (const auto f = flags_.find(band); f != flags_.end()) {
+                m.checkpoint_seq = f->second.first;
+                m.stop = f->second.second;
+                flags_.erase(f);
+            }
+            link_.send_edge(m);
+        }
+        EdgeMessage in;
+        while (left_ && link_.poll_edge(in)) inbox_.push_back(std::move(in));
+        if (const int64_t seq = ck_.poll_written(); seq > 0) {
+            if (link_.rank() == 0)
+                ck_.acknowledged(seq);
+            else
+                link_.send_ack(seq);
+        }
+        int64_t seq = 0;
+        while (link_.rank() == 0 && link_.poll_ack(seq)) ck_.acknowledged(seq);
+    }
+
+    /// After a stop checkpoint is written here: the right edges it needs downstream are sent,
+    /// and every rank waits for the others' pieces before anyone exits (a launcher may kill
+    /// the whole job when the first rank exits).
+    [[noreturn]] void stop(int64_t d) {
+        ck_.poll_written();
+        pump(d + 1);
+        link_.flush();
+        const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
+        const auto signals = link_.allgather({signal});
+        const int sig = static_cast<int>(signals[0][0]);
+        throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; every slab checkpointed row " +
+                                   std::to_string(ck_.first_row() + (stop_band_ + 1) * rows_) + " under " +
+                                   options_.checkpoint.path + ".slab*: run the same command again to resume");
+    }
+
+    double seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+    void report(const Sequence& s0, const Sequence& s1, int64_t done, double seconds) {
+        // Rank 0's slab stands for the whole matrix: the others trail it by ~B diagonals each.
+        const double fraction = static_cast<double>(g_.cells_finished(std::max<int64_t>(done, 0))) /
+                                (static_cast<double>(g_.m) * static_cast<double>(g_.n));
+        Progress p;
+        p.cells_total = s0.length() * s1.length();
+        p.cells_this_run = static_cast<int64_t>(fraction * static_cast<double>(g_.m) * static_cast<double>(s1.length()));
+        p.cells_done = ck_.first_row() * s1.length() + p.cells_this_run;
+        p.seconds = seconds;
+        p.best_score = ex_.best().score;
+        options_.on_progress(p);
+    }
+
+    SlabLink& link_;
+    SlabCheckpointer& ck_;
+    TileExecutor& ex_;
+    const TileGrid& g_;
+    const int64_t rows_;
+    int32_t out_corner_;  ///< H of the right edge column in the row above the next band sent
+    const BackendOptions& options_;
+    const bool left_, right_;
+    std::deque<EdgeMessage> inbox_;
+    std::map<int64_t, std::pair<int64_t, bool>> flags_;  ///< band -> checkpoint seq and stop, to forward
+    int64_t next_right_ = 0;   ///< next diagonal whose right edge to send
+    int64_t stop_band_ = -1;   ///< band of the stop checkpoint, once known
+    bool stop_noted_ = false;
+    const std::vector<int32_t> zero_h_, neg_e_;  ///< the fresh left edge: H = 0, E = -inf
+    Clock::time_point start_;
+    double first_edge_ = 0, edge_wait_ = 0, finished_ = 0;
+};
+
+/// One line per slab on how the pipeline went: how late its first left edge came, how long it
+/// waited for edges in all (its GPU runs other slabs meanwhile), and when it finished.
+std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
+    std::string text = "pipeline (seconds from each slab's start):";
+    for (size_t k = 0; k < timings.size(); ++k) {
+        char line[160];
+        std::snprintf(line, sizeof line, " slab %zu: first edge %.2f, edge waits %.2f, done %.2f;", k,
+                      timings[k][0] / 1e3, timings[k][1] / 1e3, timings[k][2] / 1e3);
+        text += line;
+    }
+    text.pop_back();
+    return text;
+}
+
+}  // namespace
+
+std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes) {
+    const int64_t ranks = static_cast<int64_t>(shapes.size());
+    std::vector<Slab> slabs(shapes.size());
+    int64_t c0 = 0;
+    for (int64_t k = 0; k + 1 < ranks; ++k) {
+        const int64_t share = std::max<int64_t>(n * (k + 1) / ranks - c0, 1);
+        const int64_t blocks = std::clamp<int64_t>(share / kMinBlockCols, 1, shapes[k].blocks);
+        int64_t cols = (share / blocks + kColumnQuantum / 2) / kColumnQuantum * kColumnQuantum;
+        cols = std::max(cols, kMinBlockCols);
+        slabs[k] = Slab{c0, blocks * cols, static_cast<int32_t>(blocks)};
+        c0 += blocks * cols;
+    }
+    if (c0 >= n)
+        throw Error("S1 has " + std::to_string(n) + " bases, too few to split over " + std::to_string(ranks) +
+                    " slabs (a slab needs at least " + std::to_string(kMinBlockCols) + " columns)");
+    slabs.back() = Slab{c0, n - c0, shapes.back().blocks};
+    return slabs;
+}
+
+AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                      SlabLink& link, const BackendOptions& options) {
+    const int rank = link.rank(), ranks = link.ranks();
+    scoring.check_no_overflow(s0.length(), s1.length());
+    if (s0.length() < 1 || s1.length() < 1) throw Error("both sequences must hold at least one base");
+
+    SlabShape shape;
+    const auto raw = on_every_rank(link, 2, [&]() -> std::vector<int64_t> {
+        shape = engine.slab_shape(s0.length(), widest_slab(s1.length(), ranks), scoring);
+        return {shape.rows_per_band, shape.blocks};
+    });
+    std::vector<SlabShape> shapes;
+    for (int k = 0; k < ranks; ++k) {
+        if (raw[k][0] != shape.rows_per_band)
+            throw Error("rank " + std::to_string(k) + " uses " + std::to_string(raw[k][0]) + " rows per band and rank " +
+                        std::to_string(rank) + " " + std::to_string(shape.rows_per_band) +
+                        ": run every rank with the same backend, --alpha and CPU instruction set");
+        shapes.push_back(SlabShape{raw[k][0], static_cast<int32_t>(raw[k][1])});
+    }
+    const Slab me = cut_slabs(s1.length(), shapes)[rank];
+    Sequence slab;
+    slab.name = s1.name;
+    slab.source = s1.source;
+    slab.codes.assign(s1.codes.begin() + me.c0, s1.codes.begin() + me.c0 + me.width);
+
+    std::unique_ptr<SlabCheckpointer> ck;
+    const auto offers = on_every_rank(link, 4, [&] {
+        ck = std::make_unique<SlabCheckpointer>(s0, s1, slab, me.c0, scoring, rank, ranks, options.checkpoint,
+                                                options.on_note);
+        return ck->offer();
+    });
+    const int64_t row = common_row(offers);
+    const bool any_file = std::any_of(offers.begin(), offers.end(), [](const auto& o) { return o[3] != 0; });
+    if (any_file && row == 0)
+        throw Error(options.checkpoint.path + ": the ranks' checkpoint pieces share no row (pieces missing or "
+                    "damaged); they are left untouched (use --restart to start over)");
+    if (row >= s0.length()) throw Error(options.checkpoint.path + ": checkpoint is past the last row");
+    TopRow top;
+    on_every_rank(link, 0, [&] {
+        ck->resume(row);
+        top = ck->top();
+        return std::vector<int64_t>{};
+    });
+    ck->remove_completion_marker();  // every rank has removed the spent files, if any
+    // Corners: H(first_row, c0 - 1) is the previous rank's last column of the starting row.
+    const auto lasts = link.allgather({top.empty() ? 0 : top.h.back()});
+    top.corner = rank > 0 ? static_cast<int32_t>(lasts[rank - 1][0]) : 0;
+    std::unique_ptr<TileExecutor> ex;
+    on_every_rank(link, 0, [&] {
+        ex = engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks}, me.blocks);
+        if (ex->grid().rows_per_band() != shape.rows_per_band)
+            throw Error("internal: the slab executor's band height differs from the agreed one");
+        return std::vector<int64_t>{};
+    });
+
+    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options);
+    worker.run(s0, s1, me.c0);
+    const AlignmentEnd mine = worker.best(me.c0);
+    link.flush();
+    std::vector<int64_t> shared{mine.score, mine.s0_end, mine.s1_end};
+    for (const int64_t t : worker.timings()) shared.push_back(t);
+    const auto all = link.allgather(shared);
+    AlignmentEnd best;
+    std::vector<std::vector<int64_t>> timings;
+    for (const auto& v : all) {
+        const AlignmentEnd cand{static_cast<int32_t>(v[0]), v[1], v[2]};
+        if (better_end(cand, best)) best = cand;
+        timings.emplace_back(v.begin() + 3, v.end());
+    }
+    if (rank == 0 && options.on_note) options.on_note(pipeline_note(timings));
+    int64_t late_ack = 0;  // acknowledgements of a checkpoint rank 0 no longer waits for
+    while (rank == 0 && link.poll_ack(late_ack)) {
+    }
+    // The marker goes first, then every rank's pieces, then the marker: a job killed in between
+    // leaves files that the next run knows to be spent, never pieces without a common row.
+    const auto marked = on_every_rank(link, 1, [&] { return std::vector<int64_t>{ck->mark_complete() ? 1 : 0}; });
+    if (marked[0][0] != 0) {
+        on_every_rank(link, 0, [&] {
+            ck->finish();
+            return std::vector<int64_t>{};
+        });
+        ck->remove_completion_marker();
+    }
+    return best;
+}
+
+AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                       SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
+                       const BackendOptions& options) {
+    std::vector<AlignmentEnd> best(static_cast<size_t>(group.slabs()));
+    run_in_group(group, [&](int local) {
+        const std::unique_ptr<SlabLink> link = link_for(local);
+        best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, options);
+    });
+    return best.front();  // the same on every slab: run_slab reduces over all of them
+}
+
+AlignmentEnd run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                             int slabs, const BackendOptions& options) {
+    SlabGroup group(slabs);
+    LocalLinkHub hub(group);
+    const auto link_for = [&hub](int local) { return std::make_unique<LocalLink>(hub, local); };
+    return run_slabs(s0, s1, scoring, engine, group, link_for, options);
+}
+
+}  // namespace chromalign

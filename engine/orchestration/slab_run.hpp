@@ -1,0 +1,72 @@
+//! @file Column slabs: one comparison split over slabs, right edge to left edge. A "rank" here
+//! is a slab's place among all slabs (SlabLink::rank); a process runs one or several.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/backend/backend.hpp"
+#include "engine/orchestration/slab_group.hpp"
+#include "engine/transport/slab_link.hpp"
+#include "engine/tiling/tile_executor.hpp"
+
+namespace chromalign {
+
+/// What a rank's tiled backend needs to agree on before the slabs are cut.
+struct SlabShape {
+    int64_t rows_per_band = 0;  ///< R: every rank must use the same (edges travel per band)
+    int32_t blocks = 0;         ///< block columns the backend wants for its slab
+};
+
+/// The part of a tiled backend that a slab run drives (cuda and cpu implement it). The slabs
+/// of one process share it from their threads: both calls must be thread-safe.
+class SlabEngine {
+public:
+    virtual ~SlabEngine() = default;
+    /// How many slabs a process runs on this engine at once (BackendOptions::slabs, resolved).
+    virtual int slabs_per_process() const = 0;
+    /// R and B for slabs of at most `width` columns of an m-row matrix, slabs_per_process()
+    /// of them sharing the device.
+    virtual SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) = 0;
+    /// An executor for rows first_row+1 .. m of s0 against `slab` (its columns of S1) whose
+    /// grid has exactly `blocks` block columns (cut_slabs makes that possible) and the band
+    /// height of the last slab_shape().
+    virtual std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& slab,
+                                                        const Scoring& scoring, int64_t first_row,
+                                                        const TopRow& top, SlabEdges edges, int32_t blocks) = 0;
+};
+
+/// One rank's columns [c0, c0 + width) of S1, cut into `blocks` block columns.
+struct Slab {
+    int64_t c0 = 0;
+    int64_t width = 0;
+    int32_t blocks = 0;
+};
+
+/// Equal shares of n columns. Every slab but the last is exactly blocks x C columns with C a
+/// multiple of kColumnQuantum and at least 64, so its grid has no padding and its last
+/// column is its right edge; the last slab takes the rest. Throws Error when S1 is too short
+/// for this many ranks.
+std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
+
+/// Runs this rank's slab of the comparison: streams left edges in from rank - 1 and right
+/// edges out to rank + 1 band by band, keeps at most a few diagonals in flight so edges leave
+/// as soon as they are final, checkpoints (coordinated by rank 0, see SlabCheckpointer) and
+/// returns the best cell of the whole comparison on every rank. Rank 0 alone reads the stop
+/// flag and reports progress (of its own slab; later ranks trail it by about B diagonals each).
+AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                      SlabLink& link, const BackendOptions& options);
+
+/// A backend's align() over `slabs` slabs of one process, linked in memory (no MPI).
+AlignmentEnd run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                             int slabs, const BackendOptions& options);
+
+/// Runs the group's slabs of this process, a thread each, slab `local` over link_for(local)
+/// (made on its thread), all with `engine`; returns the best cell of the whole comparison.
+AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                       SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
+                       const BackendOptions& options);
+
+}  // namespace chromalign

@@ -1,0 +1,71 @@
+//! @file What the diagonal orchestrator needs from a backend that computes tiles diagonal by diagonal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/result.hpp"
+#include "engine/tiling/tile_grid.hpp"
+
+namespace chromalign {
+
+/// The row above the first row an executor computes: H and F per column (n entries each).
+/// Empty vectors mean row 0 of the DP matrix (H = 0, F = -inf). A resumed run starts from the
+/// flat row of a checkpoint, so both backends accept any row, whatever grid produced it.
+struct TopRow {
+    std::vector<int32_t> h;
+    std::vector<int32_t> f;
+    /// H(row, c0 - 1): the column left of the first one, for an executor of a column slab
+    /// starting at c0 > 0 (engine/orchestration/slab_run.hpp); 0 otherwise.
+    int32_t corner = 0;
+    bool empty() const { return h.empty(); }
+};
+
+/// Which edges of a column slab an executor exchanges with its neighbours (slab_run.hpp).
+/// Without a left edge, column 0 is the matrix's (H = 0, E = -inf). With a right edge the
+/// grid must have no padding columns (padded_cols() == n), so its last column is the slab's.
+struct SlabEdges {
+    bool left = false;
+    bool right = false;
+};
+
+/// Minus infinity for E and F in every backend: far from overflow when ext is subtracted.
+constexpr int32_t kScoreNegInf = -(1 << 30);
+
+/// One backend's tile engine over one matrix. Diagonals are enqueued in order 0, 1, ...;
+/// enqueue may return before the work is done (GPU), synchronize() waits for it.
+class TileExecutor {
+public:
+    virtual ~TileExecutor() = default;
+
+    virtual const TileGrid& grid() const = 0;
+    virtual void enqueue_diagonal(int64_t d) = 0;
+    virtual void synchronize() = 0;
+
+    /// Best cell so far with the tie rule, 1-based within this executor's matrix (its first
+    /// row is row 1); waits for enqueued work.
+    virtual AlignmentEnd best() = 0;
+
+    /// Called right after enqueue_diagonal(d) for every d in [band, band + grid().blocks]:
+    /// copies into h[c], f[c] the columns c of band `band`'s bottom row that diagonal d made
+    /// final (each column exactly once over those calls). The copy may complete only at the
+    /// next synchronize(); h and f must stay valid until then.
+    virtual void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) = 0;
+
+    virtual size_t device_bytes() const { return 0; }
+
+    /// Column slabs (only when built with the matching SlabEdges). The left edge of `band`:
+    /// H and E of its R rows in the column left of this slab, and corner H(top - 1, same
+    /// column). Called before enqueue_diagonal(band); the executor copies the data.
+    virtual void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) = 0;
+    /// The band whose right edge (H, E of the last column) diagonal d completes, or -1.
+    virtual int64_t right_edge_band(int64_t d) const = 0;
+    /// Copies that right edge (R rows) once done(d) holds for the diagonal that completed it.
+    virtual void read_right_edge(int64_t band, int32_t* h, int32_t* e) = 0;
+    /// Non-blocking: whether diagonals 0 .. d have completed.
+    virtual bool done(int64_t d) = 0;
+};
+
+}  // namespace chromalign

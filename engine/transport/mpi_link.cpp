@@ -1,0 +1,219 @@
+//! @file MpiSession and MpiLink: the only code that calls MPI.
+#include "engine/transport/mpi_link.hpp"
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+#include "engine/error.hpp"
+
+namespace chromalign {
+namespace {
+
+constexpr int kAckTag = 1;
+/// An edge's tag: this plus the rank of the slab that receives it.
+constexpr int kEdgeTagBase = 2;
+/// Messages are int32 words (an edge is 8 bytes per row). Edge header: band (2 words),
+/// corner, checkpoint seq (2 words), stop, rows.
+constexpr size_t kHeader = 7;
+
+void put64(std::vector<int32_t>& words, int64_t v) {
+    words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) & 0xffffffffu));
+    words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) >> 32));
+}
+
+int64_t get64(const int32_t* w) {
+    return static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint32_t>(w[0])) |
+                                static_cast<uint64_t>(static_cast<uint32_t>(w[1])) << 32);
+}
+
+/// Every MPI call of the process holds this (MPI_THREAD_SERIALIZED).
+std::mutex g_mpi;
+/// Threads waiting for g_mpi to make a call that cannot wait (a send, a collective). Polls step
+/// aside while there is one, and never queue for the lock: up to a dozen slab threads per
+/// process poll in a loop, and a send (slab 0's above all, which paces the whole pipeline)
+/// should not wait behind them.
+std::atomic<int> g_waiting{0};
+
+/// g_mpi for a call that must happen now.
+class MpiLock {
+public:
+    MpiLock() {
+        ++g_waiting;
+        lock_ = std::unique_lock<std::mutex>(g_mpi);
+        --g_waiting;
+    }
+
+private:
+    std::unique_lock<std::mutex> lock_;
+};
+
+void check(int status, const char* what) {
+    if (status != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int length = 0;
+        MPI_Error_string(status, text, &length);
+        throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<size_t>(length)));
+    }
+}
+
+}  // namespace
+
+struct MpiLink::Pending {
+    std::vector<int32_t> words;
+    MPI_Request request = MPI_REQUEST_NULL;
+};
+
+bool MpiSession::launched_by_mpi() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS"})
+        if (std::getenv(name)) return true;
+    return false;
+}
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+    int provided = 0;
+    check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    serialized_ = provided >= MPI_THREAD_SERIALIZED;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &ranks_), "MPI_Comm_size");
+    MPI_Comm node;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    check(MPI_Comm_rank(node, &local_rank_), "MPI_Comm_rank");
+    MPI_Comm_free(&node);
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+void MpiSession::abort(int code) const {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+}
+
+MpiLink::MpiLink(const MpiSession& session, SlabGroup& group, int local)
+    : group_(group), processes_(session.ranks()), local_(local),
+      rank_(local * session.ranks() + session.rank()), ranks_(group.slabs() * session.ranks()) {
+    if (group.slabs() > 1 && !session.serialized())
+        throw Error("this MPI library does not allow calls from several threads: run one slab per rank (--slabs 1)");
+}
+
+MpiLink::~MpiLink() {
+    const MpiLock lock;
+    // After an exception the peers may never receive: cancel rather than wait.
+    for (auto& p : pending_) {
+        MPI_Cancel(&p->request);
+        MPI_Request_free(&p->request);
+    }
+}
+
+void MpiLink::send(std::vector<int32_t> words, int to, int tag) {
+    const MpiLock lock;
+    auto p = std::make_unique<Pending>();
+    p->words = std::move(words);
+    check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, MPI_COMM_WORLD,
+                    &p->request),
+          "MPI_Isend");
+    pending_.push_back(std::move(p));
+    reap();
+}
+
+void MpiLink::reap() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+        int done = 0;
+        check(MPI_Test(&(*it)->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        it = done ? pending_.erase(it) : std::next(it);
+    }
+}
+
+void MpiLink::send_edge(const EdgeMessage& m) {
+    std::vector<int32_t> words;
+    words.reserve(kHeader + 2 * m.h.size());
+    put64(words, m.band);
+    words.push_back(m.corner);
+    put64(words, m.checkpoint_seq);
+    words.push_back(m.stop ? 1 : 0);
+    words.push_back(static_cast<int32_t>(m.h.size()));
+    words.insert(words.end(), m.h.begin(), m.h.end());
+    words.insert(words.end(), m.e.begin(), m.e.end());
+    send(std::move(words), (rank_ + 1) % processes_, kEdgeTagBase + rank_ + 1);
+}
+
+bool MpiLink::poll(int source, int tag, std::vector<int32_t>& words) {
+    group_.check();
+    // Nothing arrived, as far as this caller knows, when another thread has the lock or wants it.
+    if (g_waiting.load() > 0) return false;
+    std::unique_lock<std::mutex> lock(g_mpi, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    reap();
+    int flag = 0, count = 0;
+    MPI_Status status;
+    check(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    if (!flag) return false;
+    check(MPI_Get_count(&status, MPI_INT32_T, &count), "MPI_Get_count");
+    words.resize(static_cast<size_t>(count));
+    check(MPI_Recv(words.data(), count, MPI_INT32_T, status.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+          "MPI_Recv");
+    return true;
+}
+
+bool MpiLink::poll_edge(EdgeMessage& m) {
+    std::vector<int32_t> words;
+    if (!poll((rank_ - 1 + processes_) % processes_, kEdgeTagBase + rank_, words)) return false;
+    const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[6]) : 0;
+    if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
+    m.band = get64(&words[0]);
+    m.corner = words[2];
+    m.checkpoint_seq = get64(&words[3]);
+    m.stop = words[5] != 0;
+    m.h.assign(words.begin() + kHeader, words.begin() + kHeader + rows);
+    m.e.assign(words.begin() + kHeader + rows, words.end());
+    return true;
+}
+
+void MpiLink::send_ack(int64_t seq) {
+    std::vector<int32_t> words;
+    put64(words, seq);
+    send(std::move(words), 0, kAckTag);
+}
+
+bool MpiLink::poll_ack(int64_t& seq) {
+    std::vector<int32_t> words;
+    if (!poll(MPI_ANY_SOURCE, kAckTag, words)) return false;
+    if (words.size() != 2) throw Error("MPI: malformed checkpoint acknowledgement");
+    seq = get64(words.data());
+    return true;
+}
+
+std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>& values) {
+    const int processes = processes_;
+    return group_.gather(local_, values, [processes](const SlabValues& mine) {
+        // One MPI_Allgather per process, of its slabs' values in local order; slab `local` of
+        // process p is rank local * P + p.
+        const size_t width = mine.front().size(), slabs = mine.size();
+        std::vector<int64_t> sent, all(width * slabs * static_cast<size_t>(processes));
+        for (const auto& v : mine) sent.insert(sent.end(), v.begin(), v.end());
+        const int count = static_cast<int>(sent.size());
+        {
+            const MpiLock lock;
+            check(MPI_Allgather(sent.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, MPI_COMM_WORLD),
+                  "MPI_Allgather");
+        }
+        SlabValues out(slabs * static_cast<size_t>(processes));
+        for (size_t p = 0; p < static_cast<size_t>(processes); ++p)
+            for (size_t local = 0; local < slabs; ++local) {
+                const auto first = all.begin() + static_cast<std::ptrdiff_t>((p * slabs + local) * width);
+                out[local * static_cast<size_t>(processes) + p].assign(first, first + static_cast<std::ptrdiff_t>(width));
+            }
+        return out;
+    });
+}
+
+void MpiLink::flush() {
+    const MpiLock lock;
+    for (auto& p : pending_) check(MPI_Wait(&p->request, MPI_STATUS_IGNORE), "MPI_Wait");
+    pending_.clear();
+}
+
+}  // namespace chromalign
