@@ -17,6 +17,7 @@
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 #include "engine/version.hpp"
+#include "tests/test_support.hpp"
 
 #ifndef CHROMALIGN_SOURCE_DIR
 #define CHROMALIGN_SOURCE_DIR "."
@@ -60,26 +61,7 @@ std::string shell_quote(const std::string& text) {
     return quoted + "'";
 }
 
-/// A scratch directory made with mkdtemp, removed with everything in it on destruction.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "chromalign_cli_XXXXXX").string();
-        if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using chromalign::test::TempDir;
 
 /// Runs chromalign with `args`, stdin from /dev/null and stdout to `stdout_to` (a file in a
 /// fresh capture directory when empty). Presets are read from the source tree's configs/

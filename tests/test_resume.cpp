@@ -30,6 +30,11 @@ protected:
 test::ResumeHarness* Resume::harness_ = nullptr;
 AlignmentEnd Resume::expected_;
 
+/// Whether a one-slab run's checkpoint at `ck` exists (either generation of its piece).
+bool one_slab_checkpoint_exists(const std::string& ck) {
+    return file_exists(ck + ".slab0of1.0") || file_exists(ck + ".slab0of1.1");
+}
+
 TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
     std::mt19937_64 rng(test::seed() + 10);
     const std::string ck = harness_->path("kill.ckpt");
@@ -39,7 +44,7 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
         // A random moment after this run's first checkpoint, so that every kill loses work
         // and the next run must resume, on a fast machine or a loaded one alike.
         const int after_ms = static_cast<int>(rng() % 1500);
-        const test::ChildRun r = harness_->run(args, after_ms, SIGKILL, ck);
+        const test::ChildRun r = harness_->run(args, after_ms, SIGKILL, ck + ".slab0of1.1");
         std::printf("[ kill -9  ] %d ms after a checkpoint: exit %d%s\n", after_ms, r.exit_code,
                     r.err.find("resuming") != std::string::npos ? " (had resumed)" : "");
         resumed += r.err.find("resuming") != std::string::npos;
@@ -58,7 +63,7 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
     EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), expected_);
     EXPECT_GE(killed, 3) << "too few runs were killed mid-way to test anything";
     EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), killed) << "a run did not resume";
-    EXPECT_FALSE(file_exists(ck)) << "a completed run removes its checkpoint";
+    EXPECT_FALSE(one_slab_checkpoint_exists(ck) || file_exists(ck + ".complete")) << "a completed run removes its checkpoint";
 }
 
 void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEnd& expected) {
@@ -67,7 +72,7 @@ void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEn
     const test::ChildRun r = h.run(args, 1200, signal);
     ASSERT_EQ(r.exit_code, 128 + signal) << r.err;
     EXPECT_NE(r.err.find("run the same command again to resume"), std::string::npos) << r.err;
-    ASSERT_TRUE(file_exists(ck));
+    ASSERT_TRUE(one_slab_checkpoint_exists(ck));
     const test::ChildRun again = h.run(args);
     ASSERT_EQ(again.exit_code, 0) << again.err;
     EXPECT_NE(again.err.find("resuming from"), std::string::npos) << again.err;
@@ -106,7 +111,7 @@ TEST_F(Resume, ForeignCheckpointIsRefusedAndKeptUnlessRestart) {
     EXPECT_EQ(other.exit_code, 1);
     EXPECT_NE(other.err.find("does not match"), std::string::npos) << other.err;
     EXPECT_NE(other.err.find("scoring"), std::string::npos) << other.err;
-    EXPECT_TRUE(file_exists(ck)) << "a foreign checkpoint must not be removed";
+    EXPECT_TRUE(one_slab_checkpoint_exists(ck)) << "a foreign checkpoint must not be removed";
     const test::ChildRun restarted = harness_->run({"-b", "cpu", "--match", "2", "--checkpoint", ck, "--restart"});
     EXPECT_EQ(restarted.exit_code, 0) << restarted.err;
 }
@@ -120,8 +125,8 @@ TEST_F(Resume, KeepRowsKeepsEveryCheckpointedRow) {
     EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected_);
     int kept = 0;
     for (int64_t row = 1; row < kLength; ++row)  // rows are band boundaries; probe them all
-        if (file_exists(keep + "/row_" + std::to_string(row) + ".ckpt")) {
-            const Checkpoint c = read_checkpoint(keep + "/row_" + std::to_string(row) + ".ckpt");
+        if (file_exists(keep + "/row_" + std::to_string(row) + ".slab0of1.ckpt")) {
+            const Checkpoint c = read_checkpoint(keep + "/row_" + std::to_string(row) + ".slab0of1.ckpt");
             EXPECT_EQ(c.row, row);
             EXPECT_EQ(static_cast<int64_t>(c.h.size()), kLength);
             ++kept;

@@ -108,19 +108,7 @@ TEST(SlabRun, SharedRealPairMatchesSingleProcess) {
     EXPECT_EQ(slab_align(s0, s1, kScorings[0], 3, options(16, 0)), want);
 }
 
-/// A scratch directory for checkpoint pieces, removed with its files.
-class TempDir {
-public:
-    TempDir() {
-        char name[] = "/tmp/chromalign-slab-XXXXXX";
-        path_ = mkdtemp(name);
-    }
-    ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-    std::string file(const std::string& name) const { return path_ + "/" + name; }
-
-private:
-    std::string path_;
-};
+using chromalign::test::TempDir;
 
 class SlabCheckpoints : public ::testing::Test {
 protected:
@@ -170,13 +158,14 @@ protected:
         return notes;
     }
 
-    /// A single-process checkpoint at PATH, from a run stopped at once.
-    void leave_single_process_checkpoint() {
+    /// A flat checkpoint at PATH, as release 0.1.0's single-process runs wrote them: the piece
+    /// of a one-slab run stopped at once (the same file: one slab is all of S1), moved there.
+    void leave_flat_checkpoint() {
         static volatile std::sig_atomic_t stop = SIGINT;
         BackendOptions o = o_;
         o.checkpoint.stop = &stop;
         EXPECT_THROW(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), Interrupted);
-        ASSERT_TRUE(file_exists(o_.checkpoint.path));
+        ASSERT_EQ(::rename((o_.checkpoint.path + ".slab0of1.1").c_str(), o_.checkpoint.path.c_str()), 0);
     }
 
     /// What a finished 2-rank job killed while removing its pieces leaves: rank 0's piece gone,
@@ -231,9 +220,9 @@ TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {
     EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
 }
 
-TEST_F(SlabCheckpoints, ResumesFromASingleProcessCheckpoint) {
-    leave_single_process_checkpoint();
-    expect_resumed_run(3, "single-process checkpoint");
+TEST_F(SlabCheckpoints, ResumesFromAFlatCheckpoint) {
+    leave_flat_checkpoint();
+    expect_resumed_run(3, "the flat checkpoint");
     EXPECT_FALSE(file_exists(o_.checkpoint.path));
 }
 
@@ -247,7 +236,7 @@ TEST_F(SlabCheckpoints, PiecesOfAFinishedRunAreRemovedNotRefused) {
 
     // The same state again, now for one process, and with the flat checkpoint a finished
     // slab job had resumed from: spent as well, so it starts afresh rather than resuming.
-    leave_single_process_checkpoint();
+    leave_flat_checkpoint();
     leave_spent_pieces();
     for (const std::string& note : expect_single_process_run("had finished"))
         EXPECT_EQ(note.find("resuming"), std::string::npos) << note;

@@ -3,9 +3,12 @@
 
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <system_error>
 
 #include "io/fasta.hpp"
 #include "tools/mutate.hpp"
@@ -73,6 +76,17 @@ std::string preview(const Sequence& s, size_t max_chars) {
     for (size_t i = 0; i < s.codes.size() && i < max_chars; ++i) out += kLetters[s.codes[i] < 5 ? s.codes[i] : 4];
     if (s.codes.size() > max_chars) out += "...";
     return out;
+}
+
+TempDir::TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "chromalign_test_XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
 }
 
 }  // namespace chromalign::test

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <utility>
@@ -29,6 +30,21 @@ std::pair<Sequence, Sequence> mutated_pair(int64_t m, int64_t n, std::mt19937_64
 
 /// Two independent random sequences.
 std::pair<Sequence, Sequence> random_pair(int64_t m, int64_t n, std::mt19937_64& rng);
+
+/// A scratch directory made with mkdtemp, removed with everything in it on destruction.
+class TempDir {
+public:
+    TempDir();  ///< throws std::runtime_error when mkdtemp fails
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    const std::filesystem::path& path() const { return path_; }
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+private:
+    std::filesystem::path path_;
+};
 
 /// Decodes a Sequence to ACGTN for failure messages (long ones are cut).
 std::string preview(const Sequence& s, size_t max_chars = 120);

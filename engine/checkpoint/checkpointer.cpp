@@ -1,4 +1,4 @@
-//! @file SlabCheckpointer: per-rank pieces of a checkpoint row, their agreement and their writer.
+//! @file Checkpointer: per-rank pieces of a checkpoint row, their agreement and their writer.
 #include "engine/checkpoint/checkpointer.hpp"
 
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 namespace chromalign {
 
-SlabCheckpointer::SlabCheckpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
+Checkpointer::Checkpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
                                    const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
                                    std::function<void(const std::string&)> note)
     : s0_(s0), s1_(s1), slab_(slab), options_(options), note_(std::move(note)), c0_(c0), rank_(rank), ranks_(ranks) {
@@ -26,17 +26,29 @@ SlabCheckpointer::SlabCheckpointer(const Sequence& s0, const Sequence& s1, const
     other_ranks_ = other_rank_count(options_.path, ranks_);
 }
 
-SlabCheckpointer::~SlabCheckpointer() {
+Checkpointer::~Checkpointer() {
     if (writer_.valid()) writer_.wait();
 }
 
-std::string SlabCheckpointer::piece(int slot) const { return piece_name(options_.path, rank_, ranks_, slot); }
+std::string Checkpointer::piece(int slot) const { return piece_name(options_.path, rank_, ranks_, slot); }
 
-void SlabCheckpointer::note(const std::string& text) const {
+std::string Checkpointer::progress_of(int64_t row) const {
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.1f%%", 100.0 * static_cast<double>(row) / static_cast<double>(base_.m));
+    return "row " + std::to_string(row) + " of " + std::to_string(base_.m) + ", " + percent + " done";
+}
+
+std::string Checkpointer::refusal() const {
+    return (problems_.empty() ? options_.path + ": the checkpoint pieces share no row (pieces missing or damaged)"
+                              : problems_.front()) +
+           "; it is left untouched (use --restart to discard it)";
+}
+
+void Checkpointer::note(const std::string& text) const {
     if (note_) note_(text);
 }
 
-std::vector<int64_t> SlabCheckpointer::offer() {
+std::vector<int64_t> Checkpointer::offer() {
     std::vector<int64_t> rows{-1, -1, -1, 0};
     if (!enabled() || options_.restart || spent_) return rows;
     auto read = [&](const std::string& path, const Sequence& columns, int64_t& row) {
@@ -47,9 +59,9 @@ std::vector<int64_t> SlabCheckpointer::offer() {
             if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); why.empty())
                 row = c.row;
             else
-                note("warning: " + path + " does not match this run (" + why + "); it is not used");
+                problems_.push_back(path + ": checkpoint does not match this run: " + why);
         } catch (const Error& e) {
-            note(std::string("warning: ") + e.what() + "; this piece is not used");
+            problems_.push_back(e.what());
         }
     };
     read(piece(0), slab_, rows[0]);
@@ -60,16 +72,17 @@ std::vector<int64_t> SlabCheckpointer::offer() {
     if (other_ranks_ > 0) {
         LatestPieces latest = latest_pieces(options_.path, other_ranks_, s0_, s1_, base_.scoring);
         if (latest.any) rows[3] = 1;
-        for (const std::string& why : latest.problems) note("warning: " + why + "; these pieces are not used");
+        problems_.insert(problems_.end(), latest.problems.begin(), latest.problems.end());
         if (latest.whole.row > rows[2]) {
             rows[2] = latest.whole.row;
             other_ = std::move(latest.whole);
         }
     }
+    for (const std::string& why : problems_) note("warning: " + why + "; not used");
     return rows;
 }
 
-void SlabCheckpointer::resume(int64_t row) {
+void Checkpointer::resume(int64_t row) {
     if (spent_) {  // a finished run was killed while its ranks removed their files
         for (int slot = 0; slot < 2; ++slot) ::unlink(piece(slot).c_str());
         if (rank_ == 0) note(remove_spent_files(options_.path, ranks_));
@@ -85,12 +98,12 @@ void SlabCheckpointer::resume(int64_t row) {
         top_f_ = std::move(c.f);
         next_seq_ = slot + 1;  // the next checkpoint goes to the other slot
         if (rank_ == 0)
-            note("resuming from " + options_.path + " (" + std::to_string(ranks_) + " pieces) at row " +
-                 std::to_string(row) + " of " + std::to_string(base_.m));
+            note("resuming from " + options_.path + " (" + std::to_string(ranks_) + (ranks_ == 1 ? " slab" : " slabs") +
+                 ") at " + progress_of(row));
         return;
     }
     // A flat row of all columns offered this row: pieces of another rank count, or a
-    // single-process checkpoint.
+    // flat file at PATH.
     const bool from_pieces = other_.row > 0;
     Checkpoint c = from_pieces ? std::move(other_) : read_checkpoint(options_.path);
     other_ = Checkpoint{};
@@ -100,25 +113,25 @@ void SlabCheckpointer::resume(int64_t row) {
     top_h_.assign(c.h.begin() + c0_, c.h.begin() + c0_ + base_.n);
     top_f_.assign(c.f.begin() + c0_, c.f.begin() + c0_ + base_.n);
     if (rank_ == 0)
-        note("resuming from " + (from_pieces ? "the pieces of " + std::to_string(other_ranks_) + " slabs at " : "single-process checkpoint ") +
-             options_.path + " at row " + std::to_string(row) + " of " + std::to_string(base_.m));
+        note("resuming from " + (from_pieces ? "the pieces of " + std::to_string(other_ranks_) + " slabs at " : "the flat checkpoint ") +
+             options_.path + " at " + progress_of(row));
 }
 
-TopRow SlabCheckpointer::top() {
+TopRow Checkpointer::top() {
     TopRow t;
     t.h = std::move(top_h_);
     t.f = std::move(top_f_);
     return t;
 }
 
-void SlabCheckpointer::start(int64_t band, int64_t seq, bool stop) {
+void Checkpointer::start(int64_t band, int64_t seq, bool stop) {
     stop_ = stop;
     seq_ = seq;
     next_seq_ = seq + 1;
     band_.start(band, base_.n);
 }
 
-bool SlabCheckpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
+bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
     last_ = std::chrono::steady_clock::now();
     if (writer_.valid()) writer_.wait();  // one write at a time; its result is polled by the caller
     auto c = std::make_shared<Checkpoint>(base_);
@@ -137,7 +150,7 @@ bool SlabCheckpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
     return stop_;
 }
 
-int64_t SlabCheckpointer::poll_written() {
+int64_t Checkpointer::poll_written() {
     if (!writer_.valid()) return 0;
     if (writer_.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) {
         writer_.wait();  // a stop checkpoint: written now, in the caller's thread
@@ -154,7 +167,7 @@ int64_t SlabCheckpointer::poll_written() {
     }
 }
 
-void SlabCheckpointer::acknowledged(int64_t seq) {
+void Checkpointer::acknowledged(int64_t seq) {
     if (seq != acked_seq_) {
         acked_seq_ = seq;
         acks_ = 0;
@@ -162,17 +175,17 @@ void SlabCheckpointer::acknowledged(int64_t seq) {
     ++acks_;
 }
 
-bool SlabCheckpointer::due(bool stop) const {
+bool Checkpointer::due(bool stop) const {
     if (!enabled() || band_.active()) return false;
     if (seq_ > 0 && !(acked_seq_ == seq_ && acks_ == ranks_)) return false;
     return stop || std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= options_.every_seconds;
 }
 
-void SlabCheckpointer::remove_completion_marker() {
+void Checkpointer::remove_completion_marker() {
     if (rank_ == 0 && enabled()) ::unlink(completion_marker(options_.path).c_str());
 }
 
-bool SlabCheckpointer::mark_complete() {
+bool Checkpointer::mark_complete() {
     if (!enabled()) return false;
     if (writer_.valid()) writer_.wait();
     if (rank_ != 0) return true;
@@ -185,7 +198,7 @@ bool SlabCheckpointer::mark_complete() {
     }
 }
 
-void SlabCheckpointer::finish() {
+void Checkpointer::finish() {
     if (!enabled()) return;
     bool removed = false;
     for (int slot = 0; slot < 2; ++slot)

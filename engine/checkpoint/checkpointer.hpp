@@ -1,4 +1,4 @@
-//! @file Checkpoints of a column-slab run: one piece per rank of the same flat row, two generations.
+//! @file The checkpointer of every run (one slab or many): a piece per slab of one flat row, two generations.
 #pragma once
 
 #include <chrono>
@@ -15,28 +15,32 @@
 
 namespace chromalign {
 
-/// Rank k of P keeps its columns of checkpoint number q in PATH.slab<k>of<P>.<q % 2>, in the
-/// single-run format with the slab as S1 (so lengths, fingerprints and CRC protect it). Rank 0
+/// Rank k of P keeps its columns of checkpoint number q in PATH.slab<k>of<P>.<q % 2> (a plain
+/// run is rank 0 of 1), in the format of checkpoint_file.hpp with the slab as S1 (so lengths,
+/// fingerprints and CRC protect it). Rank 0
 /// starts checkpoint q + 1 only once every rank has acknowledged q, so whatever moment a job
 /// dies, every rank holds the pieces of one common row; a resume takes the latest such row.
-/// A flat row of all columns also resumes a slab run, each rank taking its columns: a
-/// single-process checkpoint at PATH itself, or the pieces a run with another number of ranks
-/// left (each checked against its columns of S1).
-class SlabCheckpointer {
+/// A flat row of all columns also resumes a run, each rank taking its columns: a flat file at
+/// PATH itself (what release 0.1.0 wrote for a single-slab run), or the pieces a run with
+/// another number of ranks left (each checked against its columns of S1).
+class Checkpointer {
 public:
     /// `slab` holds the slab's columns of S1, which start at column c0 (0-based) of S1. The
     /// sequences must outlive the checkpointer.
-    SlabCheckpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
+    Checkpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
                      const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
                      std::function<void(const std::string&)> note);
-    ~SlabCheckpointer();
+    ~Checkpointer();
 
     bool enabled() const { return !options_.path.empty(); }
 
     /// What this rank can resume from, for the agreement: {row of piece 0, row of piece 1,
-    /// row of a flat row of all columns (single-process checkpoint, or another rank count's
+    /// row of a flat row of all columns (a flat file at PATH, or another rank count's
     /// pieces), whether any of those files exists}; -1 where none (or when --restart).
     std::vector<int64_t> offer();
+    /// Why a checkpoint file that exists could not be offered, for the error when no rank
+    /// has a row to offer.
+    std::string refusal() const;
     /// Loads the state at `row` (0: a fresh start), one of the rows offered by every rank.
     void resume(int64_t row);
 
@@ -73,6 +77,7 @@ public:
 private:
     std::string piece(int slot) const;
     void note(const std::string& text) const;
+    std::string progress_of(int64_t row) const;  ///< "row r of m, p% done"
 
     const Sequence& s0_;
     const Sequence& s1_;
@@ -83,11 +88,12 @@ private:
     int64_t c0_ = 0;
     int rank_ = 0, ranks_ = 1;
     int64_t first_row_ = 0;
-    bool resumed_whole_ = false;  ///< from the single-process checkpoint (removed at the end)
+    bool resumed_whole_ = false;  ///< from the flat file at PATH (removed at the end)
     bool spent_ = false;          ///< a completion marker lies there: the files are a finished run's
     int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
     Checkpoint other_;            ///< the whole row its pieces make, when offer() chose it (else row 0)
     AlignmentEnd best_;
+    std::vector<std::string> problems_;  ///< files offer() found but could not use, and why
     std::vector<int32_t> top_h_, top_f_;
     int64_t next_seq_ = 1;
     int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq

@@ -19,19 +19,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Diagonals enqueued ahead of the oldest unfinished one. Few, so that a right edge leaves
-/// soon after the device finishes it; more than one, so the device never waits for the host.
-/// Below CudaTileRunner::kEdgeSlots, the depth of the edge rings.
-constexpr int64_t kInFlight = 8;
-/// Narrowest block column a slab is cut into (2T for one-warp CUDA blocks).
-constexpr int64_t kMinBlockCols = 64;
+constexpr int64_t kInFlight = kMaxDiagonalsInFlight;
 constexpr int64_t kDiagonalsPerReport = 64;
 
 /// An upper bound on the width cut_slabs gives any slab of n columns over `ranks`: a slab is
-/// within 4 columns per block column (at least 64 wide) of its share, and its share makes up
-/// for the previous slab's rounding. The shape is planned for it, so that every rank's tiles
+/// within 4 columns per block column (at least kMinSlabBlockCols wide) of its share, and its
+/// share makes up for the previous slab's rounding. The shape is planned for it, so that every rank's tiles
 /// fit the lanes (16- or 32-bit) the shape chose.
 int64_t widest_slab(int64_t n, int ranks) {
+    if (ranks == 1) return n;  // one slab is all of S1
+    static_assert(kMinSlabBlockCols >= 32, "4 columns per block column must stay within share / 8");
     const int64_t share = std::max<int64_t>(1, n / ranks);
     return share + share / 8 + 2 * kColumnQuantum;
 }
@@ -75,7 +72,7 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
 /// This rank's part of the run: the executor, the edge streams and the checkpoint protocol.
 class SlabRank {
 public:
-    SlabRank(SlabLink& link, SlabCheckpointer& ck, TileExecutor& ex, int32_t out_corner,
+    SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner,
              const BackendOptions& options)
         : link_(link), ck_(ck), ex_(ex), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
           options_(options), left_(link.rank() > 0), right_(link.rank() + 1 < link.ranks()),
@@ -221,9 +218,10 @@ private:
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
         const auto signals = link_.allgather({signal});
         const int sig = static_cast<int>(signals[0][0]);
-        throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; every slab checkpointed row " +
-                                   std::to_string(ck_.first_row() + (stop_band_ + 1) * rows_) + " under " +
-                                   options_.checkpoint.path + ".slab*: run the same command again to resume");
+        const std::string row = std::to_string(ck_.first_row() + (stop_band_ + 1) * rows_);
+        throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; " +
+                                   (link_.ranks() == 1 ? "checkpointed row " : "every slab checkpointed row ") + row +
+                                   " under " + options_.checkpoint.path + ".slab*: run the same command again to resume");
     }
 
     double seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -242,7 +240,7 @@ private:
     }
 
     SlabLink& link_;
-    SlabCheckpointer& ck_;
+    Checkpointer& ck_;
     TileExecutor& ex_;
     const TileGrid& g_;
     const int64_t rows_;
@@ -277,19 +275,21 @@ std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
 
 std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes) {
     const int64_t ranks = static_cast<int64_t>(shapes.size());
+    int64_t min_cols = kMinSlabBlockCols;
+    for (const SlabShape& shape : shapes) min_cols = std::max(min_cols, shape.min_block_cols);
     std::vector<Slab> slabs(shapes.size());
     int64_t c0 = 0;
     for (int64_t k = 0; k + 1 < ranks; ++k) {
         const int64_t share = std::max<int64_t>(n * (k + 1) / ranks - c0, 1);
-        const int64_t blocks = std::clamp<int64_t>(share / kMinBlockCols, 1, shapes[k].blocks);
+        const int64_t blocks = std::clamp<int64_t>(share / min_cols, 1, shapes[k].blocks);
         int64_t cols = (share / blocks + kColumnQuantum / 2) / kColumnQuantum * kColumnQuantum;
-        cols = std::max(cols, kMinBlockCols);
+        cols = std::max(cols, min_cols);
         slabs[k] = Slab{c0, blocks * cols, static_cast<int32_t>(blocks)};
         c0 += blocks * cols;
     }
     if (c0 >= n)
         throw Error("S1 has " + std::to_string(n) + " bases, too few to split over " + std::to_string(ranks) +
-                    " slabs (a slab needs at least " + std::to_string(kMinBlockCols) + " columns)");
+                    " slabs (a slab needs at least " + std::to_string(min_cols) + " columns)");
     slabs.back() = Slab{c0, n - c0, shapes.back().blocks};
     return slabs;
 }
@@ -319,17 +319,15 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     slab.source = s1.source;
     slab.codes.assign(s1.codes.begin() + me.c0, s1.codes.begin() + me.c0 + me.width);
 
-    std::unique_ptr<SlabCheckpointer> ck;
+    std::unique_ptr<Checkpointer> ck;
     const auto offers = on_every_rank(link, 4, [&] {
-        ck = std::make_unique<SlabCheckpointer>(s0, s1, slab, me.c0, scoring, rank, ranks, options.checkpoint,
+        ck = std::make_unique<Checkpointer>(s0, s1, slab, me.c0, scoring, rank, ranks, options.checkpoint,
                                                 options.on_note);
         return ck->offer();
     });
     const int64_t row = common_row(offers);
     const bool any_file = std::any_of(offers.begin(), offers.end(), [](const auto& o) { return o[3] != 0; });
-    if (any_file && row == 0)
-        throw Error(options.checkpoint.path + ": the ranks' checkpoint pieces share no row (pieces missing or "
-                    "damaged); they are left untouched (use --restart to start over)");
+    if (any_file && row == 0) throw Error(ck->refusal());
     if (row >= s0.length()) throw Error(options.checkpoint.path + ": checkpoint is past the last row");
     TopRow top;
     on_every_rank(link, 0, [&] {
@@ -363,7 +361,7 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
         if (better_end(cand, best)) best = cand;
         timings.emplace_back(v.begin() + 3, v.end());
     }
-    if (rank == 0 && options.on_note) options.on_note(pipeline_note(timings));
+    if (rank == 0 && ranks > 1 && options.on_note) options.on_note(pipeline_note(timings));
     int64_t late_ack = 0;  // acknowledgements of a checkpoint rank 0 no longer waits for
     while (rank == 0 && link.poll_ack(late_ack)) {
     }

@@ -14,10 +14,14 @@
 
 namespace chromalign {
 
+/// Narrowest block column cut_slabs makes, whatever the backend asks (see widest_slab).
+constexpr int64_t kMinSlabBlockCols = 64;
+
 /// What a rank's tiled backend needs to agree on before the slabs are cut.
 struct SlabShape {
     int64_t rows_per_band = 0;  ///< R: every rank must use the same (edges travel per band)
     int32_t blocks = 0;         ///< block columns the backend wants for its slab
+    int64_t min_block_cols = kMinSlabBlockCols;  ///< narrowest block column its kernels take
 };
 
 /// The part of a tiled backend that a slab run drives (cuda and cpu implement it). The slabs
@@ -46,14 +50,14 @@ struct Slab {
 };
 
 /// Equal shares of n columns. Every slab but the last is exactly blocks x C columns with C a
-/// multiple of kColumnQuantum and at least 64, so its grid has no padding and its last
+/// multiple of kColumnQuantum and at least every shape's min_block_cols, so its grid has no padding and its last
 /// column is its right edge; the last slab takes the rest. Throws Error when S1 is too short
 /// for this many ranks.
 std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
 
 /// Runs this rank's slab of the comparison: streams left edges in from rank - 1 and right
 /// edges out to rank + 1 band by band, keeps at most a few diagonals in flight so edges leave
-/// as soon as they are final, checkpoints (coordinated by rank 0, see SlabCheckpointer) and
+/// as soon as they are final, checkpoints (coordinated by rank 0, see Checkpointer) and
 /// returns the best cell of the whole comparison on every rank. Rank 0 alone reads the stop
 /// flag and reports progress (of its own slab; later ranks trail it by about B diagonals each).
 AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,

@@ -34,6 +34,11 @@ struct SlabEdges {
 /// Minus infinity for E and F in every backend: far from overflow when ext is subtracted.
 constexpr int32_t kScoreNegInf = -(1 << 30);
 
+/// Diagonals a caller keeps enqueued ahead of the oldest unfinished one (the slab loop: few, so
+/// that a right edge leaves soon after it is final; more than one, so that the device never
+/// waits for the host). An executor keeps the edges and done() answers of more than this many.
+constexpr int64_t kMaxDiagonalsInFlight = 8;
+
 /// One backend's tile engine over one matrix. Diagonals are enqueued in order 0, 1, ...;
 /// enqueue may return before the work is done (GPU), synchronize() waits for it.
 class TileExecutor {

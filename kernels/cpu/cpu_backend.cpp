@@ -9,7 +9,6 @@
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/tiling/tile_grid.hpp"
-#include "engine/orchestration/tiled_run.hpp"
 #include "kernels/cpu/tile_runner.hpp"
 
 namespace chromalign {
@@ -104,17 +103,11 @@ public:
     }
     std::string layout() const override { return layout_; }
 
-    /// With --slabs S > 1, S column slabs of --threads threads each (the cores shared among
-    /// them by default): the slab path of a cuda run, there to be tested without a GPU.
+    /// --slabs S column slabs of --threads threads each (the cores shared among them by
+    /// default): with S > 1, the path of a single-process cuda run, tested without a GPU.
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
-        if (slabs_per_process() > 1) return run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
-        auto make_executor = [&](int64_t first_row, const TopRow& top) {
-            auto runner = make_runner(s0, s1, scoring, options_, threads_, first_row, top, isa_);
-            layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
-            return runner;
-        };
-        return run_tiled(s0, s1, scoring, make_executor, options_);
+        return run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
     }
 
     SlabEngine* slab_engine() override { return this; }
@@ -155,13 +148,9 @@ private:
 }  // namespace
 
 BackendEntry cpu_backend_entry() {
-    BackendEntry e;
-    e.name = "cpu";
-    e.summary = "multi-threaded SIMD tiles (SSE4.1 to AVX-512, or scalar)";
-    e.automatic = true;
-    e.devices = [] { return 1; };
-    e.make = [](const BackendOptions& options) { return std::make_unique<CpuBackend>(options); };
-    return e;
+    return {"cpu", "multi-threaded SIMD tiles (SSE4.1 to AVX-512, or scalar)",
+            /*automatic=*/true, /*default_slabs=*/1, [] { return 1; },
+            [](const BackendOptions& o) -> std::unique_ptr<Backend> { return std::make_unique<CpuBackend>(o); }};
 }
 
 std::unique_ptr<TileExecutor> make_cpu_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,

@@ -16,7 +16,7 @@ namespace chromalign {
 BackendEntry cpu_backend_entry();
 
 /// The executor the cpu backend runs for rows first_row+1 .. m of S0 (all of S1), starting
-/// below `top` (the DP row first_row; empty for row 0): an ExecutorFactory of run_tiled. Tile
+/// below `top` (the DP row first_row; empty for row 0), as a one-slab run makes it. Tile
 /// grid and kernel come from `options` (threads, alpha, max_blocks) and the scoring. The
 /// executor copies what it needs from the sequences. Throws Error on bad input.
 std::unique_ptr<TileExecutor> make_cpu_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,

@@ -7,13 +7,15 @@
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/tiling/tile_grid.hpp"
-#include "engine/orchestration/tiled_run.hpp"
 
 #include "kernels/cuda/tile_runner.hpp"
 
 namespace chromalign {
 
 namespace {
+
+static_assert(kernels::CudaTileRunner::kEdgeSlots > kMaxDiagonalsInFlight,
+              "the edge rings must outlast the diagonals the slab loop keeps in flight");
 
 /// Rows per thread when the user does not choose: more rows amortise the per-step shuffles,
 /// votes and bus traffic over more cells. On an H100, 8M x 8M: alpha 16 (12 blocks per SM,
@@ -38,6 +40,7 @@ public:
         const int wanted = options_.blocks_per_sm > 0 ? options_.blocks_per_sm : kDefaultBlocksPerSm;
         blocks_per_sm_ = std::max(1, std::min(wanted, resident));
         slabs_ = options_.slabs > 0 ? options_.slabs : kDefaultCudaSlabs;
+        sharing_ = slabs_;
     }
 
     std::string name() const override { return "cuda"; }
@@ -48,19 +51,15 @@ public:
     std::string layout() const override { return layout_; }
 
     /// One process on one GPU: slabs_ column slabs as concurrent kernels (slab_group.hpp says
-    /// why), or the plain external-diagonal loop for one slab or an S1 too short to cut.
+    /// why), or one slab for an S1 too short to cut.
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
-        if (slabs_ > 1 && s1.length() >= kMinBlockColsForSlabs * max_blocks()) {
-            const AlignmentEnd best = run_local_slabs(s0, s1, scoring, *this, slabs_, options_);
-            layout_ = std::to_string(slabs_) + " slabs (one: " + layout_ + ")";
-            return best;
-        }
-        auto make_executor = [&](int64_t first_row, const TopRow& top) {
-            return slab_executor(s0, s1, scoring, first_row, top, SlabEdges{}, max_blocks());
-        };
-        return run_tiled(s0, s1, scoring, make_executor, options_);
+        sharing_ = slabs_ > 1 && s1.length() >= kMinBlockColsForSlabs * max_blocks() ? slabs_ : 1;
+        const AlignmentEnd best = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
+        if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";
+        sharing_ = slabs_;
+        return best;
     }
 
     SlabEngine* slab_engine() override { return this; }
@@ -68,7 +67,8 @@ public:
     int slabs_per_process() const override { return slabs_; }
 
     SlabShape slab_shape(int64_t, int64_t, const Scoring&) override {
-        return SlabShape{int64_t{32} * options_.alpha, std::max(1, max_blocks() / slabs_)};
+        // One warp per block: the short/long phase split needs C >= 2T.
+        return SlabShape{int64_t{32} * options_.alpha, std::max(1, max_blocks() / sharing_), 2 * 32};
     }
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
@@ -100,6 +100,7 @@ private:
     kernels::CudaDeviceInfo info_;
     int blocks_per_sm_ = 1;
     int slabs_ = 1;
+    int sharing_ = 1;  ///< slabs of this process sharing the GPU in the run being set up
     std::mutex mutex_;
     size_t device_bytes_ = 0;  ///< of every executor of the last run
     std::string layout_;
@@ -108,14 +109,9 @@ private:
 }  // namespace
 
 BackendEntry cuda_backend_entry() {
-    BackendEntry e;
-    e.name = "cuda";
-    e.summary = "one NVIDIA GPU (--device), CUDAlign's tiling with column slabs";
-    e.automatic = true;
-    e.default_slabs = kDefaultCudaSlabs;
-    e.devices = [] { return kernels::cuda_device_count(); };
-    e.make = [](const BackendOptions& options) { return std::make_unique<CudaBackend>(options); };
-    return e;
+    return {"cuda", "one NVIDIA GPU (--device), CUDAlign's tiling with column slabs",
+            /*automatic=*/true, /*default_slabs=*/kDefaultCudaSlabs, [] { return kernels::cuda_device_count(); },
+            [](const BackendOptions& o) -> std::unique_ptr<Backend> { return std::make_unique<CudaBackend>(o); }};
 }
 
 }  // namespace chromalign

@@ -5,15 +5,11 @@
 namespace chromalign {
 
 BackendEntry cuda_backend_entry() {
-    BackendEntry e;
-    e.name = "cuda";
-    e.summary = "not in this build (no CUDA compiler at build time)";
-    e.automatic = true;
-    e.devices = [] { return 0; };
-    e.make = [](const BackendOptions&) -> std::unique_ptr<Backend> {
-        throw Error("this build of chromalign has no CUDA backend (no CUDA compiler at build time)");
-    };
-    return e;
+    return {"cuda", "not in this build (no CUDA compiler at build time)",
+            /*automatic=*/true, /*default_slabs=*/1, [] { return 0; },
+            [](const BackendOptions&) -> std::unique_ptr<Backend> {
+                throw Error("this build of chromalign has no CUDA backend (no CUDA compiler at build time)");
+            }};
 }
 
 }  // namespace chromalign

@@ -18,13 +18,9 @@ public:
 }  // namespace
 
 BackendEntry reference_backend_entry() {
-    BackendEntry e;
-    e.name = "reference";
-    e.summary = "the textbook single-thread oracle every fast path is tested against";
-    e.default_slabs = 0;  // not tiled: no slabs
-    e.devices = [] { return 1; };
-    e.make = [](const BackendOptions&) { return std::make_unique<ReferenceBackend>(); };
-    return e;
+    return {"reference", "the textbook single-thread oracle every fast path is tested against",
+            /*automatic=*/false, /*default_slabs=*/0, [] { return 1; },
+            [](const BackendOptions&) -> std::unique_ptr<Backend> { return std::make_unique<ReferenceBackend>(); }};
 }
 
 }  // namespace chromalign
