@@ -519,6 +519,14 @@ TEST(CliOutput, OutputFileGetsResultAndStdoutNothing) {
     EXPECT_NE(written.find("s0_end\t" + std::to_string(want.s0_end) + "\n"), std::string::npos);
 }
 
+TEST(CliOutput, DashOutputIsStandardOutput) {
+    const std::vector<std::string> args = expand(std::vector<std::string>{"-q", "-b", "reference", "-o", "-", "{s0}", "{s1}"});
+    const CliRun run = run_cli(args);
+    ASSERT_EQ(run.code, 0) << describe(args, run);
+    EXPECT_EQ(run.out.rfind("score\t", 0), 0u) << run.out;
+    EXPECT_FALSE(fs::exists("-")) << "no file named '-'";
+}
+
 TEST(CliOutput, QuietPrintsNothingOnStderr) {
     // The two-record file would otherwise produce a note as well as the summary.
     const std::vector<std::string> args =

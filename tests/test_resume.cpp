@@ -1,6 +1,7 @@
 //! @file Interrupted runs resume to the exact uninterrupted answer (CPU backend, through the CLI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
@@ -102,6 +103,40 @@ TEST_F(Resume, SlabsOfOneProcessStopAtOneRowThenResumeWithAnotherCount) {
     for (int k = 0; k < 3; ++k) EXPECT_FALSE(file_exists(ck + ".slab" + std::to_string(k) + "of3.1"));
 }
 TEST_F(Resume, SigtermWritesACheckpointAndExits143) { interrupt_then_resume(*harness_, SIGTERM, expected_); }
+TEST_F(Resume, SighupWritesACheckpointAndExits129) { interrupt_then_resume(*harness_, SIGHUP, expected_); }
+
+/// Runs the CLI under a shell limit (`ulimit ...`) set just before it starts.
+test::ChildRun run_limited(test::ResumeHarness& h, const std::string& limit, const std::vector<std::string>& args) {
+    h.set_launcher({"sh", "-c", limit + "; exec \"$@\"", "sh"});
+    test::ChildRun r = h.run(args);
+    h.set_launcher({});
+    return r;
+}
+
+TEST_F(Resume, FileSizeLimitWarnsOrStopsWhenStrictNeverKills) {
+    // ulimit -f 1: no checkpoint fits in 1 KiB. Without SIG_IGN the first write would end the
+    // process with SIGXFSZ (exit 153) and nothing said.
+    const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", harness_->path("fsize.ckpt"),
+                                           "--checkpoint-every", "0.2s"};
+    const test::ChildRun lenient = run_limited(*harness_, "ulimit -f 1", args);
+    ASSERT_EQ(lenient.exit_code, 0) << lenient.err;
+    EXPECT_NE(lenient.err.find("File too large; the previous checkpoint is kept, the run goes on"), std::string::npos)
+        << lenient.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(lenient.out), expected_);
+    std::vector<std::string> strict = args;
+    strict.push_back("--checkpoint-strict");
+    const test::ChildRun stopped = run_limited(*harness_, "ulimit -f 1", strict);
+    EXPECT_EQ(stopped.exit_code, 1) << stopped.err;
+    EXPECT_NE(stopped.err.find("cannot write checkpoint: File too large"), std::string::npos) << stopped.err;
+}
+
+TEST_F(Resume, MoreThreadsThanTheSystemStartsIsOneLineNotAnAbort) {
+    // 300 MB of address space holds a few dozen 8 MiB thread stacks, not 500.
+    const test::ChildRun r = run_limited(*harness_, "ulimit -v 300000", {"-b", "cpu", "--threads", "500"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("cannot start 500 CPU threads"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
 
 TEST_F(Resume, ForeignCheckpointIsRefusedAndKeptUnlessRestart) {
     const std::string ck = harness_->path("foreign.ckpt");

@@ -25,9 +25,10 @@ namespace {
 
 using namespace chromalign;
 
-/// Set by SIGINT, SIGTERM or SIGUSR1 while a checkpointed run is going: the engine writes one
-/// more checkpoint, then throws Interrupted. SIGUSR1 is the one mpirun forwards to every rank
-/// without killing them a second later, as it does after forwarding SIGINT or SIGTERM.
+/// Set by SIGINT, SIGTERM, SIGHUP or SIGUSR1 while a checkpointed run is going: the engine
+/// writes one more checkpoint, then throws Interrupted. SIGUSR1 is the one mpirun forwards to
+/// every rank without killing them a second later, as it does after forwarding SIGINT or
+/// SIGTERM; SIGHUP is what a closed terminal or ssh session sends.
 volatile std::sig_atomic_t g_stop_signal = 0;
 
 extern "C" void on_stop_signal(int signal_number) { g_stop_signal = signal_number; }
@@ -39,6 +40,7 @@ void install_stop_handlers() {
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
     sigaction(SIGUSR1, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
 }
 
 double peak_memory_mib() {
@@ -143,7 +145,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
     const std::string text = cli::format_report(report, o.format);
-    if (o.output.empty()) {
+    if (o.output.empty() || o.output == "-") {
         std::cout << text << std::flush;
         if (!std::cout) throw Error("cannot write the result to standard output");
     } else {
@@ -167,6 +169,9 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Past a file size limit (ulimit -f) a write then fails with EFBIG, which the checkpoint
+    // writer reports and survives, instead of SIGXFSZ killing the run with nothing said.
+    std::signal(SIGXFSZ, SIG_IGN);
     RankInfo ranks;
 #ifdef CHROMALIGN_HAVE_MPI
     std::unique_ptr<MpiSession> mpi;

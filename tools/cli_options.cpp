@@ -148,7 +148,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), slabs_help().c_str())
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
-        ("output,o", po::value<std::string>(&o.output), "write the result to this file (default: standard output)")
+        ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
         ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress to this file and resume from it when it matches")
         ("checkpoint-every", po::value<std::string>(&every)->default_value(every), "interval between checkpoints: 90, 30s, 10m or 1h")

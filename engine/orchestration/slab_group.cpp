@@ -1,6 +1,8 @@
 //! @file SlabGroup: a generation-counted rendezvous under one mutex, and the group's threads.
 #include "engine/orchestration/slab_group.hpp"
 
+#include <string>
+#include <system_error>
 #include <thread>
 
 #include "engine/error.hpp"
@@ -55,18 +57,27 @@ void run_in_group(SlabGroup& group, const std::function<void(int local)>& body) 
     std::mutex first_mutex;
     std::exception_ptr first;
     std::vector<std::thread> threads;
-    for (int local = 0; local < group.slabs(); ++local)
-        threads.emplace_back([&, local] {
-            try {
-                body(local);
-            } catch (...) {
-                {
-                    std::lock_guard<std::mutex> lock(first_mutex);
-                    if (!first) first = std::current_exception();
+    try {
+        for (int local = 0; local < group.slabs(); ++local)
+            threads.emplace_back([&, local] {
+                try {
+                    body(local);
+                } catch (...) {
+                    {
+                        std::lock_guard<std::mutex> lock(first_mutex);
+                        if (!first) first = std::current_exception();
+                    }
+                    group.fail();
                 }
-                group.fail();
-            }
-        });
+            });
+    } catch (const std::system_error& e) {
+        // The slabs already started wait for the missing ones in their first collective:
+        // failing the group releases them, and they must be joined before anything returns.
+        group.fail();
+        for (auto& t : threads) t.join();
+        throw Error("cannot start a thread for each of " + std::to_string(group.slabs()) +
+                    " column slabs: " + e.what());
+    }
     for (auto& t : threads) t.join();
     if (first) std::rethrow_exception(first);
 }

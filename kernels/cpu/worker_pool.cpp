@@ -2,6 +2,10 @@
 #include "kernels/cpu/worker_pool.hpp"
 
 #include <chrono>
+#include <string>
+#include <system_error>
+
+#include "engine/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -25,16 +29,28 @@ constexpr auto kYieldFor = std::chrono::milliseconds(2);
 }  // namespace
 
 WorkerPool::WorkerPool(int workers) {
-    for (int w = 1; w < workers; ++w) helpers_.emplace_back([this, w] { helper_main(w); });
+    try {
+        for (int w = 1; w < workers; ++w) helpers_.emplace_back([this, w] { helper_main(w); });
+    } catch (const std::system_error& e) {
+        // A thread limit or too little memory for stacks: the helpers already started must be
+        // joined, or their destructors would end the process.
+        const size_t started = helpers_.size() + 1;
+        stop_helpers();
+        throw Error("cannot start " + std::to_string(workers) + " CPU threads (" + std::to_string(started) +
+                    " started): " + e.what() + "; use --threads to ask for fewer");
+    }
 }
 
-WorkerPool::~WorkerPool() {
+WorkerPool::~WorkerPool() { stop_helpers(); }
+
+void WorkerPool::stop_helpers() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_.store(true);
     }
     wake_.notify_all();
     for (std::thread& t : helpers_) t.join();
+    helpers_.clear();
 }
 
 void WorkerPool::run_batch(int64_t count, TaskFn fn, void* context) {

@@ -16,6 +16,8 @@ namespace chromalign::kernels::cpu {
 /// external diagonal follow each other within microseconds), then sleep.
 class WorkerPool {
 public:
+    /// Starts workers - 1 helper threads. Throws Error naming the count when the system cannot
+    /// start them (thread limit, memory), after joining those it started.
     explicit WorkerPool(int workers);
     ~WorkerPool();
     WorkerPool(const WorkerPool&) = delete;
@@ -36,6 +38,7 @@ private:
 
     void run_batch(int64_t count, TaskFn fn, void* context);
     void helper_main(int worker);
+    void stop_helpers();  ///< wakes, stops and joins every helper
     void work(int worker);
     bool wait_for_batch(uint64_t last_seen, uint64_t* open);
 
