@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
@@ -130,6 +132,26 @@ TEST_F(Resume, FileSizeLimitWarnsOrStopsWhenStrictNeverKills) {
     EXPECT_NE(stopped.err.find("cannot write checkpoint: File too large"), std::string::npos) << stopped.err;
 }
 
+TEST_F(Resume, ASecondRunOnABusyCheckpointIsRefused) {
+    const std::string ck = harness_->path("busy.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"};
+    test::ChildRun first;
+    std::thread running([&] { first = harness_->run(args, 3000, SIGINT); });
+    // The same pair from its own directory (the harness captures output there): it starts
+    // once the first run holds the lock, and stops at once.
+    const test::ResumeHarness same_pair(kLength, kLength, test::seed());
+    for (int ms = 0; ms < 2000 && !file_exists(ck + ".lock"); ++ms) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const test::ChildRun second = same_pair.run(args);
+    running.join();
+    EXPECT_EQ(first.exit_code, 128 + SIGINT) << first.err;
+    EXPECT_EQ(second.exit_code, 1) << second.err;
+    EXPECT_NE(second.err.find(ck + ": in use by process "), std::string::npos) << second.err;
+    EXPECT_FALSE(file_exists(ck + ".lock")) << "the lock goes with its run";
+    const test::ChildRun again = harness_->run(args);  // resumes: the lock was released
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.err.find("resuming from"), std::string::npos) << again.err;
+}
+
 TEST_F(Resume, MoreThreadsThanTheSystemStartsIsOneLineNotAnAbort) {
     // 300 MB of address space holds a few dozen 8 MiB thread stacks, not 500.
     const test::ChildRun r = run_limited(*harness_, "ulimit -v 300000", {"-b", "cpu", "--threads", "500"});
@@ -180,7 +202,8 @@ TEST_F(Resume, UnwritableCheckpointWarnsOrStopsWhenStrict) {
     strict.push_back("--checkpoint-strict");
     const test::ChildRun stopped = harness_->run(strict);
     EXPECT_EQ(stopped.exit_code, 1);
-    EXPECT_NE(stopped.err.find("cannot create checkpoint"), std::string::npos) << stopped.err;
+    EXPECT_NE(stopped.err.find(nowhere + ".lock: cannot create checkpoint"), std::string::npos) << stopped.err;
+    EXPECT_TRUE(stopped.out.empty()) << "--checkpoint-strict stops before computing anything";
 }
 
 }  // namespace

@@ -20,6 +20,12 @@ Checkpointer::Checkpointer(const Sequence& s0, const Sequence& s1, const Sequenc
     base_.fingerprint0 = sequence_fingerprint(s0);
     base_.fingerprint1 = sequence_fingerprint(slab);
     base_.scoring = scoring;
+    if (enabled() && rank_ == 0) {
+        lock_ = std::make_unique<CheckpointLock>(options_.path);
+        // What stops the lock stops every checkpoint write too: found now rather than at the first.
+        if (!lock_->problem().empty() && options_.strict) throw Error(lock_->problem());
+        if (!lock_->problem().empty()) this->note("warning: " + lock_->problem() + "; nothing keeps another run off this checkpoint");
+    }
     if (!enabled() || options_.restart) return;
     spent_ = file_exists(completion_marker(options_.path));
     if (spent_) return;  // what lies there is spent; resume() removes it

@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/backend/backend.hpp"
 #include "engine/checkpoint/band_capture.hpp"
 #include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/checkpoint/lock.hpp"
 #include "engine/tiling/tile_executor.hpp"
 
 namespace chromalign {
@@ -26,7 +28,8 @@ namespace chromalign {
 class Checkpointer {
 public:
     /// `slab` holds the slab's columns of S1, which start at column c0 (0-based) of S1. The
-    /// sequences must outlive the checkpointer.
+    /// sequences must outlive the checkpointer. Rank 0 holds the checkpoint's lock for the
+    /// checkpointer's life: throws Error when another run holds it.
     Checkpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
                      const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
                      std::function<void(const std::string&)> note);
@@ -102,6 +105,7 @@ private:
     int64_t seq_ = 0;
     std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
     std::future<int64_t> writer_;
+    std::unique_ptr<CheckpointLock> lock_;  ///< rank 0, with checkpoints on
 };
 
 }  // namespace chromalign
