@@ -101,6 +101,27 @@ TEST(SlabRun, EdgeSizesMatchReference) {
     }
 }
 
+TEST(SlabRun, ProgressCountsTheCellsOfEverySlabOfTheProcess) {
+    // Long enough (a few seconds) for reports, which come at most once a second.
+    std::mt19937_64 rng(test::seed() + 5);
+    const auto [s0, s1] = test::mutated_pair(300000, 300000, rng);
+    BackendOptions o;
+    o.slabs = 3;
+    std::vector<Progress> reports;
+    o.on_progress = [&reports](const Progress& p) { reports.push_back(p); };
+    make_backend("cpu", o)->align(s0, s1, kScorings[0]);
+    ASSERT_FALSE(reports.empty()) << "the run ended before its first report";
+    const int64_t cells = s0.length() * s1.length();
+    int64_t last = 0;
+    for (const Progress& p : reports) {
+        EXPECT_EQ(p.cells_total, cells);
+        EXPECT_EQ(p.cells_this_run + p.cells_left, cells) << "every slab's cells, none twice";
+        EXPECT_GT(p.cells_this_run, last) << "progress only grows";
+        EXPECT_LE(p.cells_done, cells);
+        last = p.cells_this_run;
+    }
+}
+
 TEST(SlabRun, SharedRealPairMatchesSingleProcess) {
     Sequence s0, s1;
     if (!test::load_shared_pair("paper", "AF133821.1", "AY352275.1", s0, s1)) GTEST_SKIP() << "no shared data";

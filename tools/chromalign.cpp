@@ -59,7 +59,7 @@ public:
         last_line_ = p.seconds;
         const double done = p.cells_total ? static_cast<double>(p.cells_done) / p.cells_total : 0;
         const double rate = p.seconds > 0 ? p.cells_this_run / p.seconds : 0;
-        const double eta = rate > 0 ? (p.cells_total - p.cells_done) / rate : 0;
+        const double eta = rate > 0 ? p.cells_left / rate : 0;
         std::fprintf(stderr, "%s%5.1f%% done, %.2f GCUPS, %.0f s elapsed, ETA %.0f s, best so far %d%s",
                      tty_ ? "\r" : "", 100 * done, rate / 1e9, p.seconds, eta, p.best_score,
                      tty_ ? "   " : "\n");

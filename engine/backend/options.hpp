@@ -12,7 +12,8 @@ namespace chromalign {
 struct Progress {
     int64_t cells_done = 0;   ///< DP cells finished (of m*n), resumed ones included
     int64_t cells_total = 0;
-    int64_t cells_this_run = 0;  ///< cells computed by this process (for the rate)
+    int64_t cells_this_run = 0;  ///< cells computed by this process in this run (for the rate)
+    int64_t cells_left = 0;      ///< cells this process still has to compute (for the ETA)
     double seconds = 0;       ///< since this process started the comparison
     int32_t best_score = 0;   ///< best score found so far
 };

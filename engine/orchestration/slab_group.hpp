@@ -2,11 +2,14 @@
 //! collectives, and how the failure of one stops the others.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace chromalign {
@@ -29,6 +32,12 @@ public:
     SlabValues gather(int local, const std::vector<int64_t>& values,
                       const std::function<SlabValues(const SlabValues&)>& across);
 
+    /// Slab `local` has finished `done` of its `total` cells in this run (it says so about once a
+    /// second); what the progress line of the process sums. Any thread may call both.
+    void set_cells(int local, int64_t done, int64_t total);
+    /// Cells finished and cells to compute in this run, over the group's slabs.
+    std::pair<int64_t, int64_t> cells() const;
+
     /// Marks the group failed and wakes every thread waiting in gather().
     void fail();
     /// Throws Error when a slab of the group failed; links call it while they wait.
@@ -43,6 +52,7 @@ private:
     int arrived_ = 0;
     int64_t generation_ = 0;
     SlabValues result_;
+    std::unique_ptr<std::atomic<int64_t>[]> done_, total_;  ///< per slab, see set_cells
 };
 
 /// Runs body(local) for every slab of the group, a thread each. When one throws, the group

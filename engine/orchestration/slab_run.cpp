@@ -73,13 +73,15 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
 class SlabRank {
 public:
     SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner,
-             const BackendOptions& options)
+             const BackendOptions& options, SlabGroup* group, int local)
         : link_(link), ck_(ck), ex_(ex), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
-          options_(options), left_(link.rank() > 0), right_(link.rank() + 1 < link.ranks()),
+          options_(options), group_(group), local_(local), left_(link.rank() > 0),
+          right_(link.rank() + 1 < link.ranks()),
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf) {}
 
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
+        if (group_) group_->set_cells(local_, 0, g_.m * g_.n);  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
         for (int64_t d = 0; d < g_.diagonals(); ++d) {
@@ -92,11 +94,13 @@ public:
                 if (ck_.write(ex_, best(c0))) stop(d);
             }
             pump(d + 1);
+            if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
+            const int64_t finished = g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, 0));
+            if (group_) group_->set_cells(local_, finished, g_.m * g_.n);
             const auto now = Clock::now();
-            if (options_.on_progress && link_.rank() == 0 && (d + 1) % kDiagonalsPerReport == 0 &&
-                now - last_report >= std::chrono::seconds(1)) {
+            if (link_.rank() == 0 && now - last_report >= std::chrono::seconds(1)) {
                 last_report = now;
-                report(s0, s1, d + 1 - kInFlight, std::chrono::duration<double>(now - start).count());
+                report(s0, s1, finished, std::chrono::duration<double>(now - start).count());
             }
         }
         ex_.synchronize();
@@ -226,14 +230,19 @@ private:
 
     double seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
-    void report(const Sequence& s0, const Sequence& s1, int64_t done, double seconds) {
-        // Rank 0's slab stands for the whole matrix: the others trail it by ~B diagonals each.
-        const double fraction = static_cast<double>(g_.cells_finished(std::max<int64_t>(done, 0))) /
-                                (static_cast<double>(g_.m) * static_cast<double>(g_.n));
+    /// The cells this process computed (its group's slabs; this slab's `finished` of its own
+    /// without a group) against what it has to compute; the whole matrix's progress is
+    /// estimated from that fraction (other processes keep about the same pace).
+    void report(const Sequence& s0, const Sequence& s1, int64_t finished, double seconds) {
+        const auto [done, total] = group_ ? group_->cells() : std::pair<int64_t, int64_t>{finished, g_.m * g_.n};
+        const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0;
+        const int64_t left_rows = s0.length() - ck_.first_row();
         Progress p;
         p.cells_total = s0.length() * s1.length();
-        p.cells_this_run = static_cast<int64_t>(fraction * static_cast<double>(g_.m) * static_cast<double>(s1.length()));
-        p.cells_done = ck_.first_row() * s1.length() + p.cells_this_run;
+        p.cells_this_run = done;
+        p.cells_left = total - done;
+        p.cells_done = ck_.first_row() * s1.length() +
+                       static_cast<int64_t>(fraction * static_cast<double>(left_rows) * static_cast<double>(s1.length()));
         p.seconds = seconds;
         p.best_score = ex_.best().score;
         options_.on_progress(p);
@@ -246,6 +255,8 @@ private:
     const int64_t rows_;
     int32_t out_corner_;  ///< H of the right edge column in the row above the next band sent
     const BackendOptions& options_;
+    SlabGroup* const group_;  ///< this process's slabs, for the progress (may be null)
+    const int local_;
     const bool left_, right_;
     std::deque<EdgeMessage> inbox_;
     std::map<int64_t, std::pair<int64_t, bool>> flags_;  ///< band -> checkpoint seq and stop, to forward
@@ -295,7 +306,7 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes) {
 }
 
 AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                      SlabLink& link, const BackendOptions& options) {
+                      SlabLink& link, const BackendOptions& options, SlabGroup* group, int local) {
     const int rank = link.rank(), ranks = link.ranks();
     scoring.check_no_overflow(s0.length(), s1.length());
     if (s0.length() < 1 || s1.length() < 1) throw Error("both sequences must hold at least one base");
@@ -347,7 +358,7 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
         return std::vector<int64_t>{};
     });
 
-    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options);
+    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, group, local);
     worker.run(s0, s1, me.c0);
     const AlignmentEnd mine = worker.best(me.c0);
     link.flush();
@@ -384,7 +395,7 @@ AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& sc
     std::vector<AlignmentEnd> best(static_cast<size_t>(group.slabs()));
     run_in_group(group, [&](int local) {
         const std::unique_ptr<SlabLink> link = link_for(local);
-        best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, options);
+        best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, options, &group, local);
     });
     return best.front();  // the same on every slab: run_slab reduces over all of them
 }

@@ -59,9 +59,10 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
 /// edges out to rank + 1 band by band, keeps at most a few diagonals in flight so edges leave
 /// as soon as they are final, checkpoints (coordinated by rank 0, see Checkpointer) and
 /// returns the best cell of the whole comparison on every rank. Rank 0 alone reads the stop
-/// flag and reports progress (of its own slab; later ranks trail it by about B diagonals each).
+/// flag and reports progress. With `group`, this slab is slab `local` of it: it tells the group its progress, and rank 0
+/// reports the progress of its whole group (this process's cells); without, its own.
 AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                      SlabLink& link, const BackendOptions& options);
+                      SlabLink& link, const BackendOptions& options, SlabGroup* group = nullptr, int local = 0);
 
 /// A backend's align() over `slabs` slabs of one process, linked in memory (no MPI).
 AlignmentEnd run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
