@@ -214,12 +214,7 @@ std::vector<std::string> expand(const std::vector<std::string>& args) {
 }
 
 Scoring make_scoring(int32_t match, int32_t mismatch, int32_t gap_open, int32_t gap_extend) {
-    Scoring s;
-    s.match = match;
-    s.mismatch = mismatch;
-    s.gap_open = gap_open;
-    s.gap_extend = gap_extend;
-    return s;
+    return Scoring(match, mismatch, gap_open, gap_extend);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -297,8 +292,8 @@ std::string json_scoring(const std::string& json) {
 void expect_json_scoring(const std::string& json, const Scoring& want) {
     const std::string scoring = json_scoring(json);
     ASSERT_FALSE(scoring.empty()) << json;
-    EXPECT_EQ(json_int(scoring, "match"), want.match) << scoring;
-    EXPECT_EQ(json_int(scoring, "mismatch"), want.mismatch) << scoring;
+    EXPECT_EQ(json_int(scoring, "match"), want.match()) << scoring;
+    EXPECT_EQ(json_int(scoring, "mismatch"), want.mismatch()) << scoring;
     EXPECT_EQ(json_int(scoring, "gap_open"), want.gap_open) << scoring;
     EXPECT_EQ(json_int(scoring, "gap_extend"), want.gap_extend) << scoring;
 }

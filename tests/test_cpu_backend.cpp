@@ -224,8 +224,7 @@ DpRow dp_row(const Sequence& s0, const Sequence& s1, const Scoring& sc, int64_t 
         for (int64_t j = 1; j <= n; ++j) {
             e = std::max(e - sc.gap_extend, h[j - 1] - sc.gap_open);
             r.f[j] = std::max(r.f[j] - sc.gap_extend, r.h[j] - sc.gap_open);
-            const bool same = s0.codes[i - 1] == s1.codes[j - 1] && s0.codes[i - 1] != kBaseOther;
-            h[j] = std::max({0, r.h[j - 1] + (same ? sc.match : sc.mismatch), e, r.f[j]});
+            h[j] = std::max({0, r.h[j - 1] + sc.score(s0.codes[i - 1], s1.codes[j - 1]), e, r.f[j]});
         }
         r.h.swap(h);
     }

@@ -151,7 +151,7 @@ TEST_P(ReferenceVsBruteForce, MutatedPairs) {
         const Outcome o = align_both(a, b, scoring(), replay_context(stream, p));
         // Half the best conceivable score: only similar pairs get there.
         const int64_t shortest = std::min(a.size(), b.size());
-        if (shortest >= 8 && o.reference.score >= shortest * scoring().match / 2) ++high_scoring;
+        if (shortest >= 8 && o.reference.score >= shortest * scoring().match() / 2) ++high_scoring;
         if (o.reference != o.brute_force && ++failures == kMaxReportedFailures) break;
     }
     // Guards the test itself: random pairs would leave the high-score path unexercised.
@@ -178,7 +178,7 @@ TEST(ReferenceHandCases, IdenticalSequencesScoreTheirFullLength) {
     const int64_t len = static_cast<int64_t>(s.size());
     for (const NamedScoring& ns : kScorings) {
         SCOPED_TRACE(ns.name);
-        const AlignmentEnd expected{static_cast<int32_t>(len * ns.scoring.match), len, len};
+        const AlignmentEnd expected{static_cast<int32_t>(len * ns.scoring.match()), len, len};
         EXPECT_EQ(checked(s, s, ns.scoring), expected);
     }
 }
@@ -255,7 +255,7 @@ TEST(ReferenceGapCost, OneGapOfThreeUnderEveryScoring) {
     const std::string s1 = kBlocks[0] + kBlocks[1] + "GGG" + kBlocks[2] + kBlocks[3];
     for (const NamedScoring& ns : kScorings) {
         const Scoring& sc = ns.scoring;
-        const int32_t expected = 48 * sc.match - (sc.gap_open + 2 * sc.gap_extend);
+        const int32_t expected = 48 * sc.match() - (sc.gap_open + 2 * sc.gap_extend);
         EXPECT_EQ(checked(s0, s1, sc), (AlignmentEnd{expected, 48, 51})) << ns.name;
     }
 }
@@ -266,7 +266,7 @@ TEST(ReferenceGapCost, SeparateGapsEachPayTheOpenCost) {
     const std::string s1 =
         kBlocks[0] + "N" + kBlocks[1] + "N" + kBlocks[2] + "N" + kBlocks[3];
     for (const NamedScoring& ns : kScorings) {
-        const int32_t expected = 48 * ns.scoring.match - 3 * ns.scoring.gap_open;
+        const int32_t expected = 48 * ns.scoring.match() - 3 * ns.scoring.gap_open;
         EXPECT_EQ(checked(s0, s1, ns.scoring), (AlignmentEnd{expected, 48, 51})) << ns.name;
     }
 }

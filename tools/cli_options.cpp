@@ -18,7 +18,13 @@ namespace po = boost::program_options;
 namespace chromalign::cli {
 namespace {
 
-po::options_description scoring_options(Scoring& s) {
+/// The scoring flags as given; a Scoring is made from them after parsing.
+struct ScoringFlags {
+    int32_t match = Scoring{}.match(), mismatch = Scoring{}.mismatch();
+    int32_t gap_open = Scoring{}.gap_open, gap_extend = Scoring{}.gap_extend;
+};
+
+po::options_description scoring_options(ScoringFlags& s) {
     po::options_description d("Scoring (a gap of length k costs gap-open + (k-1)*gap-extend)");
     d.add_options()
         ("match", po::value<int32_t>(&s.match)->default_value(s.match), "score of a matching A/C/G/T pair")
@@ -155,7 +161,8 @@ Options parse_options(int argc, const char* const* argv) {
         ("restart", po::bool_switch(&o.backend_options.checkpoint.restart), "ignore an existing checkpoint file and overwrite it")
         ("checkpoint-strict", po::bool_switch(&o.backend_options.checkpoint.strict), "stop (exit 1) when a checkpoint cannot be written")
         ("keep-rows", po::value<std::string>(&o.backend_options.checkpoint.keep_rows_dir), "also keep every checkpointed row in this directory");
-    const po::options_description scoring = scoring_options(o.scoring);
+    ScoringFlags scoring_flags;
+    const po::options_description scoring = scoring_options(scoring_flags);
     po::options_description hidden;
     hidden.add_options()("s0", po::value<std::string>(&o.s0_path))("s1", po::value<std::string>(&o.s1_path));
     po::positional_options_description positional;
@@ -209,6 +216,7 @@ Options parse_options(int argc, const char* const* argv) {
     o.format = parse_format(format);
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
     o.device_given = !vm["device"].defaulted();
+    o.scoring = Scoring(scoring_flags.match, scoring_flags.mismatch, scoring_flags.gap_open, scoring_flags.gap_extend);
     check_options(o);
     return o;
 }

@@ -36,7 +36,7 @@ std::string tsv_report(const RunReport& r) {
         << r.result.score << "\t" << r.result.s0_end << "\t" << r.result.s1_end << "\t" << r.s0.name
         << "\t" << r.s1.name << "\t" << r.s0.length << "\t" << r.s1.length << "\t" << r.cells()
         << "\t" << fixed(r.seconds, 3) << "\t" << fixed(r.gcups(), 3) << "\t" << r.backend << "\t"
-        << r.device << "\t" << r.scoring.match << "\t" << r.scoring.mismatch << "\t"
+        << r.device << "\t" << r.scoring.match() << "\t" << r.scoring.mismatch() << "\t"
         << r.scoring.gap_open << "\t" << r.scoring.gap_extend << "\n";
     return out.str();
 }
@@ -60,7 +60,7 @@ std::string json_report(const RunReport& r) {
         << "  \"device\": \"" << json_escape(r.device) << "\",\n"
         << "  \"device_bytes\": " << r.device_bytes << ",\n"
         << "  \"layout\": \"" << json_escape(r.layout) << "\",\n"
-        << "  \"scoring\": {\"match\": " << r.scoring.match << ", \"mismatch\": " << r.scoring.mismatch
+        << "  \"scoring\": {\"match\": " << r.scoring.match() << ", \"mismatch\": " << r.scoring.mismatch()
         << ", \"gap_open\": " << r.scoring.gap_open << ", \"gap_extend\": " << r.scoring.gap_extend
         << "}\n"
         << "}\n";

@@ -66,11 +66,6 @@ __device__ __forceinline__ uint32_t byte_selector(int32_t c) {
     return static_cast<uint32_t>(c) * 0x1111u + 0x8880u;
 }
 
-/// Whether the scoring fits byte mode.
-inline bool fits_byte_mode(int32_t diag_match, int32_t diag_mismatch) {
-    return diag_match >= -128 && diag_match <= 127 && diag_mismatch >= -128 && diag_mismatch <= 127;
-}
-
 /// Registers of one thread: alpha consecutive rows (row_r = top + r) of one band.
 template <int A>
 struct Lane {

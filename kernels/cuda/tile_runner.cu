@@ -136,6 +136,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
                                const uint8_t* s0, const uint8_t* s1, const TopRow& top, SlabEdges edges)
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
+    if (!scoring.is_match_mismatch()) throw Error("the cuda backend does not take a substitution matrix yet");
     if (!cuda_alpha_supported(grid.alpha)) unsupported_alpha(grid.alpha);
     Impl& im = *impl_;
     im.grid = grid;
@@ -200,14 +201,14 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
     a.bands = grid.bands;
     a.blocks = grid.blocks;
     a.block_cols = static_cast<int32_t>(grid.block_cols);
-    a.open = scoring.gap_open;
-    a.ext = scoring.gap_extend;
-    a.ext_f = std::min(scoring.gap_extend, scoring.gap_open);
-    a.diag_match = scoring.gap_open + scoring.match;
-    a.diag_mismatch = scoring.gap_open + scoring.mismatch;
-    const uint32_t mismatch_byte = static_cast<uint32_t>(a.diag_mismatch) & 0xffu;
-    a.mismatch_bytes = static_cast<int32_t>(mismatch_byte * 0x01010101u);
-    im.byte_mode = cuda::fits_byte_mode(a.diag_match, a.diag_mismatch);
+    const CudaScoringTerms terms = cuda_scoring_terms(scoring);
+    a.open = terms.open;
+    a.ext = terms.ext;
+    a.ext_f = terms.ext_f;
+    a.diag_match = terms.diag_match;
+    a.diag_mismatch = terms.diag_other;
+    a.mismatch_bytes = terms.other_bytes;
+    im.byte_mode = terms.substitution == CudaScoringTerms::Substitution::kBytes;
 }
 
 CudaTileRunner::~CudaTileRunner() { impl_->release(); }
