@@ -164,7 +164,34 @@ INSTANTIATE_TEST_SUITE_P(Scorings, ReferenceVsBruteForce,
                              return std::string(kScorings[info.param].name);
                          });
 
+TEST(ReferenceVsBruteForceMatrices, RandomAndMutatedPairs) {
+    const uint64_t stream = 200;
+    std::mt19937_64 rng = test_rng(stream);
+    for (const test::NamedScoring& ns : test::matrix_scorings(rng)) {
+        int failures = 0;
+        for (int p = 0; p < 600; ++p) {
+            const std::string source = gen::random_dna(random_length(rng), rng, random_n_rate(rng));
+            std::string a = source;
+            std::string b = p % 3 == 0 ? gen::random_dna(random_length(rng), rng, random_n_rate(rng))
+                                       : mutated_copy(source, rng);
+            if (rng() % 2 == 0) std::swap(a, b);
+            const Outcome o = align_both(a, b, ns.scoring, ns.name + ", " + replay_context(stream, p));
+            if (o.reference != o.brute_force && ++failures == kMaxReportedFailures) break;
+        }
+    }
+}
+
 const Scoring kCudalign{1, -3, 5, 2};
+
+TEST(ReferenceHandCases, MatrixRowsAreS0Bases) {
+    // A against G scores 5, G against A -5: only S0 = A, S1 = G aligns.
+    const Scoring sc = Scoring::from_matrix({{{2, -4, 5, -4}, {-4, 2, -4, -4}, {-5, -4, 2, -4}, {-4, -4, -4, 2}}}, 5, 2);
+    EXPECT_EQ(checked("A", "G", sc), (AlignmentEnd{5, 1, 1}));
+    EXPECT_EQ(checked("G", "A", sc), AlignmentEnd{});
+    // N scores the lowest entry (-5) against everything, itself included.
+    EXPECT_EQ(checked("AGN", "GAN", sc), (AlignmentEnd{5, 1, 1}));
+    EXPECT_EQ(checked("NNN", "NNN", sc), AlignmentEnd{});
+}
 
 TEST(ReferenceHandCases, CudalignFigure2) {
     // Linear gap 2: match +1, mismatch -1, gap_open 2, gap_extend 2.
