@@ -290,7 +290,7 @@ TEST(CpuBackendMatrix, EachMatrixTakesItsLanesAndSubstitution) {
             auto backend = make_backend("cpu", options(2, 0, 0));
             EXPECT_EQ(backend->align(s0, s1, ns.scoring), reference_align(s0, s1, ns.scoring)) << isa << " " << ns.name;
             const std::string layout = backend->layout();
-            const bool sixteen = isa != "scalar" && (ns.name == "small" || ns.name == "bytes" ||
+            const bool sixteen = isa != "scalar" && (ns.name == "small" || ns.name == "tiny" ||
                                                      ns.name == "match_mismatch_shape");
             EXPECT_NE(layout.find(sixteen ? "/i16/" : "/i32/"), std::string::npos) << ns.name << ": " << layout;
             EXPECT_EQ(layout.find("/matrix") != std::string::npos, ns.name != "match_mismatch_shape")

@@ -151,7 +151,7 @@ TEST(ScoringTerms, CpuPlanesAndSixteenBitEligibility) {
         const int want_planes = ns.name == "big" || ns.name == "human_chimp_v2" ? 2 : ns.name == "huge" ? 3 : 1;
         EXPECT_EQ(t.plane_count, want_planes) << ns.name;
         // 16-bit lanes need one plane, and HOXD70's step of 530 never fits a tile of 64 rows.
-        const bool sixteen = ns.name == "small" || ns.name == "bytes" || ns.name == "match_mismatch_shape";
+        const bool sixteen = ns.name == "small" || ns.name == "tiny" || ns.name == "match_mismatch_shape";
         EXPECT_EQ(t.relative16_fits(64, 64), sixteen) << ns.name;
         EXPECT_EQ(t.relative16_max_cols(64) > 0, sixteen) << ns.name;
     }
@@ -196,11 +196,12 @@ TEST(ScoringTerms, CudaTermsGiveEveryDiagonalTerm) {
                 const int32_t want = s.gap_open + s.score(static_cast<uint8_t>(a), static_cast<uint8_t>(b));
                 EXPECT_EQ(t.diag[a][b], want) << ns.name;
                 if (t.substitution == Substitution::kBytes) {
-                    // kernels/cuda: byte_select(row_words[a], other_bytes, c * 0x1111 + 0x8880).
+                    // kernels/cuda: load_codes' word of code a, then
+                    // byte_select(word, other_bytes, c * 0x1111 + 0x8880).
+                    const uint32_t other = static_cast<uint32_t>(t.other_bytes);
+                    const uint32_t word = a < 4 ? other ^ (static_cast<uint32_t>(t.match_flip) << (8 * a)) : other;
                     const uint32_t selector = static_cast<uint32_t>(c) * 0x1111u + 0x8880u;
-                    const auto got = static_cast<int32_t>(
-                        prmt(static_cast<uint32_t>(t.row_words[a]), static_cast<uint32_t>(t.other_bytes), selector));
-                    EXPECT_EQ(got, want) << ns.name << " " << a << "/" << c;
+                    EXPECT_EQ(static_cast<int32_t>(prmt(word, other, selector)), want) << ns.name << " " << a << "/" << c;
                 }
                 if (t.substitution == Substitution::kEquality) {
                     EXPECT_EQ(a == c ? t.diag_match : t.diag_other, want) << ns.name;
@@ -215,18 +216,16 @@ TEST(ScoringTerms, CudaSubstitutionOfEachScoring) {
     EXPECT_EQ(cuda_scoring_terms(Scoring{200, -150, 300, 40}).substitution, Substitution::kEquality);
     EXPECT_EQ(cuda_scoring_terms(kHoxd70).substitution, Substitution::kTable);
     std::mt19937_64 rng(test::seed());
+    // Byte mode is match/mismatch's: a matrix of that shape takes it, every other the table,
+    // even when its diagonal terms would fit a byte ("tiny", "small").
     for (const test::NamedScoring& ns : test::matrix_scorings(rng)) {
-        const bool bytes = ns.name == "bytes" || ns.name == "match_mismatch_shape" || ns.name == "small";
-        EXPECT_EQ(cuda_scoring_terms(ns.scoring).substitution == Substitution::kBytes, bytes) << ns.name;
+        const Substitution want = ns.name == "match_mismatch_shape" ? Substitution::kBytes : Substitution::kTable;
+        EXPECT_EQ(cuda_scoring_terms(ns.scoring).substitution, want) << ns.name;
     }
-    // The byte-mode words of match/mismatch are the ones the kernel built itself before.
-    const Scoring mm{2, -3, 7, 2};
-    const CudaScoringTerms t = cuda_scoring_terms(mm);
-    const uint32_t mismatch_bytes = (static_cast<uint32_t>(7 - 3) & 0xffu) * 0x01010101u;
-    const uint32_t match_byte = static_cast<uint32_t>((7 + 2) ^ (7 - 3)) & 0xffu;
-    EXPECT_EQ(static_cast<uint32_t>(t.other_bytes), mismatch_bytes);
-    for (int a = 0; a < 4; ++a) EXPECT_EQ(static_cast<uint32_t>(t.row_words[a]), mismatch_bytes ^ (match_byte << (8 * a)));
-    EXPECT_EQ(static_cast<uint32_t>(t.row_words[4]), mismatch_bytes);
+    // The byte-mode terms of match/mismatch are the ones the kernel computed itself before.
+    const CudaScoringTerms t = cuda_scoring_terms(Scoring{2, -3, 7, 2});
+    EXPECT_EQ(static_cast<uint32_t>(t.other_bytes), (static_cast<uint32_t>(7 - 3) & 0xffu) * 0x01010101u);
+    EXPECT_EQ(static_cast<uint32_t>(t.match_flip), static_cast<uint32_t>((7 + 2) ^ (7 - 3)) & 0xffu);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ std::vector<NamedScoring> matrix_scorings(std::mt19937_64& rng) {
         {"human_chimp_v2", Scoring::from_matrix({{{90, -330, -236, -356}, {-330, 100, -318, -236},
                                                   {-236, -318, 100, -330}, {-356, -236, -330, 90}}},
                                                 750, 150)},
-        {"bytes", Scoring::from_matrix({{{3, -2, -1, -3}, {-2, 4, -3, -1}, {-1, -3, 2, -2}, {-3, -1, -2, 3}}}, 5, 2)},
+        {"tiny", Scoring::from_matrix({{{3, -2, -1, -3}, {-2, 4, -3, -1}, {-1, -3, 2, -2}, {-3, -1, -2, 3}}}, 5, 2)},
         {"match_mismatch_shape",
          Scoring::from_matrix({{{2, -3, -3, -3}, {-3, 2, -3, -3}, {-3, -3, 2, -3}, {-3, -3, -3, 2}}}, 7, 2)},
         {"small", random_matrix(5, 8, rng)},

@@ -58,10 +58,10 @@ struct NamedScoring {
 Scoring hoxd70();
 
 /// The substitution matrices every backend is tested with, each reaching another path:
-/// hoxd70 and UCSC's human_chimp.v2 (750, 150); "bytes", whose diagonal terms fit a signed
-/// byte (GPU byte mode); "match_mismatch_shape", a matrix of match/mismatch shape (the
-/// equality paths); and random asymmetric ones drawn from `rng`: "small" (fits 16-bit CPU
-/// lanes), "big" (two table planes) and "huge" (three).
+/// hoxd70 and UCSC's human_chimp.v2 (750, 150); "tiny", a fixed asymmetric matrix of small
+/// scores; "match_mismatch_shape", a matrix of match/mismatch shape (the equality paths, GPU
+/// byte mode); and random asymmetric ones drawn from `rng`: "small" (fits 16-bit CPU lanes),
+/// "big" (two CPU table planes) and "huge" (three).
 std::vector<NamedScoring> matrix_scorings(std::mt19937_64& rng);
 
 /// Decodes a Sequence to ACGTN for failure messages (long ones are cut).

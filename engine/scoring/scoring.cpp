@@ -147,21 +147,14 @@ CudaScoringTerms cuda_scoring_terms(const Scoring& s) {
     t.ext_f = std::min(s.gap_extend, s.gap_open);
     t.diag_match = s.gap_open + s.match();
     t.diag_other = s.gap_open + s.other;
-    bool bytes = true;
     for (int a = 0; a < 5; ++a)
-        for (int b = 0; b < 5; ++b) {
-            t.diag[a][b] = s.gap_open + s.score(static_cast<uint8_t>(a), static_cast<uint8_t>(b));
-            bytes = bytes && t.diag[a][b] >= -128 && t.diag[a][b] <= 127;
-        }
+        for (int b = 0; b < 5; ++b) t.diag[a][b] = s.gap_open + s.score(static_cast<uint8_t>(a), static_cast<uint8_t>(b));
     t.other_bytes = static_cast<int32_t>((static_cast<uint32_t>(t.diag_other) & 0xffu) * 0x01010101u);
-    for (int a = 0; a < 5; ++a) {
-        uint32_t word = 0;
-        for (int c = 0; c < 4; ++c) word |= (static_cast<uint32_t>(t.diag[a][c]) & 0xffu) << (8 * c);
-        t.row_words[a] = static_cast<int32_t>(word);
-    }
-    t.substitution = bytes                    ? Substitution::kBytes
-                     : s.is_match_mismatch() ? Substitution::kEquality
-                                             : Substitution::kTable;
+    t.match_flip = static_cast<int32_t>(static_cast<uint32_t>(t.diag_match ^ t.diag_other) & 0xffu);
+    const auto byte = [](int32_t v) { return v >= -128 && v <= 127; };
+    t.substitution = !s.is_match_mismatch()                    ? Substitution::kTable
+                     : byte(t.diag_match) && byte(t.diag_other) ? Substitution::kBytes
+                                                                : Substitution::kEquality;
     return t;
 }
 

@@ -102,7 +102,7 @@ struct CpuScoringTerms {
 /// the cheapest form that expresses this scoring.
 struct CudaScoringTerms {
     enum class Substitution : int32_t {
-        kBytes,     ///< every diagonal term fits a signed byte: one prmt per cell
+        kBytes,     ///< match/mismatch whose diagonal terms fit a signed byte: one prmt per cell
         kEquality,  ///< match/mismatch beyond a byte: compare and select
         kTable,     ///< any other matrix: a lookup in a table of diagonal terms
     };
@@ -112,11 +112,12 @@ struct CudaScoringTerms {
     int32_t ext_f = 0;  ///< min(gap_extend, gap_open): F below a thread's top row
     int32_t diag_match = 0;  ///< kEquality: open + match
     int32_t diag_other = 0;  ///< kEquality: open + other, for every other pair
-    /// kBytes: byte c of row_words[a] is the diagonal term of S0 code a against S1 code c for
-    /// c = 0..3; other_bytes holds open + other in each byte (bytes 4..7 of the prmt, S1's other
-    /// code), and is the word of S0's other code (row_words[4]).
-    int32_t row_words[5] = {};
+    /// kBytes: each byte of other_bytes is open + other, the word of S0's other code (and the
+    /// prmt's bytes 4..7, S1's other code). The word of S0 code a < 4 is other_bytes with byte
+    /// a xor-ed with match_flip, (open + match) ^ (open + other) in its low byte: byte c of it
+    /// is then the diagonal term of a against c.
     int32_t other_bytes = 0;
+    int32_t match_flip = 0;
     /// kTable: diag[a][b] for codes 0..3 and 4 (another code).
     int32_t diag[5][5] = {};
 };
