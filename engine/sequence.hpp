@@ -7,8 +7,8 @@
 
 namespace chromalign {
 
-/// Base codes. A, C, G, T match only themselves; kBaseOther (N and every other IUPAC code)
-/// mismatches everything, itself included.
+/// Base codes. A pair of A, C, G, T codes scores its matrix entry; kBaseOther (N and every other
+/// IUPAC code) scores Scoring::other, the lowest entry, against everything, itself included.
 enum BaseCode : uint8_t { kBaseA = 0, kBaseC = 1, kBaseG = 2, kBaseT = 3, kBaseOther = 4 };
 
 struct Sequence {

@@ -14,9 +14,15 @@ using Matrix = std::vector<std::vector<int64_t>>;
 // from it cannot overflow.
 constexpr int64_t kMinusInfinity = INT64_MIN / 4;
 
+/// The scoring rule spelled out again: the 4x4 matrix for A/C/G/T pairs, and the lowest entry of
+/// the matrix (for match/mismatch: the mismatch) for a pair with any other code, N-N included.
 int64_t substitution(uint8_t a, uint8_t b, const Scoring& sc) {
-    const bool is_nucleotide = a == kBaseA || a == kBaseC || a == kBaseG || a == kBaseT;
-    return is_nucleotide && a == b ? sc.match : sc.mismatch;
+    const auto nucleotide = [](uint8_t c) { return c == kBaseA || c == kBaseC || c == kBaseG || c == kBaseT; };
+    if (nucleotide(a) && nucleotide(b)) return sc.matrix[a][b];
+    int64_t lowest = sc.matrix[0][0];
+    for (const auto& row : sc.matrix)
+        for (const int32_t v : row) lowest = std::min<int64_t>(lowest, v);
+    return lowest;
 }
 
 struct GotohMatrices {

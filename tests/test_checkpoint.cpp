@@ -3,6 +3,7 @@
 
 #include <sys/resource.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -123,6 +124,72 @@ TEST_F(CheckpointFile, MismatchNamesWhatDiffers) {
     EXPECT_NE(checkpoint_mismatch(c_, s0_, other1, Scoring{}).find("another S1"), std::string::npos);
     EXPECT_NE(checkpoint_mismatch(c_, s1_, s0_, Scoring{}).find("sequences of 5000 x 3000"), std::string::npos);
     EXPECT_NE(checkpoint_mismatch(c_, s0_, s1_, Scoring{2, -3, 7, 2}).find("scoring"), std::string::npos);
+}
+
+TEST_F(CheckpointFile, RoundTripKeepsAMatrix) {
+    std::mt19937_64 rng(test::seed() + 3);
+    for (const test::NamedScoring& ns : test::matrix_scorings(rng)) {
+        c_.scoring = ns.scoring;
+        write_checkpoint(path_, c_);
+        const Checkpoint r = read_checkpoint(path_);
+        EXPECT_EQ(r.scoring, ns.scoring) << ns.name;
+        EXPECT_EQ(r.scoring.other, ns.scoring.other) << ns.name;
+        EXPECT_EQ(r.h, c_.h) << ns.name;
+        EXPECT_EQ(r.best, c_.best) << ns.name;
+        EXPECT_EQ(checkpoint_mismatch(r, s0_, s1_, ns.scoring), "") << ns.name;
+        EXPECT_NE(checkpoint_mismatch(r, s0_, s1_, Scoring{}).find("made with scoring " + ns.scoring.to_string()),
+                  std::string::npos)
+            << ns.name;
+    }
+    // A matrix that differs in one entry, or in its gaps, is another scoring.
+    c_.scoring = test::hoxd70();
+    write_checkpoint(path_, c_);
+    Scoring other = test::hoxd70();
+    other.matrix[3][2] -= 1;
+    EXPECT_NE(checkpoint_mismatch(read_checkpoint(path_), s0_, s1_, other).find("T:-123,-31,-115,91"), std::string::npos);
+    EXPECT_NE(checkpoint_mismatch(read_checkpoint(path_), s0_, s1_, Scoring::from_matrix(other.matrix, 400, 30)),
+              "");
+}
+
+/// A checkpoint as format 1 wrote it (scoring: match, mismatch, gap_open, gap_extend).
+std::vector<char> format1_bytes(const Checkpoint& c, int32_t match, int32_t mismatch, int32_t open, int32_t extend) {
+    std::vector<char> b;
+    auto put = [&b](const auto& v) { b.insert(b.end(), reinterpret_cast<const char*>(&v), reinterpret_cast<const char*>(&v) + sizeof v); };
+    b.insert(b.end(), {'C', 'H', 'R', 'A', 'L', 'N', 'C', 'K'});
+    put(uint32_t{1});
+    const char version[16] = "0.1.0";
+    b.insert(b.end(), version, version + sizeof version);
+    for (const int64_t v : {c.m, c.n}) put(v);
+    for (const uint64_t v : {c.fingerprint0, c.fingerprint1}) put(v);
+    for (const int32_t v : {match, mismatch, open, extend}) put(v);
+    put(c.row);
+    put(c.best.score);
+    put(c.best.s0_end);
+    put(c.best.s1_end);
+    for (const int32_t v : c.h) put(v);
+    for (const int32_t v : c.f) put(v);
+    put(static_cast<uint32_t>(crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(b.data()), static_cast<uInt>(b.size()))));
+    return b;
+}
+
+TEST_F(CheckpointFile, FormatOneIsReadAsItWas) {
+    put(format1_bytes(c_, 1, -3, 5, 2));
+    const Checkpoint r = read_checkpoint(path_);
+    EXPECT_EQ(r.scoring, Scoring{});
+    EXPECT_EQ(r.scoring.to_string(), "match=1 mismatch=-3 gap_open=5 gap_extend=2");
+    EXPECT_EQ(r.row, c_.row);
+    EXPECT_EQ(r.best, c_.best);
+    EXPECT_EQ(r.h, c_.h);
+    EXPECT_EQ(r.f, c_.f);
+    EXPECT_EQ(checkpoint_mismatch(r, s0_, s1_, Scoring{}), "");
+    EXPECT_NE(checkpoint_mismatch(r, s0_, s1_, Scoring{2, -3, 7, 2}).find("scoring"), std::string::npos);
+    put(format1_bytes(c_, 2, -3, 7, 2));
+    EXPECT_EQ(checkpoint_mismatch(read_checkpoint(path_), s0_, s1_, Scoring{2, -3, 7, 2}), "");
+    // Damage is refused as in format 2.
+    std::vector<char> b = format1_bytes(c_, 1, -3, 5, 2);
+    b[70] = static_cast<char>(b[70] ^ 4);
+    put(b);
+    EXPECT_NE(read_error().find("CRC32"), std::string::npos) << read_error();
 }
 
 TEST_F(CheckpointFile, FailedWriteKeepsThePreviousCheckpoint) {

@@ -149,6 +149,10 @@ struct Inputs {
     fs::path empty;       ///< zero bytes
     fs::path long_seq;    ///< 1100 bases, too long for --match 1048576
     fs::path config_match4, config_unknown_key;
+    fs::path matrix;          ///< HOXD70 in LASTZ's text format
+    fs::path matrix_bad;      ///< a row of three scores on line 3
+    fs::path matrix_big;      ///< scores of 2^20: only 1020 bases fit
+    fs::path config_matrix;   ///< sub/hoxd.cfg: "matrix = hoxd.mat", relative to its directory
     fs::path missing;     ///< never created
 
     Inputs() {
@@ -171,6 +175,10 @@ struct Inputs {
         long_seq = d / "long.fa";
         config_match4 = d / "match4.cfg";
         config_unknown_key = d / "unknown.cfg";
+        matrix = d / "hoxd70.mat";
+        matrix_bad = d / "bad.mat";
+        matrix_big = d / "big.mat";
+        config_matrix = d / "sub" / "hoxd.cfg";
         missing = d / "does_not_exist.fa";
         write_file(s0, fasta("a0 some description", s0_bases));
         write_file(s1, fasta("b1", s1_bases));
@@ -180,6 +188,14 @@ struct Inputs {
         write_file(long_seq, fasta("long", random_bases(1100, rng)));
         write_file(config_match4, "# only the match score\nmatch = 4\n");
         write_file(config_unknown_key, "colour = red\n");
+        const std::string hoxd70 = "# HOXD70\n   A    C    G    T\nA  91 -114  -31 -123\nC -114  100 -125  -31\n"
+                                   "G  -31 -125  100 -114\nT -123  -31 -114   91\n";
+        write_file(matrix, hoxd70);
+        write_file(matrix_bad, "A C G T\nA 1 -1 -1 -1\nC -1 1 -1\n");
+        write_file(matrix_big, "A C G T\nA 1048576 -1 -1 -1\nC -1 1 -1 -1\nG -1 -1 1 -1\nT -1 -1 -1 1\n");
+        fs::create_directory(d / "sub");
+        write_file(d / "sub" / "hoxd.mat", hoxd70);
+        write_file(config_matrix, "matrix = hoxd.mat\ngap-open = 430\ngap-extend = 30\n");
     }
 };
 
@@ -188,7 +204,8 @@ const Inputs& inputs() {
     return instance;
 }
 
-/// Replaces {s0} {s1} {two} {bad} {empty} {long} {missing} {dir} {cfg4} {cfgbad} with paths.
+/// Replaces {s0} {s1} {two} {bad} {empty} {long} {missing} {dir} {cfg4} {cfgbad} {mat} {badmat}
+/// {bigmat} {cfgmat} with paths.
 std::string expand(std::string text) {
     const Inputs& in = inputs();
     const std::pair<const char*, std::string> names[] = {
@@ -197,6 +214,8 @@ std::string expand(std::string text) {
         {"{empty}", in.empty.string()},     {"{long}", in.long_seq.string()},
         {"{missing}", in.missing.string()}, {"{dir}", in.dir.path().string()},
         {"{cfg4}", in.config_match4.string()}, {"{cfgbad}", in.config_unknown_key.string()},
+        {"{mat}", in.matrix.string()},         {"{badmat}", in.matrix_bad.string()},
+        {"{bigmat}", in.matrix_big.string()},  {"{cfgmat}", in.config_matrix.string()},
     };
     for (const auto& [key, value] : names) {
         const std::string placeholder = key;
@@ -214,12 +233,7 @@ std::vector<std::string> expand(const std::vector<std::string>& args) {
 }
 
 Scoring make_scoring(int32_t match, int32_t mismatch, int32_t gap_open, int32_t gap_extend) {
-    Scoring s;
-    s.match = match;
-    s.mismatch = mismatch;
-    s.gap_open = gap_open;
-    s.gap_extend = gap_extend;
-    return s;
+    return Scoring(match, mismatch, gap_open, gap_extend);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -297,8 +311,8 @@ std::string json_scoring(const std::string& json) {
 void expect_json_scoring(const std::string& json, const Scoring& want) {
     const std::string scoring = json_scoring(json);
     ASSERT_FALSE(scoring.empty()) << json;
-    EXPECT_EQ(json_int(scoring, "match"), want.match) << scoring;
-    EXPECT_EQ(json_int(scoring, "mismatch"), want.mismatch) << scoring;
+    EXPECT_EQ(json_int(scoring, "match"), want.match()) << scoring;
+    EXPECT_EQ(json_int(scoring, "mismatch"), want.mismatch()) << scoring;
     EXPECT_EQ(json_int(scoring, "gap_open"), want.gap_open) << scoring;
     EXPECT_EQ(json_int(scoring, "gap_extend"), want.gap_extend) << scoring;
 }
@@ -361,6 +375,12 @@ const ErrorCase kErrorCases[] = {
     {"config_missing_file", {"--config", "{missing}", "{s0}", "{s1}"}, 2,
      {"--config", "{missing}"}},
     {"config_unknown_key", {"--config", "{cfgbad}", "{s0}", "{s1}"}, 2, {"colour"}},
+    {"matrix_and_match", {"--matrix", "{mat}", "--match", "2", "{s0}", "{s1}"}, 2, {"--matrix", "--match"}},
+    {"matrix_preset_and_mismatch", {"-x", "hoxd70", "--mismatch", "-2", "{s0}", "{s1}"}, 2, {"--matrix"}},
+    {"matrix_missing_file", {"--matrix", "{missing}", "{s0}", "{s1}"}, 2, {"--matrix", "{missing}"}},
+    {"matrix_malformed", {"--matrix", "{badmat}", "{s0}", "{s1}"}, 2,
+     {"--matrix", "{badmat}, line 3", "row C has 3 scores"}},
+    {"matrix_gap_open_zero", {"--matrix", "{mat}", "--gap-open", "0", "{s0}", "{s1}"}, 2, {"gap-open"}},
     {"s0_record_reversed_region", {"--s0-record", "x:5-3", "{s0}", "{s1}"}, 2, {"--s0-record"}},
     {"s1_record_region_without_name", {"--s1-record", ":1-5", "{s0}", "{s1}"}, 2, {"--s1-record"}},
     {"s0_record_region_not_numbers", {"--s0-record", "a0:1-x", "{s0}", "{s1}"}, 2, {"--s0-record"}},
@@ -373,6 +393,8 @@ const ErrorCase kErrorCases[] = {
     {"record_missing", {"--s1-record", "nothere", "{s0}", "{two}"}, 1, {"nothere", "first"}},
     {"region_beyond_record", {"--s0-record", "a0:290-400", "{s0}", "{s1}"}, 1, {"a0", "300"}},
     {"score_could_overflow", {"--match", "1048576", "{long}", "{long}"}, 1, {"--match"}},
+    {"matrix_score_could_overflow", {"--matrix", "{bigmat}", "{long}", "{long}"}, 1,
+     {"at most 1020 bases", "matrix of smaller scores"}},
     {"output_in_missing_dir",
      {"-q", "-b", "reference", "-o", "{dir}/no/such/dir/out", "{s0}", "{s1}"}, 1,
      {"{dir}/no/such/dir/out"}},
@@ -420,7 +442,7 @@ TEST(CliInfo, HelpShowsRealDefaultsAndPresets) {
     EXPECT_EQ(run.out.rfind("Usage: chromalign", 0), 0u) << run.out;
     for (const char* part : {"--match arg (=1)", "--mismatch arg (=-3)", "--gap-open arg (=5)",
                              "--gap-extend arg (=2)", "(=auto)", "(=text)", "cudalign", "blastn",
-                             "--s0-record", "--output", "--quiet"})
+                             "--s0-record", "--output", "--quiet", "--matrix arg", "hoxd70", "primate"})
         EXPECT_NE(run.out.find(part), std::string::npos) << "no '" << part << "' in\n" << run.out;
 }
 
@@ -573,6 +595,115 @@ TEST(CliScoring, ConfigOverridesPresetButNotFlag) {
     const CliRun from_flag =
         run_json({"--config", "{cfg4}", "--match", "3", "--preset", "blastn", "{s0}", "{s1}"});
     expect_json_scoring(from_flag.out, make_scoring(3, -3, 7, 2));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Substitution matrices: --matrix, matrix presets, and how the reports show them
+// ---------------------------------------------------------------------------------------------
+
+/// The "matrix" array of the JSON scoring object as text, "[[91, -114, ...], ...]".
+std::string json_matrix(const Scoring& s) {
+    std::string text = "[";
+    for (int a = 0; a < 4; ++a) {
+        text += a ? ", [" : "[";
+        for (int b = 0; b < 4; ++b) text += (b ? ", " : "") + std::to_string(s.matrix[a][b]);
+        text += "]";
+    }
+    return text + "]";
+}
+
+/// Checks the JSON scoring object of a matrix run, and the score against the reference.
+void expect_matrix_run(const CliRun& run, const Scoring& want, const std::string& matrix_file) {
+    const std::string scoring = json_scoring(run.out);
+    ASSERT_FALSE(scoring.empty()) << run.out;
+    EXPECT_NE(scoring.find("\"matrix\": " + json_matrix(want)), std::string::npos) << scoring;
+    EXPECT_EQ(json_string(scoring, "matrix_file"), matrix_file) << scoring;
+    EXPECT_EQ(json_int(scoring, "other"), want.other) << scoring;
+    EXPECT_EQ(json_int(scoring, "gap_open"), want.gap_open) << scoring;
+    EXPECT_EQ(json_int(scoring, "gap_extend"), want.gap_extend) << scoring;
+    EXPECT_EQ(scoring.find("\"match\""), std::string::npos) << scoring;
+    EXPECT_TRUE(braces_balance(run.out)) << run.out;
+    const AlignmentEnd ref = reference_align(make_sequence("a0", inputs().s0_bases),
+                                             make_sequence("b1", inputs().s1_bases), want);
+    ASSERT_GT(ref.score, 0);
+    EXPECT_EQ(json_int(run.out, "score"), ref.score) << run.out;
+    EXPECT_EQ(json_int(run.out, "s0_end"), ref.s0_end) << run.out;
+    EXPECT_EQ(json_int(run.out, "s1_end"), ref.s1_end) << run.out;
+}
+
+TEST(CliMatrix, MatrixFileScoresAsTheReference) {
+    const CliRun run = run_json({"--matrix", "{mat}", "--gap-open", "430", "--gap-extend", "30", "{s0}", "{s1}"});
+    expect_matrix_run(run, test::hoxd70(), inputs().matrix.string());
+}
+
+TEST(CliMatrix, PresetsReadTheirMatrixBesideThem) {
+    const std::string configs = std::string(CHROMALIGN_SOURCE_DIR) + "/configs/";
+    const struct {
+        const char* preset;
+        const char* file;
+        NucleotideMatrix matrix;
+        int32_t gap_open, gap_extend;
+    } presets[] = {
+        {"hoxd70", "hoxd70.mat", test::hoxd70().matrix, 430, 30},
+        {"hoxd55", "hoxd55.mat", {{{91, -90, -25, -100}, {-90, 100, -100, -25}, {-25, -100, 100, -90}, {-100, -25, -90, 91}}},
+         430, 30},
+        {"primate", "human_chimp_v2.mat",
+         {{{90, -330, -236, -356}, {-330, 100, -318, -236}, {-236, -318, 100, -330}, {-356, -236, -330, 90}}}, 750, 150},
+    };
+    for (const auto& p : presets) {
+        SCOPED_TRACE(p.preset);
+        const CliRun run = run_json({"-x", p.preset, "{s0}", "{s1}"});
+        expect_matrix_run(run, Scoring::from_matrix(p.matrix, p.gap_open, p.gap_extend), configs + p.file);
+    }
+    // Flags still override a preset's gap costs.
+    const CliRun run = run_json({"-x", "hoxd70", "--gap-extend", "40", "{s0}", "{s1}"});
+    expect_matrix_run(run, Scoring::from_matrix(test::hoxd70().matrix, 430, 40), configs + "hoxd70.mat");
+}
+
+TEST(CliMatrix, ConfigFileReadsARelativeMatrixFromItsDirectory) {
+    // The binary runs in the test's working directory, not the config's.
+    const CliRun run = run_json({"--config", "{cfgmat}", "{s0}", "{s1}"});
+    expect_matrix_run(run, test::hoxd70(), (inputs().dir.path() / "sub" / "hoxd.mat").string());
+    // A --matrix on the command line wins over the config's, and is read as given.
+    const CliRun flag = run_json({"--config", "{cfgmat}", "--matrix", "{mat}", "{s0}", "{s1}"});
+    expect_matrix_run(flag, test::hoxd70(), inputs().matrix.string());
+}
+
+TEST(CliMatrix, TsvAndTextShowTheMatrix) {
+    const std::vector<std::string> tsv_args =
+        expand(std::vector<std::string>{"-q", "-b", "reference", "-f", "tsv", "-x", "hoxd70", "{s0}", "{s1}"});
+    const CliRun tsv = run_cli(tsv_args);
+    ASSERT_EQ(tsv.code, 0) << describe(tsv_args, tsv);
+    const std::vector<std::string> lines = split(tsv.out, '\n');
+    ASSERT_EQ(lines.size(), 2u) << tsv.out;
+    const std::vector<std::string> header = split(lines[0], '\t'), row = split(lines[1], '\t');
+    ASSERT_EQ(header.size(), row.size()) << tsv.out;
+    const std::vector<std::string> tail(header.end() - 4, header.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"matrix", "other", "gap_open", "gap_extend"})) << tsv.out;
+    EXPECT_EQ(row[row.size() - 4], "91,-114,-31,-123,-114,100,-125,-31,-31,-125,100,-114,-123,-31,-114,91");
+    EXPECT_EQ(row[row.size() - 3], "-125");
+
+    const std::vector<std::string> text_args =
+        expand(std::vector<std::string>{"-q", "-b", "reference", "-x", "hoxd70", "{s0}", "{s1}"});
+    const CliRun text = run_cli(text_args);
+    ASSERT_EQ(text.code, 0) << describe(text_args, text);
+    EXPECT_NE(text.out.find("scoring\tmatrix A:91,-114,-31,-123 C:-114,100,-125,-31 G:-31,-125,100,-114 "
+                            "T:-123,-31,-114,91 other=-125 gap_open=430 gap_extend=30\n"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("matrix_file\t" + std::string(CHROMALIGN_SOURCE_DIR) + "/configs/hoxd70.mat\n"),
+              std::string::npos)
+        << text.out;
+}
+
+TEST(CliMatrix, CpuBackendMatchesTheReference) {
+    const CliRun run = run_json({"-x", "primate", "{s0}", "{s1}"});
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"-q", "-b", "cpu", "-f", "json", "-x", "primate", "{s0}", "{s1}"});
+    const CliRun cpu = run_cli(args);
+    ASSERT_EQ(cpu.code, 0) << describe(args, cpu);
+    for (const char* key : {"score", "s0_end", "s1_end"}) EXPECT_EQ(json_int(cpu.out, key), json_int(run.out, key)) << key;
+    EXPECT_NE(json_string(cpu.out, "layout")->find("/matrix"), std::string::npos) << cpu.out;
 }
 
 // ---------------------------------------------------------------------------------------------

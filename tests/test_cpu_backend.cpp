@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/registry.hpp"
@@ -24,6 +25,21 @@ const Scoring kScorings[] = {
     {200, -150, 300, 40},   // too large for 16-bit lanes: always the 32-bit kernels
 };
 constexpr int kNumScorings = sizeof(kScorings) / sizeof(kScorings[0]);
+
+/// The matrices of test::matrix_scorings, drawn once from the printed seed.
+const std::vector<test::NamedScoring>& matrices() {
+    static const std::vector<test::NamedScoring> all = [] {
+        std::mt19937_64 rng(test::seed() + 100);
+        return test::matrix_scorings(rng);
+    }();
+    return all;
+}
+
+const Scoring& matrix(const std::string& name) {
+    for (const test::NamedScoring& ns : matrices())
+        if (ns.name == name) return ns.scoring;
+    throw std::invalid_argument("no test matrix " + name);
+}
 
 /// Sets $CHROMALIGN_CPU_ISA for the scope of one check (each test runs in its own process).
 class IsaScope {
@@ -200,6 +216,89 @@ TEST(CpuBackend, IdenticalSequencesAndNoMatch) {
     }
 }
 
+TEST(CpuBackendMatrix, RandomAndMutatedPairsMatchReference) {
+    std::mt19937_64 rng(test::seed() + 10);
+    const int alphas[] = {4, 8, 16};
+    const int max_blocks[] = {1, 2, 3, 7, 0};
+    for (const std::string& isa : isas())
+        for (const test::NamedScoring& ns : matrices())
+            for (int i = 0; i < 12; ++i) {
+                const int64_t m = 1 + rng() % (i < 6 ? 300 : 1500);
+                const int64_t n = 1 + rng() % (i < 6 ? 300 : 1500);
+                const bool mutated = i % 4 != 0;
+                auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng, i % 3 == 0 ? 0.02 : 0.0)
+                                        : test::random_pair(m, n, rng);
+                Case c{std::move(s0), std::move(s1), ns.scoring,
+                       options(1 + static_cast<int>(rng() % 3), alphas[rng() % 3], max_blocks[rng() % 5]), isa,
+                       ns.name + (mutated ? ", mutated pair #" : ", random pair #") + std::to_string(i)};
+                expect_same_as_reference(c);
+                if (HasFatalFailure()) return;
+            }
+}
+
+TEST(CpuBackendMatrix, EdgeSizesMatchReference) {
+    std::mt19937_64 rng(test::seed() + 11);
+    for (const std::string& isa : isas()) {
+        const int lanes = isa == "avx512" ? 32 : isa == "avx2" ? 16 : isa == "scalar" ? 1 : 8;  // 16-bit lanes
+        const int64_t band = int64_t{lanes} * 4, cols = 2 * lanes;
+        const std::vector<int64_t> sizes = {1, lanes - 1, lanes + 1, band - 1, band, band + 1, 3 * cols, 2 * band + 1};
+        size_t k = 0;
+        for (const int64_t m : sizes)
+            for (const int64_t n : sizes) {
+                if (m < 1 || n < 1) continue;
+                const test::NamedScoring& ns = matrices()[k++ % matrices().size()];
+                auto [s0, s1] = test::mutated_pair(m, n, rng, 0.01);
+                Case c{std::move(s0), std::move(s1), ns.scoring, options(1 + static_cast<int>(rng() % 3), 4, 3), isa,
+                       ns.name + ", edge sizes"};
+                expect_same_as_reference(c);
+                if (HasFatalFailure()) return;
+            }
+    }
+}
+
+TEST(CpuBackendMatrix, RelativeLanesFarAboveTheInt16Range) {
+    // As RelativeLanesFarAboveTheInt16Range, with an asymmetric matrix: scores pass 32767
+    // after about 3000 aligned bases, far above int16 relative to the later tiles' corners.
+    const Scoring big = Scoring::from_matrix({{{12, -15, -6, -14}, {-13, 11, -15, -7}, {-5, -14, 12, -12},
+                                               {-15, -8, -11, 10}}},
+                                             25, 5);
+    std::mt19937_64 rng(test::seed() + 13);
+    auto [s0, s1] = test::mutated_pair(6000, 5800, rng, 0.001);
+    const Sequence same = test::mutated_pair(6000, 1, rng).first;
+    const AlignmentEnd want = reference_align(s0, s1, big), want_same = reference_align(same, same, big);
+    ASSERT_GT(want_same.score, 60000);
+    for (const std::string& isa : isas()) {
+        if (isa == "scalar") continue;
+        IsaScope scope(isa);
+        for (const int max_blocks : {0, 24}) {
+            auto backend = make_backend("cpu", options(2, 4, max_blocks));
+            EXPECT_EQ(backend->align(s0, s1, big), want) << isa << " " << backend->layout();
+            EXPECT_EQ(backend->align(same, same, big), want_same) << isa;
+            EXPECT_NE(backend->layout().find("i16/a4/matrix"), std::string::npos) << backend->layout();
+        }
+    }
+}
+
+TEST(CpuBackendMatrix, EachMatrixTakesItsLanesAndSubstitution) {
+    // Small scores run in 16-bit lanes, HOXD70 and larger in 32-bit ones; a matrix of
+    // match/mismatch shape takes the equality kernels, every other one the table lookups.
+    std::mt19937_64 rng(test::seed() + 12);
+    auto [s0, s1] = test::mutated_pair(1500, 1400, rng, 0.005);
+    for (const std::string& isa : isas()) {
+        IsaScope scope(isa);
+        for (const test::NamedScoring& ns : matrices()) {
+            auto backend = make_backend("cpu", options(2, 0, 0));
+            EXPECT_EQ(backend->align(s0, s1, ns.scoring), reference_align(s0, s1, ns.scoring)) << isa << " " << ns.name;
+            const std::string layout = backend->layout();
+            const bool sixteen = isa != "scalar" && (ns.name == "small" || ns.name == "tiny" ||
+                                                     ns.name == "match_mismatch_shape");
+            EXPECT_NE(layout.find(sixteen ? "/i16/" : "/i32/"), std::string::npos) << ns.name << ": " << layout;
+            EXPECT_EQ(layout.find("/matrix") != std::string::npos, ns.name != "match_mismatch_shape")
+                << ns.name << ": " << layout;
+        }
+    }
+}
+
 TEST(CpuBackend, UnknownOrMissingIsaIsAnError) {
     IsaScope scope("neon");
     EXPECT_THROW(make_backend("cpu", BackendOptions{}), Error);
@@ -224,8 +323,7 @@ DpRow dp_row(const Sequence& s0, const Sequence& s1, const Scoring& sc, int64_t 
         for (int64_t j = 1; j <= n; ++j) {
             e = std::max(e - sc.gap_extend, h[j - 1] - sc.gap_open);
             r.f[j] = std::max(r.f[j] - sc.gap_extend, r.h[j] - sc.gap_open);
-            const bool same = s0.codes[i - 1] == s1.codes[j - 1] && s0.codes[i - 1] != kBaseOther;
-            h[j] = std::max({0, r.h[j - 1] + (same ? sc.match : sc.mismatch), e, r.f[j]});
+            h[j] = std::max({0, r.h[j - 1] + sc.score(s0.codes[i - 1], s1.codes[j - 1]), e, r.f[j]});
         }
         r.h.swap(h);
     }
@@ -260,7 +358,7 @@ DpRow run_and_capture(TileExecutor& ex, int64_t band, int64_t n) {
 TEST(CpuExecutor, CapturedBandBottomIsTheDpRow) {
     std::mt19937_64 rng(test::seed() + 6);
     for (const std::string& isa : isas())
-        for (const Scoring& scoring : {kScorings[0], kScorings[5]}) {
+        for (const Scoring& scoring : {kScorings[0], kScorings[5], matrix("small"), test::hoxd70()}) {
             IsaScope scope(isa);
             auto [s0, s1] = test::mutated_pair(1500, 1100, rng, 0.01);
             auto ex = make_cpu_executor(s0, s1, scoring, options(2, 4, 5), 0, TopRow{});
@@ -277,7 +375,7 @@ TEST(CpuExecutor, CapturedBandBottomIsTheDpRow) {
 TEST(CpuExecutor, StartingRowContinuesTheWholeRun) {
     std::mt19937_64 rng(test::seed() + 7);
     for (const std::string& isa : isas())
-        for (const Scoring& scoring : {kScorings[0], kScorings[3], kScorings[5]}) {
+        for (const Scoring& scoring : {kScorings[0], kScorings[3], kScorings[5], matrix("small"), test::hoxd70()}) {
             IsaScope scope(isa);
             auto [s0, s1] = test::mutated_pair(2500, 2000, rng, 0.005);
             const AlignmentEnd whole = reference_align(s0, s1, scoring);

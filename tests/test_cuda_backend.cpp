@@ -132,6 +132,59 @@ TEST(CudaBackend, IdenticalSequencesAndNoMatch) {
     EXPECT_EQ(backend->align(n, n, kScorings[0]), (AlignmentEnd{0, 0, 0}));
 }
 
+TEST(CudaBackendMatrix, RandomAndMutatedPairsMatchReference) {
+    // Every test matrix: the table kernels (HOXD70 and the rest), and the byte kernels for the
+    // matrix of match/mismatch shape.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 10);
+    const int alphas[] = {4, 8, 16};
+    const int max_blocks[] = {1, 2, 3, 5, 16, 0};
+    for (const test::NamedScoring& ns : test::matrix_scorings(rng))
+        for (int i = 0; i < 40; ++i) {
+            const int64_t m = 1 + rng() % (i < 20 ? 300 : 3000);
+            const int64_t n = 1 + rng() % (i < 20 ? 300 : 3000);
+            const bool mutated = i % 4 != 0;
+            auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng, i % 3 == 0 ? 0.02 : 0.0)
+                                    : test::random_pair(m, n, rng);
+            Case c{std::move(s0), std::move(s1), ns.scoring, grid_options(alphas[rng() % 3], max_blocks[rng() % 6]),
+                   ns.name + (mutated ? ", mutated pair #" : ", random pair #") + std::to_string(i)};
+            expect_same_as_reference(c);
+            if (HasFatalFailure()) return;
+        }
+}
+
+TEST(CudaBackendMatrix, EdgeSizesMatchReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 11);
+    const std::vector<test::NamedScoring> matrices = test::matrix_scorings(rng);
+    size_t k = 0;
+    for (const int alpha : {4, 8, 16}) {
+        const int64_t band = 32 * alpha;
+        const std::vector<int64_t> sizes = {1, 31, 32, 33, 64, 65, band - 1, band, band + 1, 2 * band + 1};
+        for (const int64_t m : sizes)
+            for (const int64_t n : sizes) {
+                const test::NamedScoring& ns = matrices[k++ % matrices.size()];
+                auto [s0, s1] = test::mutated_pair(m, n, rng, 0.01);
+                Case c{std::move(s0), std::move(s1), ns.scoring, grid_options(alpha, 3), ns.name + ", edge sizes"};
+                expect_same_as_reference(c);
+                if (HasFatalFailure()) return;
+            }
+    }
+}
+
+TEST(CudaBackendMatrix, FullGridOfTheTableKernels) {
+    // Wide enough that the default grid launches every block the table kernels keep resident
+    // (their occupancy is queried for them, not for the byte kernels), on large scores.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 12);
+    for (const Scoring& scoring : {test::hoxd70(), test::matrix_scorings(rng).back().scoring}) {
+        auto [s0, s1] = test::mutated_pair(3000, 150000, rng, 0.001);
+        Case c{std::move(s0), std::move(s1), scoring, BackendOptions{}, "default grid, 150k columns"};
+        expect_same_as_reference(c);
+        if (HasFatalFailure()) return;
+    }
+}
+
 /// DiagonalTrace::kBlockSample: every this many diagonals, the trace lists the blocks.
 constexpr long long kTraceBlockSample = 256;
 

@@ -151,7 +151,7 @@ TEST_P(ReferenceVsBruteForce, MutatedPairs) {
         const Outcome o = align_both(a, b, scoring(), replay_context(stream, p));
         // Half the best conceivable score: only similar pairs get there.
         const int64_t shortest = std::min(a.size(), b.size());
-        if (shortest >= 8 && o.reference.score >= shortest * scoring().match / 2) ++high_scoring;
+        if (shortest >= 8 && o.reference.score >= shortest * scoring().match() / 2) ++high_scoring;
         if (o.reference != o.brute_force && ++failures == kMaxReportedFailures) break;
     }
     // Guards the test itself: random pairs would leave the high-score path unexercised.
@@ -164,7 +164,34 @@ INSTANTIATE_TEST_SUITE_P(Scorings, ReferenceVsBruteForce,
                              return std::string(kScorings[info.param].name);
                          });
 
+TEST(ReferenceVsBruteForceMatrices, RandomAndMutatedPairs) {
+    const uint64_t stream = 200;
+    std::mt19937_64 rng = test_rng(stream);
+    for (const test::NamedScoring& ns : test::matrix_scorings(rng)) {
+        int failures = 0;
+        for (int p = 0; p < 600; ++p) {
+            const std::string source = gen::random_dna(random_length(rng), rng, random_n_rate(rng));
+            std::string a = source;
+            std::string b = p % 3 == 0 ? gen::random_dna(random_length(rng), rng, random_n_rate(rng))
+                                       : mutated_copy(source, rng);
+            if (rng() % 2 == 0) std::swap(a, b);
+            const Outcome o = align_both(a, b, ns.scoring, ns.name + ", " + replay_context(stream, p));
+            if (o.reference != o.brute_force && ++failures == kMaxReportedFailures) break;
+        }
+    }
+}
+
 const Scoring kCudalign{1, -3, 5, 2};
+
+TEST(ReferenceHandCases, MatrixRowsAreS0Bases) {
+    // A against G scores 5, G against A -5: only S0 = A, S1 = G aligns.
+    const Scoring sc = Scoring::from_matrix({{{2, -4, 5, -4}, {-4, 2, -4, -4}, {-5, -4, 2, -4}, {-4, -4, -4, 2}}}, 5, 2);
+    EXPECT_EQ(checked("A", "G", sc), (AlignmentEnd{5, 1, 1}));
+    EXPECT_EQ(checked("G", "A", sc), AlignmentEnd{});
+    // N scores the lowest entry (-5) against everything, itself included.
+    EXPECT_EQ(checked("AGN", "GAN", sc), (AlignmentEnd{5, 1, 1}));
+    EXPECT_EQ(checked("NNN", "NNN", sc), AlignmentEnd{});
+}
 
 TEST(ReferenceHandCases, CudalignFigure2) {
     // Linear gap 2: match +1, mismatch -1, gap_open 2, gap_extend 2.
@@ -178,7 +205,7 @@ TEST(ReferenceHandCases, IdenticalSequencesScoreTheirFullLength) {
     const int64_t len = static_cast<int64_t>(s.size());
     for (const NamedScoring& ns : kScorings) {
         SCOPED_TRACE(ns.name);
-        const AlignmentEnd expected{static_cast<int32_t>(len * ns.scoring.match), len, len};
+        const AlignmentEnd expected{static_cast<int32_t>(len * ns.scoring.match()), len, len};
         EXPECT_EQ(checked(s, s, ns.scoring), expected);
     }
 }
@@ -255,7 +282,7 @@ TEST(ReferenceGapCost, OneGapOfThreeUnderEveryScoring) {
     const std::string s1 = kBlocks[0] + kBlocks[1] + "GGG" + kBlocks[2] + kBlocks[3];
     for (const NamedScoring& ns : kScorings) {
         const Scoring& sc = ns.scoring;
-        const int32_t expected = 48 * sc.match - (sc.gap_open + 2 * sc.gap_extend);
+        const int32_t expected = 48 * sc.match() - (sc.gap_open + 2 * sc.gap_extend);
         EXPECT_EQ(checked(s0, s1, sc), (AlignmentEnd{expected, 48, 51})) << ns.name;
     }
 }
@@ -266,7 +293,7 @@ TEST(ReferenceGapCost, SeparateGapsEachPayTheOpenCost) {
     const std::string s1 =
         kBlocks[0] + "N" + kBlocks[1] + "N" + kBlocks[2] + "N" + kBlocks[3];
     for (const NamedScoring& ns : kScorings) {
-        const int32_t expected = 48 * ns.scoring.match - 3 * ns.scoring.gap_open;
+        const int32_t expected = 48 * ns.scoring.match() - 3 * ns.scoring.gap_open;
         EXPECT_EQ(checked(s0, s1, ns.scoring), (AlignmentEnd{expected, 48, 51})) << ns.name;
     }
 }

@@ -69,9 +69,12 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
     EXPECT_FALSE(one_slab_checkpoint_exists(ck) || file_exists(ck + ".complete")) << "a completed run removes its checkpoint";
 }
 
-void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEnd& expected) {
+/// Stops a run with `signal`, then resumes it; `scoring` are extra options (a preset).
+void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEnd& expected,
+                           const std::vector<std::string>& scoring = {}) {
     const std::string ck = h.path("signal.ckpt");
-    const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"};
+    std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"};
+    args.insert(args.end(), scoring.begin(), scoring.end());
     const test::ChildRun r = h.run(args, 1200, signal);
     ASSERT_EQ(r.exit_code, 128 + signal) << r.err;
     EXPECT_NE(r.err.find("run the same command again to resume"), std::string::npos) << r.err;
@@ -83,6 +86,23 @@ void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEn
 }
 
 TEST_F(Resume, SigintWritesACheckpointAndExits130) { interrupt_then_resume(*harness_, SIGINT, expected_); }
+
+TEST(ResumeMatrix, Hoxd70RunResumesAndAnotherMatrixIsRefused) {
+    // HOXD70 runs in 32-bit lanes, about half as fast: a shorter pair lasts as long.
+    test::ResumeHarness h(kLength / 2, kLength / 2, test::seed() + 1);
+    const test::ChildRun whole = h.run({"-q", "-b", "cpu", "-x", "hoxd70"});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    const AlignmentEnd expected = test::ResumeHarness::parse_tsv(whole.out);
+    const std::string ck = h.path("other.ckpt");
+    const test::ChildRun made =
+        h.run({"-b", "cpu", "-x", "hoxd70", "--checkpoint", ck, "--checkpoint-every", "1h"}, 1200, SIGINT);
+    ASSERT_EQ(made.exit_code, 128 + SIGINT) << made.err;
+    const test::ChildRun other = h.run({"-b", "cpu", "-x", "hoxd55", "--checkpoint", ck});
+    EXPECT_EQ(other.exit_code, 1);
+    EXPECT_NE(other.err.find("made with scoring matrix A:91,-114,-31,-123"), std::string::npos) << other.err;
+    EXPECT_NE(other.err.find("this run uses matrix A:91,-90,-25,-100"), std::string::npos) << other.err;
+    interrupt_then_resume(h, SIGINT, expected, {"-x", "hoxd70"});
+}
 
 TEST_F(Resume, SlabsOfOneProcessStopAtOneRowThenResumeWithAnotherCount) {
     // The path a single-process CUDA run takes (run_local_slabs), here on CPU threads.

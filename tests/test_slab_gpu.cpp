@@ -55,6 +55,19 @@ TEST(CudaSlab, RandomAndMutatedPairsMatchReference) {
     }
 }
 
+TEST(CudaSlab, MatricesMatchReference) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 20);
+    for (const test::NamedScoring& ns : test::matrix_scorings(rng))
+        for (int i = 0; i < 4; ++i) {
+            const int ranks = 2 + static_cast<int>(rng() % 2);
+            const int64_t m = 1 + rng() % 3000, n = 64 * ranks + 1 + rng() % 3000;
+            auto [s0, s1] = test::mutated_pair(m, n, rng, i == 0 ? 0.02 : 0.0);
+            expect_reference(s0, s1, ns.scoring, ranks, grid(i % 2 ? 4 : 16, 0), ns.name + " #" + std::to_string(i));
+            if (HasFatalFailure()) return;
+        }
+}
+
 TEST(CudaSlab, EdgeSizesMatchReference) {
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 1);

@@ -87,6 +87,20 @@ TEST(SlabRun, RandomAndMutatedPairsMatchReference) {
     }
 }
 
+TEST(SlabRun, MatricesMatchReference) {
+    // Slab edges carry H and E across ranks whatever the substitution: every test matrix, in
+    // 16-bit lanes (small scores) and 32-bit ones.
+    std::mt19937_64 rng(test::seed() + 20);
+    for (const test::NamedScoring& ns : test::matrix_scorings(rng))
+        for (int i = 0; i < 4; ++i) {
+            const int ranks = 2 + static_cast<int>(rng() % 3);
+            const int64_t m = 1 + rng() % 1500, n = 64 * ranks + 1 + rng() % 2500;
+            auto [s0, s1] = test::mutated_pair(m, n, rng, i == 0 ? 0.02 : 0.0);
+            expect_reference(s0, s1, ns.scoring, ranks, options(i % 2 ? 4 : 8, 0), ns.name + " #" + std::to_string(i));
+            if (HasFatalFailure()) return;
+        }
+}
+
 TEST(SlabRun, EdgeSizesMatchReference) {
     std::mt19937_64 rng(test::seed() + 1);
     for (const int alpha : {4, 16}) {

@@ -78,6 +78,44 @@ std::string preview(const Sequence& s, size_t max_chars) {
     return out;
 }
 
+Scoring hoxd70() {
+    return Scoring::from_matrix({{{91, -114, -31, -123}, {-114, 100, -125, -31}, {-31, -125, 100, -114},
+                                  {-123, -31, -114, 91}}},
+                                430, 30);
+}
+
+namespace {
+
+/// A random asymmetric matrix: diagonal in [1, top], the rest in [-top, top / 2] with one entry
+/// at -top (so the lowest is -top), gaps up to `gap`.
+Scoring random_matrix(int32_t top, int32_t gap, std::mt19937_64& rng) {
+    const auto draw = [&rng](int32_t lo, int32_t hi) { return lo + static_cast<int32_t>(rng() % (hi - lo + 1)); };
+    NucleotideMatrix m{};
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) m[a][b] = a == b ? draw(1, top) : draw(-top, top / 2);
+    const int low = 1 + static_cast<int>(rng() % 3);  // an off-diagonal entry of row 0
+    m[0][low] = -top;
+    m[1][1] = top;  // one diagonal entry at the top, so the span of the scores is 2 * top
+    return Scoring::from_matrix(m, draw(1, gap), draw(1, gap / 3 + 1));
+}
+
+}  // namespace
+
+std::vector<NamedScoring> matrix_scorings(std::mt19937_64& rng) {
+    return {
+        {"hoxd70", hoxd70()},
+        {"human_chimp_v2", Scoring::from_matrix({{{90, -330, -236, -356}, {-330, 100, -318, -236},
+                                                  {-236, -318, 100, -330}, {-356, -236, -330, 90}}},
+                                                750, 150)},
+        {"tiny", Scoring::from_matrix({{{3, -2, -1, -3}, {-2, 4, -3, -1}, {-1, -3, 2, -2}, {-3, -1, -2, 3}}}, 5, 2)},
+        {"match_mismatch_shape",
+         Scoring::from_matrix({{{2, -3, -3, -3}, {-3, 2, -3, -3}, {-3, -3, 2, -3}, {-3, -3, -3, 2}}}, 7, 2)},
+        {"small", random_matrix(5, 8, rng)},
+        {"big", random_matrix(400, 900, rng)},
+        {"huge", random_matrix(40000, 60000, rng)},
+    };
+}
+
 TempDir::TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "chromalign_test_XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");

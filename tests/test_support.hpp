@@ -6,7 +6,9 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 
 namespace chromalign::test {
@@ -45,6 +47,22 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+/// A scoring with a name for failure messages.
+struct NamedScoring {
+    std::string name;
+    Scoring scoring;
+};
+
+/// LASTZ's HOXD70 with its gaps in our convention (430, 30), as configs/hoxd70.cfg.
+Scoring hoxd70();
+
+/// The substitution matrices every backend is tested with, each reaching another path:
+/// hoxd70 and UCSC's human_chimp.v2 (750, 150); "tiny", a fixed asymmetric matrix of small
+/// scores; "match_mismatch_shape", a matrix of match/mismatch shape (the equality paths, GPU
+/// byte mode); and random asymmetric ones drawn from `rng`: "small" (fits 16-bit CPU lanes),
+/// "big" (two CPU table planes) and "huge" (three).
+std::vector<NamedScoring> matrix_scorings(std::mt19937_64& rng);
 
 /// Decodes a Sequence to ACGTN for failure messages (long ones are cut).
 std::string preview(const Sequence& s, size_t max_chars = 120);

@@ -135,6 +135,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     report.s0 = info_of(s0);
     report.s1 = info_of(s1);
     report.scoring = o.scoring;
+    report.matrix_file = o.matrix_file;
     report.result = result;
     report.seconds = std::chrono::duration<double>(stop - start).count();
     report.backend = backend->name();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/error.hpp"
+#include "engine/scoring/matrix_file.hpp"
 #include "kernels/registry.hpp"
 
 namespace po = boost::program_options;
@@ -18,14 +19,54 @@ namespace po = boost::program_options;
 namespace chromalign::cli {
 namespace {
 
-po::options_description scoring_options(Scoring& s) {
+/// The scoring flags as given; make_scoring turns them into a Scoring.
+struct ScoringFlags {
+    int32_t match = Scoring{}.match(), mismatch = Scoring{}.mismatch();
+    int32_t gap_open = Scoring{}.gap_open, gap_extend = Scoring{}.gap_extend;
+    std::string matrix;      ///< --matrix FILE as given
+    std::string matrix_dir;  ///< the directory a relative --matrix is read from ("" for the working one)
+};
+
+po::options_description scoring_options(ScoringFlags& s) {
     po::options_description d("Scoring (a gap of length k costs gap-open + (k-1)*gap-extend)");
     d.add_options()
         ("match", po::value<int32_t>(&s.match)->default_value(s.match), "score of a matching A/C/G/T pair")
         ("mismatch", po::value<int32_t>(&s.mismatch)->default_value(s.mismatch), "score of any other pair (negative)")
+        ("matrix", po::value<std::string>(&s.matrix), "4x4 substitution matrix file (NCBI/LASTZ text: a row of column "
+         "letters, then rows 'A 91 -114 -31 -123'; rows are S0 bases) instead of --match/--mismatch; N and other "
+         "codes score its lowest entry. In a --config or preset file, relative to that file's directory")
         ("gap-open", po::value<int32_t>(&s.gap_open)->default_value(s.gap_open), "cost of a gap's first position")
         ("gap-extend", po::value<int32_t>(&s.gap_extend)->default_value(s.gap_extend), "cost of each further gap position");
     return d;
+}
+
+/// Stores one source of options into vm (the first source to set an option wins) and, when
+/// this source is the one that sets --matrix, remembers its directory for a relative path.
+void store_source(const po::parsed_options& parsed, const std::string& dir, po::variables_map& vm,
+                  ScoringFlags& flags) {
+    if (!vm.count("matrix"))
+        for (const po::option& option : parsed.options)
+            if (option.string_key == "matrix") flags.matrix_dir = dir;
+    po::store(parsed, vm);
+}
+
+std::string directory_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+/// The Scoring the flags ask for, reading the matrix file if one is named. --matrix replaces
+/// --match and --mismatch, so giving both (from any source) is a usage error.
+Scoring make_scoring(const ScoringFlags& f, const po::variables_map& vm, std::string* matrix_file) {
+    if (f.matrix.empty()) return Scoring(f.match, f.mismatch, f.gap_open, f.gap_extend);
+    if (!vm["match"].defaulted() || !vm["mismatch"].defaulted())
+        throw UsageError("--matrix replaces --match and --mismatch: give one or the other");
+    *matrix_file = f.matrix.front() == '/' ? f.matrix : f.matrix_dir + f.matrix;
+    try {
+        return Scoring::from_matrix(read_matrix_file(*matrix_file), f.gap_open, f.gap_extend);
+    } catch (const Error& e) {
+        throw UsageError(std::string("--matrix: ") + e.what());
+    }
 }
 
 /// --backend's help: every backend of the registry with its summary.
@@ -134,7 +175,7 @@ Options parse_options(int argc, const char* const* argv) {
     meta.add_options()
         ("help,h", "show this help and exit")
         ("version", "print the version and exit")
-        ("preset,x", po::value<std::string>(&o.preset), "preset from configs/: scoring (cudalign, blastn) or GPU tuning (hopper)")
+        ("preset,x", po::value<std::string>(&o.preset), "preset from configs/: scoring (cudalign, blastn, hoxd70, hoxd55, primate) or GPU tuning (hopper)")
         ("config", po::value<std::string>(&config_file), "read options from this file (key = value lines, any option below)");
     // Options a --config file may also set (not help, version, config or preset).
     po::options_description general;
@@ -155,7 +196,8 @@ Options parse_options(int argc, const char* const* argv) {
         ("restart", po::bool_switch(&o.backend_options.checkpoint.restart), "ignore an existing checkpoint file and overwrite it")
         ("checkpoint-strict", po::bool_switch(&o.backend_options.checkpoint.strict), "stop (exit 1) when a checkpoint cannot be written")
         ("keep-rows", po::value<std::string>(&o.backend_options.checkpoint.keep_rows_dir), "also keep every checkpointed row in this directory");
-    const po::options_description scoring = scoring_options(o.scoring);
+    ScoringFlags scoring_flags;
+    const po::options_description scoring = scoring_options(scoring_flags);
     po::options_description hidden;
     hidden.add_options()("s0", po::value<std::string>(&o.s0_path))("s1", po::value<std::string>(&o.s1_path));
     po::positional_options_description positional;
@@ -166,12 +208,13 @@ Options parse_options(int argc, const char* const* argv) {
     in_config.add(general).add(scoring);
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        store_source(po::command_line_parser(argc, argv).options(all).positional(positional).run(), "", vm,
+                     scoring_flags);
         if (vm.count("config")) {
             const std::string path = vm["config"].as<std::string>();
             std::ifstream in(path);
             if (!is_regular_file(path) || !in) throw UsageError("--config: cannot read '" + path + "'");
-            po::store(po::parse_config_file(in, in_config), vm);
+            store_source(po::parse_config_file(in, in_config), directory_of(path), vm, scoring_flags);
         }
         if (vm.count("preset")) {
             const std::string name = vm["preset"].as<std::string>();
@@ -182,7 +225,7 @@ Options parse_options(int argc, const char* const* argv) {
                 for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
                 throw UsageError("unknown preset '" + name + "' (known: " + known + ")");
             }
-            po::store(po::parse_config_file(in, in_config), vm);
+            store_source(po::parse_config_file(in, in_config), config_dir() + "/", vm, scoring_flags);
         }
         po::notify(vm);
     } catch (const po::error& e) {
@@ -209,6 +252,7 @@ Options parse_options(int argc, const char* const* argv) {
     o.format = parse_format(format);
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
     o.device_given = !vm["device"].defaulted();
+    o.scoring = make_scoring(scoring_flags, vm, &o.matrix_file);
     check_options(o);
     return o;
 }

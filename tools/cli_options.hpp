@@ -23,6 +23,7 @@ struct Options {
     std::string s0_path, s1_path;
     io::RecordSelector s0_record, s1_record;
     Scoring scoring;
+    std::string matrix_file;   ///< the --matrix file the scoring was read from, if any
     std::string preset;        ///< preset name the scoring came from, if any
     std::string backend = "auto";
     BackendOptions backend_options;
@@ -35,7 +36,8 @@ struct Options {
     std::string help_text;     ///< filled for --help
 };
 
-/// Parses argv; throws UsageError (unknown option, bad value, conflict, missing argument).
+/// Parses argv; throws UsageError (unknown option, bad value, conflict, missing argument, a
+/// --matrix file that cannot be read or parsed).
 /// Precedence: command-line flags, then --config FILE, then --preset NAME, then defaults.
 Options parse_options(int argc, const char* const* argv);
 

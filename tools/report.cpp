@@ -13,6 +13,20 @@ std::string fixed(double value, int digits) {
     return buf;
 }
 
+/// Whether the scoring is shown as a matrix: a --matrix file, or scores that are not match/mismatch.
+bool shows_matrix(const RunReport& r) { return !r.matrix_file.empty() || !r.scoring.is_match_mismatch(); }
+
+/// The matrix's rows A, C, G, T, each its four scores, joined as `open row sep row close`.
+std::string matrix_rows(const Scoring& s, const char* open, const char* sep, const char* close, const char* row_sep) {
+    std::string text;
+    for (int a = 0; a < 4; ++a) {
+        text += (a ? row_sep : "") + std::string(open);
+        for (int b = 0; b < 4; ++b) text += (b ? sep : "") + std::to_string(s.matrix[a][b]);
+        text += close;
+    }
+    return text;
+}
+
 std::string text_report(const RunReport& r) {
     std::ostringstream out;
     out << "score\t" << r.result.score << "\n"
@@ -21,6 +35,7 @@ std::string text_report(const RunReport& r) {
         << "s0\t" << r.s0.name << " (" << r.s0.length << " bp, " << r.s0.path << ")\n"
         << "s1\t" << r.s1.name << " (" << r.s1.length << " bp, " << r.s1.path << ")\n"
         << "scoring\t" << r.scoring.to_string() << "\n"
+        << (r.matrix_file.empty() ? "" : "matrix_file\t" + r.matrix_file + "\n")
         << "cells\t" << r.cells() << "\n"
         << "seconds\t" << fixed(r.seconds, 3) << "\n"
         << "gcups\t" << fixed(r.gcups(), 2) << "\n"
@@ -31,14 +46,30 @@ std::string text_report(const RunReport& r) {
 
 std::string tsv_report(const RunReport& r) {
     std::ostringstream out;
+    // A matrix replaces the match and mismatch columns by its 16 scores (rows A, C, G, T) and other.
+    const bool matrix = shows_matrix(r);
     out << "score\ts0_end\ts1_end\ts0_name\ts1_name\ts0_length\ts1_length\tcells\tseconds\tgcups\t"
-           "backend\tdevice\tmatch\tmismatch\tgap_open\tgap_extend\n"
+           "backend\tdevice\t"
+        << (matrix ? "matrix\tother" : "match\tmismatch") << "\tgap_open\tgap_extend\n"
         << r.result.score << "\t" << r.result.s0_end << "\t" << r.result.s1_end << "\t" << r.s0.name
         << "\t" << r.s1.name << "\t" << r.s0.length << "\t" << r.s1.length << "\t" << r.cells()
         << "\t" << fixed(r.seconds, 3) << "\t" << fixed(r.gcups(), 3) << "\t" << r.backend << "\t"
-        << r.device << "\t" << r.scoring.match << "\t" << r.scoring.mismatch << "\t"
-        << r.scoring.gap_open << "\t" << r.scoring.gap_extend << "\n";
+        << r.device << "\t"
+        << (matrix ? matrix_rows(r.scoring, "", ",", "", ",") + "\t" + std::to_string(r.scoring.other)
+                   : std::to_string(r.scoring.match()) + "\t" + std::to_string(r.scoring.mismatch()))
+        << "\t" << r.scoring.gap_open << "\t" << r.scoring.gap_extend << "\n";
     return out.str();
+}
+
+/// The scoring object's substitution keys: match and mismatch, or the matrix (rows A, C, G, T),
+/// other and, when it came from one, the file.
+std::string json_substitution(const RunReport& r) {
+    if (!shows_matrix(r))
+        return "\"match\": " + std::to_string(r.scoring.match()) + ", \"mismatch\": " + std::to_string(r.scoring.mismatch());
+    std::string text;
+    if (!r.matrix_file.empty()) text += "\"matrix_file\": \"" + json_escape(r.matrix_file) + "\", ";
+    return text + "\"matrix\": [" + matrix_rows(r.scoring, "[", ", ", "]", ", ") + "], \"other\": " +
+           std::to_string(r.scoring.other);
 }
 
 std::string json_report(const RunReport& r) {
@@ -60,9 +91,8 @@ std::string json_report(const RunReport& r) {
         << "  \"device\": \"" << json_escape(r.device) << "\",\n"
         << "  \"device_bytes\": " << r.device_bytes << ",\n"
         << "  \"layout\": \"" << json_escape(r.layout) << "\",\n"
-        << "  \"scoring\": {\"match\": " << r.scoring.match << ", \"mismatch\": " << r.scoring.mismatch
-        << ", \"gap_open\": " << r.scoring.gap_open << ", \"gap_extend\": " << r.scoring.gap_extend
-        << "}\n"
+        << "  \"scoring\": {" << json_substitution(r) << ", \"gap_open\": " << r.scoring.gap_open
+        << ", \"gap_extend\": " << r.scoring.gap_extend << "}\n"
         << "}\n";
     return out.str();
 }

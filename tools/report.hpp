@@ -20,6 +20,7 @@ struct SequenceInfo {
 struct RunReport {
     SequenceInfo s0, s1;
     Scoring scoring;
+    std::string matrix_file;   ///< the --matrix file, if any
     AlignmentEnd result;
     double seconds = 0;        ///< alignment only, without reading the input
     std::string backend, device, layout;

@@ -111,8 +111,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put<int64_t>(c.n);
     w.put<uint64_t>(c.fingerprint0);
     w.put<uint64_t>(c.fingerprint1);
-    w.put<int32_t>(c.scoring.match);
-    w.put<int32_t>(c.scoring.mismatch);
+    for (const auto& row : c.scoring.matrix)
+        for (const int32_t v : row) w.put<int32_t>(v);
+    w.put<int32_t>(c.scoring.other);
     w.put<int32_t>(c.scoring.gap_open);
     w.put<int32_t>(c.scoring.gap_extend);
     w.put<int64_t>(c.row);
@@ -155,9 +156,9 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (std::memcmp(magic, kMagic, sizeof magic) != 0)
         throw Error(path + ": not a chromalign checkpoint (bad magic)");
     const auto format = r.get<uint32_t>();
-    if (format != kCheckpointFormatVersion)
+    if (format != 1 && format != kCheckpointFormatVersion)
         throw Error(path + ": checkpoint format version " + std::to_string(format) +
-                    ", this program reads version " + std::to_string(kCheckpointFormatVersion));
+                    ", this program reads versions 1 and " + std::to_string(kCheckpointFormatVersion));
     char version[kVersionField];
     r.get_bytes(version, sizeof version);
     Checkpoint c;
@@ -165,10 +166,17 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.n = r.get<int64_t>();
     c.fingerprint0 = r.get<uint64_t>();
     c.fingerprint1 = r.get<uint64_t>();
-    c.scoring.match = r.get<int32_t>();
-    c.scoring.mismatch = r.get<int32_t>();
-    c.scoring.gap_open = r.get<int32_t>();
-    c.scoring.gap_extend = r.get<int32_t>();
+    if (format == 1) {  // match, mismatch, gap_open, gap_extend
+        const auto match = r.get<int32_t>(), mismatch = r.get<int32_t>();
+        const auto gap_open = r.get<int32_t>(), gap_extend = r.get<int32_t>();
+        c.scoring = Scoring(match, mismatch, gap_open, gap_extend);
+    } else {
+        for (auto& row : c.scoring.matrix)
+            for (int32_t& v : row) v = r.get<int32_t>();
+        c.scoring.other = r.get<int32_t>();
+        c.scoring.gap_open = r.get<int32_t>();
+        c.scoring.gap_extend = r.get<int32_t>();
+    }
     c.row = r.get<int64_t>();
     c.best.score = r.get<int32_t>();
     c.best.s0_end = r.get<int64_t>();
@@ -202,10 +210,8 @@ std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const S
                " bases, this run compares " + std::to_string(s0.length()) + " x " + std::to_string(s1.length());
     if (c.fingerprint0 != sequence_fingerprint(s0)) return "it is for another S0 (content differs)";
     if (c.fingerprint1 != sequence_fingerprint(s1)) return "it is for another S1 (content differs)";
-    const Scoring& k = c.scoring;
-    if (k.match != scoring.match || k.mismatch != scoring.mismatch || k.gap_open != scoring.gap_open ||
-        k.gap_extend != scoring.gap_extend)
-        return "it was made with scoring " + k.to_string() + ", this run uses " + scoring.to_string();
+    if (c.scoring != scoring)
+        return "it was made with scoring " + c.scoring.to_string() + ", this run uses " + scoring.to_string();
     return {};
 }
 

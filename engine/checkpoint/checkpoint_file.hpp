@@ -27,14 +27,15 @@ struct Checkpoint {
 /// 64-bit FNV-1a over the codes and the length: names the content, not the file.
 uint64_t sequence_fingerprint(const Sequence& s);
 
-/// Format: "CHRALNCK" magic, format version, program version, lengths, fingerprints,
-/// scoring, row, best cell, the H then F arrays (little-endian int32), and a CRC32 (zlib) of
-/// everything before it. Written to PATH.tmp, fsync'd, renamed over PATH, and the directory
+/// Format 2: "CHRALNCK" magic, format version, program version, lengths, fingerprints, the
+/// scoring (the 4x4 matrix row by row, other, gap_open, gap_extend), row, best cell, the H then
+/// F arrays (little-endian int32), and a CRC32 (zlib) of everything before it. Written to PATH.tmp, fsync'd, renamed over PATH, and the directory
 /// fsync'd: at every instant PATH holds a complete checkpoint (the old or the new one).
 /// Throws Error on any I/O failure (a full disk, a file size limit), leaving PATH as it was.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
-/// Reads and verifies a checkpoint. Throws Error naming the problem: not a checkpoint,
+/// Reads and verifies a checkpoint of format 2, or of format 1 (whose scoring is match,
+/// mismatch, gap_open, gap_extend). Throws Error naming the problem: not a checkpoint,
 /// another format version, truncated, CRC mismatch.
 Checkpoint read_checkpoint(const std::string& path);
 
@@ -46,6 +47,6 @@ bool file_exists(const std::string& path);
 std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const Sequence& s1,
                                 const Scoring& scoring);
 
-constexpr uint32_t kCheckpointFormatVersion = 1;
+constexpr uint32_t kCheckpointFormatVersion = 2;  ///< the one written
 
 }  // namespace chromalign

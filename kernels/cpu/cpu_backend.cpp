@@ -51,8 +51,8 @@ struct Plan {
 /// Block columns are a multiple of the workers so that every diagonal splits evenly, unless
 /// `blocks` (> 0) fixes them (a slab cut for exactly that many). `only_bits` (16 or 32) fixes
 /// the lanes instead of choosing them: a slab's executor takes the lanes the ranks agreed on.
-Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions& o, int threads, CpuIsa isa,
-              int32_t blocks = 0, int only_bits = 0) {
+Plan plan_run(int64_t m, int64_t n, const CpuScoringTerms& scoring, const BackendOptions& o, int threads,
+              CpuIsa isa, int32_t blocks = 0, int only_bits = 0) {
     const int alpha = o.alpha > 0 ? o.alpha : kDefaultAlpha;
     for (const int bits : {16, 32}) {
         if (only_bits != 0 && bits != only_bits) continue;
@@ -60,7 +60,7 @@ Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions
         if (!kernel) continue;
         const int64_t rows = int64_t{kernel->lanes} * alpha;
         int64_t target = kTargetCols;
-        if (bits == 16) target = std::min(target, kernels::cpu::relative16_max_cols(rows, scoring) - kColumnQuantum);
+        if (bits == 16) target = std::min(target, scoring.relative16_max_cols(rows) - kColumnQuantum);
         if (target < (bits == 16 ? kMinColsPerLane : 2) * kernel->lanes) continue;
         int64_t max_blocks = std::max(kBlocksPerWorker * threads, (n + target - 1) / target);
         max_blocks = (max_blocks + threads - 1) / threads * threads;
@@ -68,7 +68,7 @@ Plan plan_run(int64_t m, int64_t n, const Scoring& scoring, const BackendOptions
         if (blocks > 0) max_blocks = blocks;
         max_blocks = std::min<int64_t>(max_blocks, INT32_MAX);
         const TileGrid grid = make_tile_grid(m, n, kernel->lanes, alpha, static_cast<int32_t>(max_blocks));
-        if (bits == 32 || kernels::cpu::relative16_fits(rows, grid.block_cols, scoring)) return {grid, kernel};
+        if (bits == 32 || scoring.relative16_fits(rows, grid.block_cols)) return {grid, kernel};
     }
     if (only_bits != 0)
         throw Error("internal: this slab's tiles do not fit the " + std::to_string(only_bits) +
@@ -85,8 +85,9 @@ std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s
     scoring.check_no_overflow(s0.length(), s1.length());
     if (first_row < 0 || first_row >= s0.length())
         throw Error("cannot start below row " + std::to_string(first_row) + " of " + std::to_string(s0.length()));
-    const Plan plan = plan_run(s0.length() - first_row, s1.length(), scoring, options, threads, isa, blocks, only_bits);
-    return std::make_unique<CpuTileRunner>(plan.grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top,
+    const CpuScoringTerms terms = cpu_scoring_terms(scoring);
+    const Plan plan = plan_run(s0.length() - first_row, s1.length(), terms, options, threads, isa, blocks, only_bits);
+    return std::make_unique<CpuTileRunner>(plan.grid, terms, s0.codes.data() + first_row, s1.codes.data(), top,
                                            *plan.kernel, threads, edges);
 }
 
@@ -116,7 +117,7 @@ public:
 
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        const Plan plan = plan_run(m, width, scoring, options_, threads_, isa_);
+        const Plan plan = plan_run(m, width, cpu_scoring_terms(scoring), options_, threads_, isa_);
         slab_bits_ = plan.kernel->lane_bits;
         return SlabShape{plan.grid.rows_per_band(), plan.grid.blocks};
     }
@@ -132,7 +133,7 @@ public:
         // Built outside the lock, so that the slabs of a process set up their pools in parallel.
         auto runner = make_runner(s0, s1, scoring, options_, threads_, first_row, top, isa_, edges, blocks, bits);
         std::lock_guard<std::mutex> lock(mutex_);
-        layout_ = runner->grid().describe() + " kernel=" + runner->kernel().name;
+        layout_ = runner->grid().describe() + " kernel=" + runner->kernel_name();
         return runner;
     }
 

@@ -1,4 +1,4 @@
-//! @file Run-time dispatch of the CPU tile kernels: the CPU's features, $CHROMALIGN_CPU_ISA, the 16-bit bound.
+//! @file Run-time dispatch of the CPU tile kernels: the CPU's features and $CHROMALIGN_CPU_ISA.
 #include <cstdlib>
 #include <string>
 
@@ -41,15 +41,6 @@ const CpuKernel* table(CpuIsa isa, size_t* count) {
     return nullptr;
 }
 
-/// Worst-case magnitude, relative to the tile corner, of anything a 16-bit tile holds.
-int64_t relative16_extent(int64_t rows, int64_t cols, const Scoring& s) {
-    const int64_t step = int64_t{s.match} + s.gap_open;  // largest difference of adjacent H
-    const int64_t slack = 2 * (int64_t{s.gap_open} + s.gap_extend + s.match - s.mismatch);
-    return (rows + cols + 2) * step + slack;
-}
-
-constexpr int64_t kInt16Max = 32767;
-
 }  // namespace
 
 std::string cpu_isa_name(CpuIsa isa) {
@@ -90,15 +81,6 @@ CpuIsa select_cpu_isa() {
         if (table(isa, &count) && count > 0 && cpu_runs(isa)) return isa;
     }
     return CpuIsa::kScalar;
-}
-
-bool relative16_fits(int64_t rows, int64_t cols, const Scoring& scoring) {
-    return relative16_extent(rows, cols, scoring) <= kInt16Max;
-}
-
-int64_t relative16_max_cols(int64_t rows, const Scoring& scoring) {
-    const int64_t step = int64_t{scoring.match} + scoring.gap_open;
-    return (kInt16Max - relative16_extent(rows, 0, scoring)) / step;
 }
 
 }  // namespace chromalign::kernels::cpu

@@ -11,7 +11,13 @@ namespace {
 
 struct Avx2Common {
     using Reg = __m256i;
+    using Table = __m256i;  ///< 16 bytes for lookup, in both halves (vpshufb works per half)
     static Reg select(Reg mask, Reg a, Reg b) { return _mm256_blendv_epi8(b, a, mask); }
+    static Reg bit_or(Reg a, Reg b) { return _mm256_or_si256(a, b); }
+    static Table table(const uint8_t* bytes) {
+        return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)));
+    }
+    static Reg lookup(Table t, Reg index) { return _mm256_shuffle_epi8(t, index); }
     /// The low 128-bit half of the result is the high half of `top`, the high half is the low
     /// half of `v`: what a per-half alignr needs to move lanes across the halves by one.
     static Reg carry_halves(Reg v, Reg top) { return _mm256_permute2x128_si256(v, top, 0x03); }
@@ -108,6 +114,7 @@ struct Avx2I32 : Avx2Common {
     static Reg gt(Reg a, Reg b) { return _mm256_cmpgt_epi32(a, b); }
     static bool any_gt(Reg a, Reg b) { return _mm256_movemask_epi8(_mm256_cmpgt_epi32(a, b)) != 0; }
     static Reg lane_index() { return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+    static Reg shift_left(Reg v, int bits) { return _mm256_slli_epi32(v, bits); }
     /// [top[7], v[0], ..., v[6]].
     static Reg shift_in(Reg v, Reg top) { return _mm256_alignr_epi8(v, carry_halves(v, top), 12); }
     static Reg reverse(Reg v) { return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)); }

@@ -13,8 +13,14 @@ namespace {
 
 struct Avx512Common {
     using Reg = __m512i;
+    using Table = __m512i;  ///< 16 bytes for lookup, in all four quarters (vpshufb works per quarter)
     static Reg loadu(const void* p) { return _mm512_loadu_si512(p); }
     static void storeu(void* p, Reg v) { _mm512_storeu_si512(p, v); }
+    static Reg bit_or(Reg a, Reg b) { return _mm512_or_si512(a, b); }
+    static Table table(const uint8_t* bytes) {
+        return _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)));
+    }
+    static Reg lookup(Table t, Reg index) { return _mm512_shuffle_epi8(t, index); }
 };
 
 struct Avx512I16 : Avx512Common {
@@ -112,6 +118,7 @@ struct Avx512I32 : Avx512Common {
     static Reg select(Reg mask, Reg a, Reg b) { return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(mask, mask), b, a); }
     static bool any_gt(Reg a, Reg b) { return _mm512_cmpgt_epi32_mask(a, b) != 0; }
     static Reg lane_index() { return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+    static Reg shift_left(Reg v, int bits) { return _mm512_slli_epi32(v, static_cast<unsigned>(bits)); }
     /// [top[15], v[0], ..., v[14]].
     static Reg shift_in(Reg v, Reg top) { return _mm512_alignr_epi32(v, top, 15); }
     static Reg reverse(Reg v) {

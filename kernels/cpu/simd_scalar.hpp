@@ -28,6 +28,13 @@ struct ScalarI32 {
     static Elem s0_element(int code) { return code; }
     static int32_t s1_element(int code) { return code < 4 ? code : 5; }
 
+    /// pshufb on the lane's low byte (MatrixLookup's index lanes hold 0x80 in the others).
+    using Table = const uint8_t*;
+    static Table table(const uint8_t* bytes) { return bytes; }
+    static Reg lookup(Table t, Reg index) { return index & 0x80 ? 0 : t[index & 15]; }
+    static Reg bit_or(Reg a, Reg b) { return a | b; }
+    static Reg shift_left(Reg v, int bits) { return v << bits; }
+
     static Reg set1(int32_t v) { return v; }
     static Reg loadu(const Elem* p) { return *p; }
     static void storeu(Elem* p, Reg v) { *p = v; }

@@ -14,7 +14,12 @@ namespace {
 /// Operations shared by both widths; `Derived` supplies the element-width specific ones.
 struct Sse41Common {
     using Reg = __m128i;
+    using Table = __m128i;  ///< 16 bytes for lookup (MatrixLookup)
     static Reg select(Reg mask, Reg a, Reg b) { return _mm_blendv_epi8(b, a, mask); }
+    static Reg bit_or(Reg a, Reg b) { return _mm_or_si128(a, b); }
+    static Table table(const uint8_t* bytes) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)); }
+    /// pshufb: byte i is table[index byte i & 15], or 0 where that byte has bit 7 set.
+    static Reg lookup(Table t, Reg index) { return _mm_shuffle_epi8(t, index); }
 };
 
 struct Sse41I16 : Sse41Common {
@@ -107,6 +112,7 @@ struct Sse41I32 : Sse41Common {
     static Reg gt(Reg a, Reg b) { return _mm_cmpgt_epi32(a, b); }
     static bool any_gt(Reg a, Reg b) { return _mm_movemask_epi8(_mm_cmpgt_epi32(a, b)) != 0; }
     static Reg lane_index() { return _mm_setr_epi32(0, 1, 2, 3); }
+    static Reg shift_left(Reg v, int bits) { return _mm_slli_epi32(v, bits); }
     static Reg shift_in(Reg v, Reg top) { return _mm_alignr_epi8(v, top, 12); }
     static Reg reverse(Reg v) { return _mm_shuffle_epi32(v, 0x1B); }
     static Reg load_rel(const int32_t* p, int32_t offset) {

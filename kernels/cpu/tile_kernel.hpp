@@ -33,9 +33,16 @@ struct TileArgs {
     const int32_t* left = nullptr;  ///< left edge H[R], E[R] (lane-vector order), corner H; null at column 0
     int32_t* right = nullptr;       ///< right edge out, same layout; null for the last block column
     void* scratch = nullptr;     ///< kernel scratch of scratch_bytes(cols) bytes, one per worker
-    int32_t open = 0, ext = 0, match = 0, mismatch = 0;
+    const CpuScoringTerms* scoring = nullptr;  ///< gap costs and diagonal terms (engine/scoring)
     int32_t threshold = 1;       ///< cells below max(threshold, best->score) can never win
     CellBest* best = nullptr;    ///< in/out: this worker's best cell under the tie rule
+};
+
+/// One way of forming the diagonal terms (see CpuScoringTerms): the tile kernel built for it,
+/// and the lane elements it wants S1 codes in.
+struct CpuSubstitution {
+    void (*run)(const TileArgs& args);
+    int32_t (*s1_element)(int code);  ///< the window's lane element for an S1 code (>= 4: other)
 };
 
 /// One compiled tile kernel.
@@ -45,9 +52,14 @@ struct CpuKernel {
     int lane_bits;      ///< 16: scores relative to the tile corner (needs relative16_fits); 32: absolute
     int lanes;          ///< SIMD lanes: the tile grid's "threads"
     int alpha;          ///< rows per lane
-    void (*run)(const TileArgs& args);
     size_t (*scratch_bytes)(int64_t cols);
-    int32_t (*s1_element)(int code);  ///< the window's lane element for an S1 code (>= 4: other)
+    CpuSubstitution equality;  ///< match/mismatch (CpuScoringTerms::equality)
+    CpuSubstitution matrix;    ///< any matrix, by byte-table lookups
+
+    /// The substitution for these terms.
+    const CpuSubstitution& substitution(const CpuScoringTerms& terms) const {
+        return terms.equality ? equality : matrix;
+    }
 };
 
 /// The kernel for (isa, lane_bits, alpha), or nullptr when none is compiled.
@@ -58,13 +70,5 @@ const CpuKernel* find_cpu_kernel(CpuIsa isa, int lane_bits, int alpha);
 CpuIsa select_cpu_isa();
 
 std::string cpu_isa_name(CpuIsa isa);
-
-/// Whether a tile of `rows` x `cols` may run in 16-bit lanes relative to its corner: adjacent
-/// DP cells differ by at most match + open (Suzuki & Kasahara 2018), so every H, E, F and
-/// intermediate of the tile then stays inside int16 (see tile_kernel_impl.hpp for the bound).
-bool relative16_fits(int64_t rows, int64_t cols, const Scoring& scoring);
-
-/// The widest tile (in columns) that relative16_fits for `rows`; <= 0 when none.
-int64_t relative16_max_cols(int64_t rows, const Scoring& scoring);
 
 }  // namespace chromalign::kernels::cpu

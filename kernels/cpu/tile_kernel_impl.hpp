@@ -11,10 +11,11 @@
 //! lane up (shift_in); lane 0 takes the horizontal bus instead. Steps 0 .. L-2 (prologue) start
 //! the lanes one by one from the left edge, steps C .. C+L-2 (epilogue) finish them one by one.
 //!
-//! Relative 16-bit lanes (V::kRelative). Adjacent DP cells differ by at most match + open, so
-//! every cell of the tile lies within Bt = (R + C + 2) * (match + open) of the tile's corner
-//! H(row0 - 1, col0 - 1), and so do the edges it reads. The kernel holds H - base with base =
-//! that corner; relative16_fits demands Bt + 2 * (open + ext + match - mismatch) <= 32767, so
+//! Relative 16-bit lanes (V::kRelative). Adjacent DP cells differ by at most step = best + open
+//! (best: the largest substitution score; Suzuki & Kasahara 2018 for match/mismatch), so every
+//! cell of the tile lies within Bt = (R + C + 2) * step of the tile's corner H(row0 - 1, col0 - 1),
+//! and so do the edges it reads. The kernel holds H - base with base = that corner;
+//! CpuScoringTerms::relative16_fits demands Bt + 2 * (open + ext + best - lowest) <= 32767, so
 //! H - base, H - base - open, the diagonal term and the E and F of real cells never leave int16.
 //! Inputs below the range (E, F of -inf, or far below) saturate to -32768: such a value is
 //! below every H - open the recurrence compares it with, so it can never win a max, and the
@@ -23,6 +24,10 @@
 //! the right E are at least H(neighbour) - open, inside the range. Lanes outside the tile
 //! (prologue, epilogue) may wrap around; they feed neither a lane inside the tile nor a result.
 //! 32-bit lanes hold absolute scores (base 0) and -2^30 for minus infinity.
+//!
+//! Substitution (the S template parameter): the diagonal term open + s(a, b) comes from the
+//! CpuScoringTerms of engine/scoring, either by V's own equality test for match/mismatch
+//! (EqualityLookup) or by byte-table lookups for any matrix (MatrixLookup).
 //!
 //! Best cell (as on the GPU). A cell below G = max(best score any worker has published, this
 //! worker's best, 1) can never be the answer, and G only grows. So each step takes the max of
@@ -50,7 +55,59 @@ inline bool better_cell(int32_t score, int64_t row, int64_t col, const CellBest&
     return col < b.col;
 }
 
-template <class V, int A>
+/// Match/mismatch: V's own substitution (compare and select, or its xor table), as it always was.
+template <class V>
+struct EqualityLookup {
+    using Terms = typename V::Substitution;
+    static Terms make(const CpuScoringTerms& t) { return V::make_substitution(t.diag_match, t.diag_other); }
+    static typename V::Reg diagonal(const Terms& s, typename V::Reg code, typename V::Reg window) {
+        return V::substitute(s, code, window);
+    }
+    static typename V::Elem s0_element(int code) { return V::s0_element(code); }
+    static int32_t s1_element(int code) { return V::s1_element(code); }
+};
+
+/// Any matrix: the diagonal term is diag_other + t(a, b), the bytes of t looked up in the
+/// tables of CpuScoringTerms::planes with V::lookup (pshufb). An S0 lane holds 4a and an S1
+/// lane b in its low byte (0x80 for another code) and 0x80 in every other byte, so their or is
+/// 4a + b in the low byte, or has its bit 7 set (t = 0) when either code is another; the 0x80
+/// bytes make pshufb zero the rest of the lane, so a lookup gives that byte of t zero-extended.
+/// 16-bit lanes take one plane (relative16_fits asks for it), 32-bit lanes up to three.
+template <class V>
+struct MatrixLookup {
+    using Reg = typename V::Reg;
+    using Elem = typename V::Elem;
+    static constexpr int kMaxPlanes = sizeof(Elem) == 2 ? 1 : 3;
+    struct Terms {
+        typename V::Table plane[kMaxPlanes];
+        int planes;
+        Reg base;  ///< diag_other = open + other
+    };
+    static Terms make(const CpuScoringTerms& t) {
+        Terms s;
+        for (int p = 0; p < kMaxPlanes; ++p) s.plane[p] = V::table(t.planes[p]);
+        s.planes = t.plane_count;
+        s.base = V::set1(t.diag_other);
+        return s;
+    }
+    static Reg diagonal(const Terms& s, Reg code, Reg window) {
+        const Reg index = V::bit_or(code, window);
+        Reg t = V::lookup(s.plane[0], index);
+        if constexpr (kMaxPlanes > 1) {
+            if (s.planes > 1) t = V::bit_or(t, V::shift_left(V::lookup(s.plane[1], index), 8));
+            if (s.planes > 2) t = V::bit_or(t, V::shift_left(V::lookup(s.plane[2], index), 16));
+        }
+        return V::add(t, s.base);
+    }
+    static Elem s0_element(int code) { return element(code < 4 ? 4 * code : 0x80); }
+    static int32_t s1_element(int code) { return element(code < 4 ? code : 0x80); }
+
+private:
+    /// `low` in the low byte, 0x80 in the others (as the lane's width truncates it).
+    static Elem element(int low) { return static_cast<Elem>(static_cast<int32_t>(0x80808000u | static_cast<uint32_t>(low))); }
+};
+
+template <class V, int A, class S>
 struct TileKernel {
     using Reg = typename V::Reg;
     using Elem = typename V::Elem;
@@ -76,8 +133,8 @@ struct TileKernel {
 
     struct Consts {
         Reg open, ext, floor;
-        typename V::Substitution subst;  ///< gives open + s(a, b) (see step)
-        Reg code[A];                     ///< S0 code of row top_k + r in lane k (V::s0_element)
+        typename S::Terms subst;  ///< gives open + s(a, b) (see step)
+        Reg code[A];              ///< S0 code of row top_k + r in lane k (S::s0_element)
     };
 
     /// One antidiagonal step. On entry up_o = H(top_k - 1, j) - open and up_f = F(top_k - 1, j)
@@ -91,7 +148,7 @@ struct TileKernel {
         for (int r = 0; r < A; ++r) {
             const Reg e = V::max(V::subs(st.e[r], k.ext), st.ho[r]);                        // E(r, j)
             f = V::max(V::subs(f, k.ext), above);                                            // F(r, j)
-            const Reg d = V::add(diag, V::substitute(k.subst, k.code[r], w));
+            const Reg d = V::add(diag, S::diagonal(k.subst, k.code[r], w));
             // f last: it is the only operand on the dependency chain down the rows.
             const Reg h = V::max(V::max(V::max(d, e), k.floor), f);                         // H(r, j)
             diag = st.ho[r];                                                                 // H(r, j-1) - open
@@ -116,7 +173,7 @@ struct TileKernel {
             for (int r = 0; r < A; ++r) {
                 const int64_t row = a.row0 + int64_t{k} * A + r;
                 if (row >= a.m) break;  // padding rows
-                const int32_t score = int32_t{cells[r * L + k]} + a.open + base;
+                const int32_t score = int32_t{cells[r * L + k]} + a.scoring->open + base;
                 if (score >= threshold && better_cell(score, row, a.col0 + col, best))
                     best = CellBest{score, row, a.col0 + col};
             }
@@ -130,6 +187,7 @@ struct TileKernel {
     }
 
     static void run(const TileArgs& a) {
+        const CpuScoringTerms& sc = *a.scoring;
         const int64_t C = a.cols;
         Elem* const top_o = static_cast<Elem*>(a.scratch);
         Elem* const top_f = top_o + (C + 2 * L);
@@ -146,26 +204,26 @@ struct TileKernel {
         // Top edge: top_o[L-1+c] = H(row0 - 1, col0 + c) - open, top_f[L-1+c] = F(row0 - 1, col0 + c).
         // Slack slots feed only lanes that are outside the tile; any finite value does.
         for (int64_t i = 0; i < C + 2 * L; ++i) {
-            top_o[i] = saturate<V>(-int64_t{a.open});
+            top_o[i] = saturate<V>(-int64_t{sc.open});
             top_f[i] = V::kNeg;
         }
         int64_t c = 0;
         for (; c + L <= C; c += L) {
-            V::storeu(top_o + L - 1 + c, V::load_rel(a.bus_h + c, base + a.open));
+            V::storeu(top_o + L - 1 + c, V::load_rel(a.bus_h + c, base + sc.open));
             V::storeu(top_f + L - 1 + c, V::load_rel(a.bus_f + c, base));
         }
         for (; c < C; ++c) {
-            top_o[L - 1 + c] = saturate<V>(int64_t{a.bus_h[c]} - base - a.open);
+            top_o[L - 1 + c] = saturate<V>(int64_t{a.bus_h[c]} - base - sc.open);
             top_f[L - 1 + c] = saturate<V>(int64_t{a.bus_f[c]} - base);
         }
 
         Consts k;
-        k.open = V::set1(a.open);
-        k.ext = V::set1(a.ext);
+        k.open = V::set1(sc.open);
+        k.ext = V::set1(sc.ext);
         k.floor = V::set1(saturate<V>(-int64_t{base}));
-        k.subst = V::make_substitution(a.open + a.match, a.open + a.mismatch);
+        k.subst = S::make(sc);
         for (int r = 0; r < A; ++r) {
-            for (int l = 0; l < L; ++l) codes[r * L + l] = V::s0_element(a.s0[int64_t{l} * A + r]);
+            for (int l = 0; l < L; ++l) codes[r * L + l] = S::s0_element(a.s0[int64_t{l} * A + r]);
             k.code[r] = V::loadu(codes + r * L);
         }
 
@@ -173,16 +231,16 @@ struct TileKernel {
         // of the DP (a.left null) has H = 0, E = -inf. Lane k's hdiag is the edge H of the row
         // above its first row: lane k-1's last row, or the corner for lane 0.
         State edge;
-        int32_t corner_o = -a.open;
+        int32_t corner_o = -sc.open;
         if (a.left) {
             for (int r = 0; r < A; ++r) {
-                edge.ho[r] = V::load_rel(a.left + r * L, base + a.open);
+                edge.ho[r] = V::load_rel(a.left + r * L, base + sc.open);
                 edge.e[r] = V::load_rel(a.left + R + r * L, base);
             }
-            corner_o = saturate<V>(int64_t{a.left[2 * R]} - base - a.open);
+            corner_o = saturate<V>(int64_t{a.left[2 * R]} - base - sc.open);
         } else {
             for (int r = 0; r < A; ++r) {
-                edge.ho[r] = V::set1(-a.open);
+                edge.ho[r] = V::set1(-sc.open);
                 edge.e[r] = V::set1(V::kNeg);
             }
         }
@@ -191,7 +249,7 @@ struct TileKernel {
 
         int32_t threshold = a.threshold > a.best->score ? a.threshold : a.best->score;
         if (threshold < 1) threshold = 1;
-        Reg gate = gate_threshold(threshold, base, a.open);
+        Reg gate = gate_threshold(threshold, base, sc.open);
         const Reg lane = V::lane_index();
         const Reg neg = V::set1(V::kNeg);
         auto check = [&](Reg column_max, int64_t s, const State& st) {
@@ -199,7 +257,7 @@ struct TileKernel {
 #pragma GCC unroll 16
             for (int r = 0; r < A; ++r) V::storeu(cells + r * L, st.ho[r]);
             threshold = examine(a, cells, s, base, threshold);
-            gate = gate_threshold(threshold, base, a.open);
+            gate = gate_threshold(threshold, base, sc.open);
         };
         auto advance = [&](State& st, int64_t s) {
             return step(st, k, V::shift_in(st.ho[A - 1], V::loadu(top_o + s)),
@@ -244,16 +302,16 @@ struct TileKernel {
 
         // Bottom row out: bot_*[K - c] holds column c, so a lane load read backwards is in order.
         for (c = 0; c + L <= C; c += L) {
-            V::store_abs(a.bus_h + c, V::reverse(V::loadu(bot_o + K - c - (L - 1))), base + a.open);
+            V::store_abs(a.bus_h + c, V::reverse(V::loadu(bot_o + K - c - (L - 1))), base + sc.open);
             V::store_abs(a.bus_f + c, V::reverse(V::loadu(bot_f + K - c - (L - 1))), base);
         }
         for (; c < C; ++c) {
-            a.bus_h[c] = int32_t{bot_o[K - c]} + base + a.open;
+            a.bus_h[c] = int32_t{bot_o[K - c]} + base + sc.open;
             a.bus_f[c] = int32_t{bot_f[K - c]} + base;
         }
         if (a.right) {
             for (int r = 0; r < A; ++r) {
-                V::store_abs(a.right + r * L, right.ho[r], base + a.open);
+                V::store_abs(a.right + r * L, right.ho[r], base + sc.open);
                 V::store_abs(a.right + R + r * L, right.e[r], base);
             }
             a.right[2 * R] = corner_out;
@@ -261,11 +319,13 @@ struct TileKernel {
     }
 };
 
-/// The dispatcher's table entry of TileKernel<V, A>, compiled for `isa` by the including file.
+/// The dispatcher's table entry of TileKernel<V, A, *>, compiled for `isa` by the including file.
 template <CpuIsa isa, class V, int A>
 constexpr CpuKernel kernel_entry(const char* name) {
-    return {name, isa, 8 * static_cast<int>(sizeof(typename V::Elem)), V::kLanes, A,
-            &TileKernel<V, A>::run, &TileKernel<V, A>::scratch_bytes, &V::s1_element};
+    using Equality = TileKernel<V, A, EqualityLookup<V>>;
+    using Matrix = TileKernel<V, A, MatrixLookup<V>>;
+    return {name, isa, 8 * static_cast<int>(sizeof(typename V::Elem)), V::kLanes, A, &Equality::scratch_bytes,
+            {&Equality::run, &EqualityLookup<V>::s1_element}, {&Matrix::run, &MatrixLookup<V>::s1_element}};
 }
 
 }  // namespace

@@ -11,12 +11,12 @@ namespace chromalign::kernels::cpu {
 namespace {
 
 /// Empty when `top` can start a 16-bit run: a DP row of this scoring has H >= 0, F <= H, and
-/// adjacent H differing by -open .. match + open (the bound the relative lanes rely on).
-std::string top_row_problem(const TopRow& top, const Scoring& s) {
+/// adjacent H differing by -open .. step (the bound the relative lanes rely on).
+std::string top_row_problem(const TopRow& top, const CpuScoringTerms& s) {
     int32_t left = top.corner;  // H of the column left of the first one
     for (size_t c = 0; c < top.h.size(); ++c) {
         const int64_t step = int64_t{top.h[c]} - left;
-        if (top.h[c] < 0 || top.f[c] > top.h[c] || step < -s.gap_open || step > int64_t{s.match} + s.gap_open)
+        if (top.h[c] < 0 || top.f[c] > top.h[c] || step < -s.open || step > s.step)
             return "column " + std::to_string(c + 1) + " is not a DP row of this scoring";
         left = top.h[c];
     }
@@ -25,14 +25,15 @@ std::string top_row_problem(const TopRow& top, const Scoring& s) {
 
 }  // namespace
 
-CpuTileRunner::CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const uint8_t* s0,
+CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scoring, const uint8_t* s0,
                              const uint8_t* s1, const TopRow& top, const CpuKernel& kernel, int threads,
                              SlabEdges edges)
-    : grid_(grid), scoring_(scoring), edges_(edges), kernel_(kernel), pool_(threads) {
+    : grid_(grid), scoring_(scoring), edges_(edges), kernel_(kernel), substitution_(kernel.substitution(scoring)),
+      pool_(threads) {
     const int64_t rows = grid.rows_per_band();
     if (grid.threads != kernel.lanes || grid.alpha != kernel.alpha)
         throw Error(std::string("tile grid does not fit the CPU kernel ") + kernel.name);
-    if (kernel.lane_bits == 16 && !relative16_fits(rows, grid.block_cols, scoring))
+    if (kernel.lane_bits == 16 && !scoring.relative16_fits(rows, grid.block_cols))
         throw Error("tiles of " + std::to_string(rows) + " x " + std::to_string(grid.block_cols) +
                     " are too large for 16-bit lanes with this scoring");
     if (edges.right && grid.padded_cols() != grid.n)
@@ -51,7 +52,9 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const
 
     const int64_t lanes = kernel.lanes, cols = grid.padded_cols();
     const int64_t origin = cols + lanes - 1;  // index of column 0 is origin
-    auto window_code = [&](int64_t c) { return kernel.s1_element(c >= 0 && c < grid.n ? s1[c] : int{kBaseOther}); };
+    auto window_code = [&](int64_t c) {
+        return substitution_.s1_element(c >= 0 && c < grid.n ? s1[c] : int{kBaseOther});
+    };
     if (kernel.lane_bits == 16) {
         s1_i16_.resize(static_cast<size_t>(cols + 2 * lanes));
         for (int64_t i = 0; i < cols + 2 * lanes; ++i) s1_i16_[i] = static_cast<int16_t>(window_code(origin - i));
@@ -70,7 +73,7 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const
     if (!top.empty()) {
         std::copy(top.h.begin(), top.h.end(), bus_h_.begin());
         std::copy(top.f.begin(), top.f.end(), bus_f_.begin());
-        for (int64_t c = grid.n; c < cols; ++c) bus_h_[c] = std::max<int32_t>(0, bus_h_[c - 1] - scoring.gap_open);
+        for (int64_t c = grid.n; c < cols; ++c) bus_h_[c] = std::max<int32_t>(0, bus_h_[c - 1] - scoring.open);
     }
     vbus_.assign(static_cast<size_t>(grid.blocks + 1) * 2 * (2 * rows + 1), 0);
 
@@ -95,13 +98,10 @@ void CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
     a.left = block > 0 || edges_.left ? vertical_slot(block, band) : nullptr;
     a.right = block + 1 < grid_.blocks || edges_.right ? vertical_slot(block + 1, band) : nullptr;
     a.scratch = w.scratch.data();
-    a.open = scoring_.gap_open;
-    a.ext = scoring_.gap_extend;
-    a.match = scoring_.match;
-    a.mismatch = scoring_.mismatch;
+    a.scoring = &scoring_;
     a.threshold = best_score_.load(std::memory_order_relaxed);
     a.best = &w.best;
-    kernel_.run(a);
+    substitution_.run(a);
     // Publish a better score so other workers skip cells below it (a stale G is only slower).
     int32_t g = best_score_.load(std::memory_order_relaxed);
     while (w.best.score > g && !best_score_.compare_exchange_weak(g, w.best.score, std::memory_order_relaxed)) {
@@ -113,6 +113,10 @@ void CpuTileRunner::enqueue_diagonal(int64_t d) {
     if (first > last) return;
     auto task = [this, d, first](int64_t i, int worker) { run_tile(d, first + i, worker); };
     pool_.run(last - first + 1, task);
+}
+
+std::string CpuTileRunner::kernel_name() const {
+    return std::string(kernel_.name) + (scoring_.equality ? "" : "/matrix");
 }
 
 AlignmentEnd CpuTileRunner::best() {

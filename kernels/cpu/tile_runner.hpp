@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/scoring/scoring.hpp"
@@ -34,9 +35,10 @@ class CpuTileRunner : public TileExecutor {
 public:
     /// s0 holds grid.m codes and s1 grid.n codes (BaseCode values). `top` is the row above
     /// the first row (row 0 of the DP when empty). `kernel` must match the grid (lanes,
-    /// alpha, and relative16_fits for 16-bit lanes). Throws Error on a mismatch, or when a
-    /// 16-bit kernel is given a `top` that is not a DP row of this scoring.
-    CpuTileRunner(const TileGrid& grid, const Scoring& scoring, const uint8_t* s0, const uint8_t* s1,
+    /// alpha, and relative16_fits for 16-bit lanes); its substitution is the one `scoring`
+    /// asks for. Throws Error on a mismatch, or when a 16-bit kernel is given a `top` that is
+    /// not a DP row of this scoring.
+    CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scoring, const uint8_t* s0, const uint8_t* s1,
                   const TopRow& top, const CpuKernel& kernel, int threads, SlabEdges edges = {});
 
     const TileGrid& grid() const override { return grid_; }
@@ -53,6 +55,8 @@ public:
     bool done(int64_t) override { return true; }
 
     const CpuKernel& kernel() const { return kernel_; }
+    /// The kernel's name, with "/matrix" when it looks up a matrix (e.g. "avx2/i32/a16/matrix").
+    std::string kernel_name() const;
 
 private:
     /// One worker's scratch and best cell, on cache lines of its own.
@@ -67,9 +71,10 @@ private:
     }
 
     TileGrid grid_;
-    Scoring scoring_;
+    CpuScoringTerms scoring_;  ///< the kernels' TileArgs point here
     SlabEdges edges_;
     CpuKernel kernel_;
+    CpuSubstitution substitution_;  ///< kernel_'s variant for scoring_
     std::vector<uint8_t> s0_;        ///< padded_rows codes; others and padding are 4
     std::vector<int16_t> s1_i16_;    ///< S1 window of 16-bit kernels (see s1_window_)
     std::vector<int32_t> s1_i32_;    ///< ... of 32-bit kernels

@@ -36,9 +36,8 @@ public:
         if (options_.alpha == 0) options_.alpha = kDefaultAlpha;
         if (!kernels::cuda_alpha_supported(options_.alpha))
             throw Error("--alpha must be 4, 8 or 16 for the CUDA backend");
-        const int resident = kernels::cuda_resident_blocks_per_sm(options_.device, options_.alpha);
-        const int wanted = options_.blocks_per_sm > 0 ? options_.blocks_per_sm : kDefaultBlocksPerSm;
-        blocks_per_sm_ = std::max(1, std::min(wanted, resident));
+        wanted_blocks_per_sm_ = options_.blocks_per_sm > 0 ? options_.blocks_per_sm : kDefaultBlocksPerSm;
+        resident(CudaScoringTerms::Substitution::kBytes);  // checks the device and alpha now
         slabs_ = options_.slabs > 0 ? options_.slabs : kDefaultCudaSlabs;
         sharing_ = slabs_;
     }
@@ -55,7 +54,7 @@ public:
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
-        sharing_ = slabs_ > 1 && s1.length() >= kMinBlockColsForSlabs * max_blocks() ? slabs_ : 1;
+        sharing_ = slabs_ > 1 && s1.length() >= kMinBlockColsForSlabs * max_blocks(scoring) ? slabs_ : 1;
         const AlignmentEnd best = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
         if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";
         sharing_ = slabs_;
@@ -66,17 +65,17 @@ public:
 
     int slabs_per_process() const override { return slabs_; }
 
-    SlabShape slab_shape(int64_t, int64_t, const Scoring&) override {
+    SlabShape slab_shape(int64_t, int64_t, const Scoring& scoring) override {
         // One warp per block: the short/long phase split needs C >= 2T.
-        return SlabShape{int64_t{32} * options_.alpha, std::max(1, max_blocks() / sharing_), 2 * 32};
+        return SlabShape{int64_t{32} * options_.alpha, std::max(1, max_blocks(scoring) / sharing_), 2 * 32};
     }
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
                                                 int32_t blocks) override {
         const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
-        auto runner = std::make_unique<kernels::CudaTileRunner>(
-            options_.device, grid, scoring, s0.codes.data() + first_row, s1.codes.data(), top, edges);
+        auto runner = std::make_unique<kernels::CudaTileRunner>(options_.device, grid, cuda_scoring_terms(scoring),
+                                                                s0.codes.data() + first_row, s1.codes.data(), top, edges);
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process call this from their threads
         layout_ = grid.describe();
         device_bytes_ += runner->device_bytes();
@@ -90,15 +89,26 @@ private:
     /// columns: 6.48 s against 7.17 s).
     static constexpr int64_t kMinBlockColsForSlabs = 1024;
 
-    int32_t max_blocks() const {
-        int max_blocks = info_.multiprocessors * blocks_per_sm_;
+    /// Blocks of this substitution's kernels that fit on one multiprocessor (queried once).
+    int resident(CudaScoringTerms::Substitution substitution) {
+        std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process ask from their threads
+        int& blocks = resident_[static_cast<int>(substitution)];
+        if (blocks == 0) blocks = kernels::cuda_resident_blocks_per_sm(options_.device, options_.alpha, substitution);
+        return blocks;
+    }
+
+    /// Blocks per launch for this scoring: every one must be resident (cooperative launch).
+    int32_t max_blocks(const Scoring& scoring) {
+        const int per_sm = std::max(1, std::min(wanted_blocks_per_sm_, resident(cuda_scoring_terms(scoring).substitution)));
+        int max_blocks = info_.multiprocessors * per_sm;
         if (options_.max_blocks > 0) max_blocks = std::min(max_blocks, options_.max_blocks);
         return max_blocks;
     }
 
     BackendOptions options_;
     kernels::CudaDeviceInfo info_;
-    int blocks_per_sm_ = 1;
+    int wanted_blocks_per_sm_ = 1;  ///< --blocks-per-sm, or the default
+    int resident_[3] = {};          ///< per CudaScoringTerms::Substitution; 0 until asked
     int slabs_ = 1;
     int sharing_ = 1;  ///< slabs of this process sharing the GPU in the run being set up
     std::mutex mutex_;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
 
 namespace chromalign::kernels::cuda {
@@ -14,6 +15,15 @@ constexpr int kPrefetch = 8;              ///< long phase: steps per prefetched 
 /// S1 codes other than A/C/G/T are stored as this value on the device, and S0's as 4, so a
 /// plain equality test is the match test: N never matches, not even N.
 constexpr uint8_t kS1Other = 5;
+
+/// How a kernel forms its diagonal terms (CudaScoringTerms::Substitution): kBytes, one prmt;
+/// kEquality, compare and select; kTable, a lookup in the block's copy of the table.
+using Substitution = CudaScoringTerms::Substitution;
+
+/// kTable: diagonal terms of S0 code a (0..4) against device S1 code c (0..3, kS1Other) at
+/// [a * kTableStride + c]; the other columns hold a's term against another code too.
+constexpr int kTableStride = 8;
+constexpr int kTableWords = 5 * kTableStride;
 
 /// Best cell of one block column so far; row and col are 0-based padded coordinates.
 struct BestCell {
@@ -44,19 +54,21 @@ struct PhaseArgs {
     int32_t open;             ///< gap_open
     int32_t ext;              ///< gap_extend
     int32_t ext_f;            ///< min(gap_extend, gap_open): F below a thread's top row (see step)
-    int32_t diag_match;       ///< gap_open + match: folded into the diagonal term (see step)
-    int32_t diag_mismatch;    ///< gap_open + mismatch
-    int32_t mismatch_bytes;   ///< byte mode: diag_mismatch in each of the 4 bytes
+    int32_t diag_match;       ///< kEquality: open + match, folded into the diagonal term (see step)
+    int32_t diag_other;       ///< kEquality: open + other, for every other pair
+    int32_t other_bytes;      ///< kBytes: open + other in each of the 4 bytes
+    int32_t match_flip;       ///< kBytes: turns byte a of other_bytes into open + match (load_codes)
+    const int32_t* diag_table;  ///< kTable: kTableWords diagonal terms (see kTableStride), or null
 };
 
-/// Byte mode (both diagonal terms fit in a signed byte, as for every preset): each row keeps
-/// a word whose byte c is open + s(row, c) for c = 0..3, and one prmt picks the byte of the
-/// column's code c (bytes 4..7, S0 or S1 "other", come from mismatch_bytes), sign-extended.
-/// That is one instruction where compare-and-select takes two.
-__device__ __forceinline__ int32_t byte_select(int32_t row_word, int32_t mismatch_bytes,
+/// Byte mode (match/mismatch whose diagonal terms fit in a signed byte, as for every such
+/// preset): each row keeps a word whose byte c is open + s(row, c) for c = 0..3 (load_codes),
+/// and one prmt picks the byte of the column's code c (bytes 4..7, S1's other code, come from
+/// other_bytes), sign-extended. That is one instruction where compare-and-select takes two.
+__device__ __forceinline__ int32_t byte_select(int32_t row_word, int32_t other_bytes,
                                                uint32_t selector) {
     int32_t out;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(out) : "r"(row_word), "r"(mismatch_bytes), "r"(selector));
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(out) : "r"(row_word), "r"(other_bytes), "r"(selector));
     return out;
 }
 
@@ -66,9 +78,16 @@ __device__ __forceinline__ uint32_t byte_selector(int32_t c) {
     return static_cast<uint32_t>(c) * 0x1111u + 0x8880u;
 }
 
-/// Whether the scoring fits byte mode.
-inline bool fits_byte_mode(int32_t diag_match, int32_t diag_mismatch) {
-    return diag_match >= -128 && diag_match <= 127 && diag_mismatch >= -128 && diag_mismatch <= 127;
+/// open + s(row, column) for the row's L.code and the column's S1 code c (see Substitution).
+template <Substitution kSub>
+__device__ __forceinline__ int32_t diagonal_term(int32_t code, int32_t c, uint32_t selector, const PhaseArgs& p,
+                                                 const int32_t* table) {
+    if constexpr (kSub == Substitution::kBytes)
+        return byte_select(code, p.other_bytes, selector);
+    else if constexpr (kSub == Substitution::kEquality)
+        return code == c ? p.diag_match : p.diag_other;
+    else
+        return table[code + c];
 }
 
 /// Registers of one thread: alpha consecutive rows (row_r = top + r) of one band.
@@ -78,7 +97,7 @@ struct Lane {
     int32_t e[A];      ///< E(row_r, j-1)
     int32_t hdiag_o;   ///< H(top-1, j-1) - open
     int32_t fbot;      ///< F(row_{A-1}, j-1): handed to the thread below with ho[A-1]
-    int32_t code[A];   ///< S0 code of row_r, or in byte mode its word of diagonal terms
+    int32_t code[A];   ///< row_r's S0 code (kEquality), word of diagonal terms (kBytes) or table offset (kTable)
     int32_t best[A];   ///< best H of row_r since the last flush (0: none)
     int32_t tag[A];    ///< where best[r] was first reached (a step or a column; see flush)
 };
@@ -105,8 +124,10 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// (H' - open) on another pipe; the kernel is bound by that pipe. Writing H' - open as
 /// max(x - open, -open) moves the VIADD onto it and was 15% slower on 8M x 8M (H100).
 /// Each row's best H is tracked after the step (track_if_needed).
-template <int A, bool kByte>
-__device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c, const PhaseArgs& p) {
+/// `table` is the block's copy of the diagonal terms (kTable only).
+template <int A, Substitution kSub>
+__device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c, const PhaseArgs& p,
+                                     const int32_t* table) {
     const uint32_t selector = byte_selector(c);
     int32_t diag_o = L.hdiag_o;
     int32_t f = __viaddmax_s32(up_f, -p.ext, up_o);                      // F(top, j)
@@ -114,8 +135,7 @@ __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int
 #pragma unroll
     for (int r = 0; r < A; ++r) {
         const int32_t e = __viaddmax_s32(L.e[r], -p.ext, L.ho[r]);      // E(r, j)
-        const int32_t d = diag_o + (kByte ? byte_select(L.code[r], p.mismatch_bytes, selector)
-                                          : (L.code[r] == c ? p.diag_match : p.diag_mismatch));
+        const int32_t d = diag_o + diagonal_term<kSub>(L.code[r], c, selector, p, table);
         if (r > 0) f = __viaddmax_s32(f, -p.ext_f, hp_o);               // F(r, j)
         hp_o = __vimax_s32_relu(d, e) - p.open;                          // H'(r, j) - open
         const int32_t ho = __viaddmax_s32(f, -p.open, hp_o);            // H(r, j) - open
@@ -165,15 +185,18 @@ __device__ __forceinline__ void store_right_edge(const Lane<A>& L, const PhaseAr
     }
 }
 
-/// The thread's S0 codes: codes[r] is the code of row_r (global memory, or a staged copy).
-template <int A, bool kByte>
+/// The thread's S0 codes: codes[r] is the code of row_r (global memory, or a staged copy),
+/// kept in the form the substitution reads (see Lane::code).
+template <int A, Substitution kSub>
 __device__ __forceinline__ void load_codes(Lane<A>& L, const PhaseArgs& p, const uint8_t* codes) {
 #pragma unroll
     for (int r = 0; r < A; ++r) {
         const int32_t a = codes[r];
-        const uint32_t match_byte = static_cast<uint32_t>(p.diag_match ^ p.diag_mismatch) & 0xffu;
-        L.code[r] = !kByte ? a : a < 4 ? p.mismatch_bytes ^ static_cast<int32_t>(match_byte << (8 * a))
-                                       : p.mismatch_bytes;
+        if constexpr (kSub == Substitution::kBytes)
+            L.code[r] = a < 4 ? p.other_bytes ^ static_cast<int32_t>(static_cast<uint32_t>(p.match_flip) << (8 * a))
+                              : p.other_bytes;
+        if constexpr (kSub == Substitution::kEquality) L.code[r] = a;
+        if constexpr (kSub == Substitution::kTable) L.code[r] = a * kTableStride;
     }
 }
 
@@ -308,8 +331,9 @@ __device__ __forceinline__ void acquire_flag(const int32_t* flag, int32_t value)
 /// delegated cells of this same diagonal (block 0's for the last block): they are loaded only
 /// after its flag says its short phase wrote them.
 /// Invariant on entry: L holds the band's rows after step T-1 (short phase), codes included.
-template <int A, bool kByte>
-__device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32_t b, int64_t band) {
+template <int A, Substitution kSub>
+__device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32_t b, int64_t band,
+                                           const int32_t* table) {
     const int t = threadIdx.x;
     const int64_t rows = int64_t{A} * kWarp;
     const int64_t col0 = int64_t{b} * p.block_cols;  // column of step 0 for lane 0
@@ -344,7 +368,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
                 up_o = bus_cur[u].x - p.open;
                 up_f = bus_cur[u].y;
             }
-            step<A, kByte>(L, up_o, up_f, c_cur[u], p);
+            step<A, kSub>(L, up_o, up_f, c_cur[u], p, table);
             track_if_needed(L, s0 + u, threshold_o, p.open);
             if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
@@ -390,7 +414,8 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
 /// The bus entries lane 0 reads (columns b*C .. b*C + T-1) are staged before the steps: the
 /// only writes to them in this diagonal are this block's lane T-1 at step T-1 (column b*C),
 /// after lane 0's read of it at step 0, so the staged values are the ones the steps would read.
-template <int A, bool kByte>
+/// With kTable, the block first copies the diagonal terms into shared memory.
+template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     const int t = threadIdx.x;
     const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
@@ -406,6 +431,9 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     const int64_t padded_cols = int64_t{p.block_cols} * p.blocks;
     const int64_t col0 = int64_t{b} * p.block_cols;
     __shared__ ShortStage<A> stage;
+    __shared__ int32_t table[kSub == Substitution::kTable ? kTableWords : 1];
+    if constexpr (kSub == Substitution::kTable)
+        for (int k = t; k < kTableWords; k += kWarp) table[k] = p.diag_table[k];
     if (main_valid) stage.bus[t] = p.hbus[col0 + t];
     // stage.s1[k] is column col0 + k - (T-1); block 0's k < T-1 are the delegated last columns.
 #pragma unroll
@@ -425,10 +453,10 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     const int32_t threshold_o = max(*p.best_score, 1) - p.open;  // see track_if_needed
     if (b > 0) {
         load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
-        load_codes<A, kByte>(L, p, p.s0 + band * rows + t * A);
+        load_codes<A, kSub>(L, p, p.s0 + band * rows + t * A);
     } else if (del_valid) {
         load_state(L, p.vbus_in, t);
-        load_codes<A, kByte>(L, p, p.s0 + dband * rows + t * A);
+        load_codes<A, kSub>(L, p, p.s0 + dband * rows + t * A);
     }
     for (int s = 0; s < kWarp; ++s) {
         int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
@@ -442,7 +470,7 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
                     start_rows_at_edge(L, stage.edge, p.open, t);
                 else
                     start_rows(L, p);
-                load_codes<A, kByte>(L, p, stage.s0 + t * A);
+                load_codes<A, kSub>(L, p, stage.s0 + t * A);
             }
         }
         const bool delegated = b == 0 && s < t;
@@ -454,7 +482,7 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
             up_f = v.y;
         }
         if (active) {
-            step<A, kByte>(L, up_o, up_f, stage.s1[s - t + kWarp - 1], p);
+            step<A, kSub>(L, up_o, up_f, stage.s1[s - t + kWarp - 1], p, table);
             if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.open, L.fbot);
         }
         track_if_needed(L, static_cast<int32_t>(col), threshold_o, p.open, active);
@@ -463,7 +491,7 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     publish_best(mine, p.best + b, p.best_score);
     release_flag(p.flags + b, static_cast<int32_t>(p.d + 1));
     stamp_time(stamps ? stamps + 1 : nullptr);
-    if (main_valid) long_phase<A, kByte>(L, p, b, band);
+    if (main_valid) long_phase<A, kSub>(L, p, b, band, table);
     stamp_time(stamps ? stamps + 2 : nullptr);
 }
 

@@ -30,6 +30,26 @@ void with_alpha(int alpha, Fn&& fn) {
     }
 }
 
+/// Calls fn(std::integral_constant<cuda::Substitution, S>) for `sub`.
+template <typename Fn>
+void with_substitution(cuda::Substitution sub, Fn&& fn) {
+    using S = cuda::Substitution;
+    switch (sub) {
+    case S::kBytes: fn(std::integral_constant<S, S::kBytes>{}); break;
+    case S::kEquality: fn(std::integral_constant<S, S::kEquality>{}); break;
+    case S::kTable: fn(std::integral_constant<S, S::kTable>{}); break;
+    }
+}
+
+/// The kTable layout of the terms' diagonal table: row a, device S1 code c at
+/// [a * kTableStride + c]; every column but A/C/G/T is a's term against another code.
+std::vector<int32_t> device_table(const CudaScoringTerms& terms) {
+    std::vector<int32_t> table(cuda::kTableWords);
+    for (int a = 0; a < 5; ++a)
+        for (int c = 0; c < cuda::kTableStride; ++c) table[a * cuda::kTableStride + c] = terms.diag[a][c < 4 ? c : 4];
+    return table;
+}
+
 /// Device copy of an encoded sequence, padded with `pad`; S1's "other" code is moved so that
 /// equality alone decides a match (see kS1Other).
 std::vector<uint8_t> padded_codes(const uint8_t* codes, int64_t length, int64_t padded, uint8_t other) {
@@ -42,12 +62,14 @@ std::vector<uint8_t> padded_codes(const uint8_t* codes, int64_t length, int64_t 
 
 bool cuda_alpha_supported(int alpha) { return alpha == 4 || alpha == 8 || alpha == 16; }
 
-int cuda_resident_blocks_per_sm(int device, int alpha) {
+int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution) {
     CUDA_CHECK(cudaSetDevice(device));
     int blocks = 0;
     with_alpha(alpha, [&](auto a) {
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, cuda::diagonal_phases<decltype(a)::value, true>, cuda::kWarp, 0));
+        with_substitution(substitution, [&](auto sub) {
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocks, cuda::diagonal_phases<decltype(a)::value, decltype(sub)::value>, cuda::kWarp, 0));
+        });
     });
     return blocks;
 }
@@ -62,6 +84,7 @@ struct CudaTileRunner::Impl {
     int2* d_hbus = nullptr;
     int32_t* d_vbus[2] = {nullptr, nullptr};
     int32_t* d_flags = nullptr;  ///< per block, see PhaseArgs::flags
+    int32_t* d_table = nullptr;  ///< kTable: the diagonal terms, see PhaseArgs::diag_table
     BestCell* d_best = nullptr;
     int32_t* d_best_score = nullptr;
     SlabEdges edges;
@@ -81,12 +104,12 @@ struct CudaTileRunner::Impl {
     std::vector<Piece> pieces;
     int64_t enqueued = 0;         ///< diagonals enqueued so far
     size_t bytes = 0;
-    bool byte_mode = false;  ///< scoring fits the prmt substitution path
+    cuda::Substitution substitution = cuda::Substitution::kBytes;  ///< the kernels' diagonal terms
     std::unique_ptr<DiagonalTrace> trace;  ///< CHROMALIGN_TRACE_DIAGONALS, else null
 
     /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
     /// which is safe only when all of them are resident.
-    template <int A, bool kByte>
+    template <int A, cuda::Substitution kSub>
     void launch(int64_t d, PhaseArgs a) {
         const int64_t last = grid.last_block(d);
         a.b_first = static_cast<int32_t>(grid.first_busy_block(d));
@@ -100,7 +123,7 @@ struct CudaTileRunner::Impl {
         config.stream = stream;
         config.attrs = &cooperative;
         config.numAttrs = 1;
-        CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kByte>, a));
+        CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kSub>, a));
     }
 
     template <typename T>
@@ -121,6 +144,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_vbus[0]);
         cudaFree(d_vbus[1]);
         cudaFree(d_flags);
+        cudaFree(d_table);
         cudaFree(d_best);
         cudaFree(d_best_score);
         cudaFree(d_right);
@@ -132,7 +156,7 @@ struct CudaTileRunner::Impl {
     }
 };
 
-CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring,
+CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScoringTerms& scoring,
                                const uint8_t* s0, const uint8_t* s1, const TopRow& top, SlabEdges edges)
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
@@ -156,6 +180,11 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
         im.d_flags = im.alloc<int32_t>(grid.blocks);
         im.d_best = im.alloc<BestCell>(grid.blocks);
         im.d_best_score = im.alloc<int32_t>(1);
+        if (scoring.substitution == cuda::Substitution::kTable) {
+            const std::vector<int32_t> table = device_table(scoring);
+            im.d_table = im.alloc<int32_t>(table.size());
+            CUDA_CHECK(cudaMemcpy(im.d_table, table.data(), table.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+        }
 
         const auto h_s0 = padded_codes(s0, grid.m, grid.padded_rows(), 4);
         const auto h_s1 = padded_codes(s1, grid.n, cols, cuda::kS1Other);
@@ -200,14 +229,15 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const Scoring& 
     a.bands = grid.bands;
     a.blocks = grid.blocks;
     a.block_cols = static_cast<int32_t>(grid.block_cols);
-    a.open = scoring.gap_open;
-    a.ext = scoring.gap_extend;
-    a.ext_f = std::min(scoring.gap_extend, scoring.gap_open);
-    a.diag_match = scoring.gap_open + scoring.match;
-    a.diag_mismatch = scoring.gap_open + scoring.mismatch;
-    const uint32_t mismatch_byte = static_cast<uint32_t>(a.diag_mismatch) & 0xffu;
-    a.mismatch_bytes = static_cast<int32_t>(mismatch_byte * 0x01010101u);
-    im.byte_mode = cuda::fits_byte_mode(a.diag_match, a.diag_mismatch);
+    a.open = scoring.open;
+    a.ext = scoring.ext;
+    a.ext_f = scoring.ext_f;
+    a.diag_match = scoring.diag_match;
+    a.diag_other = scoring.diag_other;
+    a.other_bytes = scoring.other_bytes;
+    a.match_flip = scoring.match_flip;
+    a.diag_table = im.d_table;
+    im.substitution = scoring.substitution;
 }
 
 CudaTileRunner::~CudaTileRunner() { impl_->release(); }
@@ -231,11 +261,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         a.stamps = im.trace->stamps_for(d);
     }
     with_alpha(im.grid.alpha, [&](auto alpha) {
-        constexpr int A = decltype(alpha)::value;
-        if (im.byte_mode)
-            im.launch<A, true>(d, a);
-        else
-            im.launch<A, false>(d, a);
+        with_substitution(im.substitution, [&](auto sub) { im.launch<decltype(alpha)::value, decltype(sub)::value>(d, a); });
     });
     CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
     im.enqueued = d + 1;

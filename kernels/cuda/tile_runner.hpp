@@ -31,8 +31,9 @@ CudaDeviceInfo cuda_device_info(int device);
 /// Rows per thread compiled into the kernels (template instances).
 bool cuda_alpha_supported(int alpha);
 
-/// Blocks of one warp each that fit on one multiprocessor at once for this alpha.
-int cuda_resident_blocks_per_sm(int device, int alpha);
+/// Blocks of one warp each that fit on one multiprocessor at once for this alpha and
+/// substitution (CudaScoringTerms): the kernel of each may need other registers.
+int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution);
 
 /// Owns the device buffers of one comparison (sequences, horizontal bus, vertical bus, best
 /// cells) and launches each external diagonal (short and long phase in one cooperative
@@ -44,8 +45,8 @@ public:
     /// Uploads the encoded sequences (BaseCode values; s0 holds grid.m rows, s1 grid.n
     /// columns) and sets the horizontal bus to `top` (row 0 of the matrix when empty).
     /// With slab edges, keeps rings of kEdgeSlots left edges (pinned host memory) and right
-    /// edges (device memory).
-    CudaTileRunner(int device, const TileGrid& grid, const Scoring& scoring, const uint8_t* s0,
+    /// edges (device memory). The kernels take `scoring`'s diagonal terms in its substitution.
+    CudaTileRunner(int device, const TileGrid& grid, const CudaScoringTerms& scoring, const uint8_t* s0,
                    const uint8_t* s1, const TopRow& top, SlabEdges edges = {});
     ~CudaTileRunner() override;
     CudaTileRunner(const CudaTileRunner&) = delete;

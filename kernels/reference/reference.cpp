@@ -22,8 +22,7 @@ AlignmentEnd reference_align(const Sequence& s0, const Sequence& s1, const Scori
             const uint8_t b = s1.codes[j - 1];
             e = std::max(e - sc.gap_extend, h_cur[j - 1] - sc.gap_open);
             f[j] = std::max(f[j] - sc.gap_extend, h_prev[j] - sc.gap_open);
-            const bool same = a == b && a != kBaseOther;
-            const int64_t diag = h_prev[j - 1] + (same ? sc.match : sc.mismatch);
+            const int64_t diag = h_prev[j - 1] + sc.score(a, b);
             const int64_t h = std::max({int64_t{0}, diag, e, f[j]});
             h_cur[j] = h;
             if (h > best) {  // strict: the first cell in row-major order keeps a tie
