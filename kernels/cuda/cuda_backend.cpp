@@ -9,6 +9,7 @@
 #include "engine/tiling/tile_grid.hpp"
 
 #include "kernels/cuda/tile_runner.hpp"
+#include "kernels/cuda/tuning.hpp"
 
 namespace chromalign {
 
@@ -17,17 +18,11 @@ namespace {
 static_assert(kernels::CudaTileRunner::kEdgeSlots > kMaxDiagonalsInFlight,
               "the edge rings must outlast the diagonals the slab loop keeps in flight");
 
-/// Rows per thread when the user does not choose: more rows amortise the per-step shuffles,
-/// votes and bus traffic over more cells. On an H100, 8M x 8M: alpha 16 (12 blocks per SM,
-/// register-limited) 2.20 TCUPS, alpha 8 (16 per SM) 2.04 TCUPS.
-constexpr int kDefaultAlpha = 16;
-/// Resident one-warp blocks per multiprocessor when the user does not choose (capped by the
-/// occupancy the kernel's registers allow: 12 for alpha 16 on sm_90).
-constexpr int kDefaultBlocksPerSm = 16;
-/// Column slabs per GPU when the user does not choose. H200, 16M x 16M: one GPU 103.0 s with
-/// 1 slab, 95.6 s with 4, 95.1 s with 8, 95.6 s with 16; two GPUs (MPI) 48.9 s with 8 or 16
-/// per GPU, 55.1 s with 1.
-constexpr int kDefaultCudaSlabs = 8;
+/// Defaults when the user does not choose; tuning.hpp has the values and their measurements.
+using kernels::cuda::Tuning;
+constexpr int kDefaultAlpha = Tuning::kDefaultAlpha;
+constexpr int kDefaultBlocksPerSm = Tuning::kDefaultBlocksPerSm;
+constexpr int kDefaultCudaSlabs = Tuning::kDefaultSlabs;
 
 class CudaBackend : public Backend, public SlabEngine {
 public:
@@ -83,11 +78,8 @@ public:
     }
 
 private:
-    /// align() cuts slabs only when the block columns are at least this wide: below, each
-    /// slab's per-diagonal host work and the edges' trip through the host outweigh the overlap
-    /// (H100, 1M x 1M, 632 columns: 0.76 s with 8 slabs, 0.63 s with one; 4M x 4M, 2520
-    /// columns: 6.48 s against 7.17 s).
-    static constexpr int64_t kMinBlockColsForSlabs = 1024;
+    /// align() cuts slabs only when the block columns are at least this wide (see tuning.hpp).
+    static constexpr int64_t kMinBlockColsForSlabs = Tuning::kMinBlockColsForSlabs;
 
     /// Blocks of this substitution's kernels that fit on one multiprocessor (queried once).
     int resident(CudaScoringTerms::Substitution substitution) {

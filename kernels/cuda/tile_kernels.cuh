@@ -5,12 +5,12 @@
 
 #include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
+#include "kernels/cuda/tuning.hpp"
 
 namespace chromalign::kernels::cuda {
 
 constexpr int kWarp = 32;                 ///< T: threads per block, one warp
 constexpr int32_t kNegInf = kScoreNegInf;  ///< minus infinity for E and F; never overflows
-constexpr int kPrefetch = 8;              ///< long phase: steps per prefetched group
 
 /// S1 codes other than A/C/G/T are stored as this value on the device, and S0's as 4, so a
 /// plain equality test is the match test: N never matches, not even N.
@@ -326,7 +326,7 @@ __device__ __forceinline__ void acquire_flag(const int32_t* flag, int32_t value)
 
 /// Long phase: steps T .. C-1 of block b's band, continuing from the short phase's registers;
 /// no delegation, no edge tests. Lane 0 prefetches the horizontal bus and every lane its S1
-/// codes one group of kPrefetch steps ahead, so the loads are in flight while the previous
+/// codes one group of Tuning::kPrefetch steps ahead, so the loads are in flight while the previous
 /// group computes. The bus columns C-T+1 .. C-1 of the band above are the right neighbour's
 /// delegated cells of this same diagonal (block 0's for the last block): they are loaded only
 /// after its flag says its short phase wrote them.
@@ -347,21 +347,21 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     const uint8_t* s1 = p.s1 + col0 - t;  // s1[s] is this lane's code at step s
     const int2* bus_in = p.hbus + col0;   // bus_in[s] is lane 0's input at step s
     int2* bus_out = p.hbus + col0 - (kWarp - 1);
-    int2 bus_next[kPrefetch];
-    int32_t c_next[kPrefetch];
-    // One group of kPrefetch steps from s0, prefetching the next group's bus with `load`.
+    int2 bus_next[Tuning::kPrefetch];
+    int32_t c_next[Tuning::kPrefetch];
+    // One group of Tuning::kPrefetch steps from s0, prefetching the next group's bus with `load`.
     auto group = [&](int32_t s0, auto load) {
-        int2 bus_cur[kPrefetch];
-        int32_t c_cur[kPrefetch];
+        int2 bus_cur[Tuning::kPrefetch];
+        int32_t c_cur[Tuning::kPrefetch];
 #pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) {
+        for (int u = 0; u < Tuning::kPrefetch; ++u) {
             bus_cur[u] = bus_next[u];
             c_cur[u] = c_next[u];
-            bus_next[u] = t == 0 ? load(bus_in + s0 + kPrefetch + u) : make_int2(0, 0);
-            c_next[u] = s1[s0 + kPrefetch + u];
+            bus_next[u] = t == 0 ? load(bus_in + s0 + Tuning::kPrefetch + u) : make_int2(0, 0);
+            c_next[u] = s1[s0 + Tuning::kPrefetch + u];
         }
 #pragma unroll
-        for (int u = 0; u < kPrefetch; ++u) {
+        for (int u = 0; u < Tuning::kPrefetch; ++u) {
             int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
             int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
             if (t == 0) {
@@ -380,20 +380,20 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     // the flag is acquired once, and the rest reads through L2 (a plain load could hit an L1
     // line loaded before the neighbour wrote it). Band 0 waits for nobody: its row above is
     // the starting row, which no block writes.
-    const int32_t plain_end = band > 0 ? first_delegated - 2 * kPrefetch + 1 : p.block_cols;
+    const int32_t plain_end = band > 0 ? first_delegated - 2 * Tuning::kPrefetch + 1 : p.block_cols;
     int32_t s0 = kWarp;
-    const bool early = band > 0 && kWarp + kPrefetch > first_delegated;  // C < 71
+    const bool early = band > 0 && kWarp + Tuning::kPrefetch > first_delegated;  // C < 71
     if (early) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
 #pragma unroll
-    for (int u = 0; u < kPrefetch; ++u) {
+    for (int u = 0; u < Tuning::kPrefetch; ++u) {
         bus_next[u] = t == 0 ? (early ? __ldcg(bus_in + kWarp + u) : bus_in[kWarp + u]) : make_int2(0, 0);
         c_next[u] = s1[kWarp + u];
     }
     if (!early) {
-        for (; s0 < plain_end; s0 += kPrefetch) group(s0, plain);
+        for (; s0 < plain_end; s0 += Tuning::kPrefetch) group(s0, plain);
         if (band > 0) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
     }
-    for (; s0 < p.block_cols; s0 += kPrefetch) group(s0, l2_only);
+    for (; s0 < p.block_cols; s0 += Tuning::kPrefetch) group(s0, l2_only);
     BestCell mine{0, 0, 0, 0};
     flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
     publish_best(mine, p.best + b, p.best_score);

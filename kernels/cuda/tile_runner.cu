@@ -170,7 +170,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     CUDA_CHECK(cudaSetDevice(device));
     try {
         CUDA_CHECK(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
-        const int64_t cols = grid.padded_cols() + cuda::kPrefetch;
+        const int64_t cols = grid.padded_cols() + cuda::Tuning::kPrefetch;
         const size_t slot = static_cast<size_t>(2 * grid.alpha + 2) * cuda::kWarp;
         im.d_s0 = im.alloc<uint8_t>(grid.padded_rows());
         im.d_s1 = im.alloc<uint8_t>(cols);

@@ -10,6 +10,7 @@
 #include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
 #include "engine/tiling/tile_grid.hpp"
+#include "kernels/cuda/tuning.hpp"
 
 namespace chromalign::kernels {
 
@@ -75,9 +76,8 @@ public:
     /// the oldest of them: a conservative answer).
     bool done(int64_t d) override;
 
-    /// Edge ring slots and recorded diagonals: the caller keeps fewer than this many
-    /// diagonals between an edge's use and its slot's reuse (slab_run keeps 8 in flight).
-    static constexpr int kEdgeSlots = 32;
+    /// Edge ring slots and recorded diagonals (see tuning.hpp).
+    static constexpr int kEdgeSlots = cuda::Tuning::kEdgeSlots;
 
 private:
     struct Impl;

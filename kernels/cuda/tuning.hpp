@@ -1,0 +1,39 @@
+//! @file Every tuning constant of the cuda backend, per GPU architecture, with what it was measured on.
+#pragma once
+
+#include <cstdint>
+
+namespace chromalign::kernels::cuda {
+
+/// Hopper (sm_90: H100, H200), the architecture the backend is built for (CMake's
+/// CMAKE_CUDA_ARCHITECTURES 90) and the only one measured.
+struct Sm90Tuning {
+    /// Rows per thread when the user does not choose: more rows amortise the per-step
+    /// shuffles, votes and bus traffic over more cells. On an H100, 8M x 8M: alpha 16
+    /// (12 blocks per SM, register-limited) 2.20 TCUPS, alpha 8 (16 per SM) 2.04 TCUPS.
+    static constexpr int kDefaultAlpha = 16;
+    /// Resident one-warp blocks per multiprocessor when the user does not choose (capped by
+    /// the occupancy the kernel's registers allow: 12 for alpha 16 on sm_90).
+    static constexpr int kDefaultBlocksPerSm = 16;
+    /// Column slabs per GPU when the user does not choose. H200, 16M x 16M: one GPU 103.0 s
+    /// with 1 slab, 95.6 s with 4, 95.1 s with 8, 95.6 s with 16; two GPUs (MPI) 48.9 s with
+    /// 8 or 16 per GPU, 55.1 s with 1.
+    static constexpr int kDefaultSlabs = 8;
+    /// A run is cut into slabs only when the block columns are at least this wide: below,
+    /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
+    /// overlap (H100, 1M x 1M, 632 columns: 0.76 s with 8 slabs, 0.63 s with one; 4M x 4M,
+    /// 2520 columns: 6.48 s against 7.17 s).
+    static constexpr int64_t kMinBlockColsForSlabs = 1024;
+    /// Long phase: steps per group whose horizontal bus and S1 codes are prefetched while the
+    /// group before computes (the bus and S1 arrays carry this many columns of slack).
+    static constexpr int kPrefetch = 8;
+    /// Depth of a runner's rings of slab edges and of recorded diagonals: the caller keeps
+    /// fewer than this many diagonals between an edge's use and its slot's reuse (slab_run
+    /// keeps kMaxDiagonalsInFlight, 8; cuda_backend.cpp asserts the margin).
+    static constexpr int kEdgeSlots = 32;
+};
+
+/// The tuning in use. Other architectures use sm_90's values until they are measured.
+using Tuning = Sm90Tuning;
+
+}  // namespace chromalign::kernels::cuda
