@@ -5,7 +5,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/diagonal_trace.hpp"
-#include "kernels/cuda/tile_kernels.cuh"
+#include "kernels/cuda/diagonal_kernel.cuh"
 #include "kernels/cuda/tile_runner.hpp"
 
 namespace chromalign::kernels {

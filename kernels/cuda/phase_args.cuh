@@ -1,0 +1,65 @@
+//! @file What the host and the tile kernels share: the launch arguments, the best-cell record, the device codes.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "engine/scoring/scoring.hpp"
+#include "engine/tiling/tile_executor.hpp"
+
+namespace chromalign::kernels::cuda {
+
+constexpr int kWarp = 32;                 ///< T: threads per block, one warp
+constexpr int32_t kNegInf = kScoreNegInf;  ///< minus infinity for E and F; never overflows
+
+/// S1 codes other than A/C/G/T are stored as this value on the device, and S0's as 4, so a
+/// plain equality test is the match test: N never matches, not even N.
+constexpr uint8_t kS1Other = 5;
+
+/// How a kernel forms its diagonal terms (CudaScoringTerms::Substitution): kBytes, one prmt;
+/// kEquality, compare and select; kTable, a lookup in the block's copy of the table.
+using Substitution = CudaScoringTerms::Substitution;
+
+/// kTable: diagonal terms of S0 code a (0..4) against device S1 code c (0..3, kS1Other) at
+/// [a * kTableStride + c]; the other columns hold a's term against another code too.
+constexpr int kTableStride = 8;
+constexpr int kTableWords = 5 * kTableStride;
+
+/// Best cell of one block column so far; row and col are 0-based padded coordinates.
+struct BestCell {
+    int32_t score;
+    int32_t row;
+    int32_t col;
+    int32_t unused;
+};
+
+/// Everything a phase kernel needs; passed by value.
+struct PhaseArgs {
+    const uint8_t* s0;        ///< S0 codes, padded_rows entries (padding never matches)
+    const uint8_t* s1;        ///< S1 codes, padded_cols + slack entries
+    int2* hbus;               ///< horizontal bus: (H, F) of the last row computed, per column
+    const int32_t* vbus_in;   ///< vertical bus written in diagonal d-1, one slot per block
+    int32_t* vbus_out;        ///< vertical bus for diagonal d+1
+    int32_t* flags;           ///< per block: d + 1 once diagonal d's short phase wrote its bus columns
+    BestCell* best;           ///< one per block column
+    int32_t* best_score;      ///< G: the best score flushed so far by any block (atomicMax)
+    const int32_t* left_edge; ///< column slab: H[R], E[R] left of band d's rows, then corner H; or null
+    int32_t* right_edge;      ///< column slab: H[R], E[R] of the last column for band d - B; or null
+    uint64_t* stamps;         ///< diagonal trace: per blockIdx, %globaltimer at its start, short-phase end and end; or null
+    int64_t d;                ///< external diagonal
+    int64_t bands;            ///< number of bands
+    int32_t blocks;           ///< B
+    int32_t block_cols;       ///< C
+    int32_t b_first;          ///< block column of blockIdx.x == 0
+    int32_t open;             ///< gap_open
+    int32_t ext;              ///< gap_extend
+    int32_t ext_f;            ///< min(gap_extend, gap_open): F below a thread's top row (see step)
+    int32_t diag_match;       ///< kEquality: open + match, folded into the diagonal term (see step)
+    int32_t diag_other;       ///< kEquality: open + other, for every other pair
+    int32_t other_bytes;      ///< kBytes: open + other in each of the 4 bytes
+    int32_t match_flip;       ///< kBytes: turns byte a of other_bytes into open + match (load_codes)
+    const int32_t* diag_table;  ///< kTable: kTableWords diagonal terms (see kTableStride), or null
+};
+
+}  // namespace chromalign::kernels::cuda
