@@ -28,8 +28,8 @@ namespace chromalign::kernels {
 /// first launch, which lines up the slabs of one host. Every kBlockSample-th diagonal also has
 /// its blocks' own stamps in PREFIX.<pid>.<k>.blocks.tsv (block column, start, short-phase end,
 /// end), to tell which block is late. Lane 0 of each block writes its three stamps straight to
-/// pinned host memory (PhaseArgs::stamps), so tracing adds no work to the stream and no CUDA
-/// call per diagonal; off unless asked for.
+/// pinned host memory (PhaseArgs::stamps, trace_stamps.cuh), so tracing adds no work to the
+/// stream and no CUDA call per diagonal; off unless asked for.
 class DiagonalTrace {
 public:
     /// Diagonals whose stamps are kept before they are read: far more than a runner's caller
