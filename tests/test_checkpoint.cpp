@@ -1,5 +1,9 @@
 //! @file Checkpoint file format: round trip, and every damaged or foreign file refused with its own message.
 #include <gtest/gtest.h>
+#include <cstring>
+#include <functional>
+#include <climits>
+#include <sys/stat.h>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -32,10 +36,12 @@ protected:
         c_.fingerprint1 = sequence_fingerprint(s1_);
         c_.scoring = Scoring{};
         c_.row = 1234;
-        c_.best = AlignmentEnd{77, 1300, 1200};
+        // What a DP row can hold (see read_checkpoint): 0 <= H <= the best score, -1 <= F <= H
+        // (F >= -gap_open for every scoring these tests use).
+        c_.best = AlignmentEnd{1000, 1300, 1200};
         for (int64_t j = 0; j < c_.n; ++j) {
-            c_.h.push_back(static_cast<int32_t>(rng() % 1000));
-            c_.f.push_back(static_cast<int32_t>(rng() % 1000) - 500);
+            c_.h.push_back(static_cast<int32_t>(rng() % 1001));
+            c_.f.push_back(static_cast<int32_t>(rng() % (c_.h.back() + 2)) - 1);
         }
     }
     void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
@@ -105,6 +111,57 @@ TEST_F(CheckpointFile, AnyFlippedBitIsRefused) {
                     why.find("truncated") != std::string::npos)
             << "bit flipped at byte " << at << ": " << why;
     }
+}
+
+/// Files whose CRC is right but whose contents no run can have written: each is refused, with
+/// the path and the reason, before anything is computed from it.
+TEST_F(CheckpointFile, ForgedContentsWithARightCrcAreRefused) {
+    struct Forgery {
+        const char* what;
+        std::function<void(Checkpoint&)> forge;
+    };
+    const std::vector<Forgery> forgeries = {
+        {"its best cell lies outside the matrix", [](Checkpoint& c) { c.best.s0_end = c.m + 1; }},
+        {"its best cell lies outside the matrix", [](Checkpoint& c) { c.best.s1_end = -3; }},
+        {"its best score is out of range", [](Checkpoint& c) { c.best.score = -5; }},
+        {"its best cell does not fit its score", [](Checkpoint& c) { c.best = AlignmentEnd{0, 7, 9}; }},
+        {"H of column 3 is out of range", [](Checkpoint& c) { c.h[2] = c.best.score + 1; }},
+        {"H of column 1 is out of range", [](Checkpoint& c) { c.h[0] = -1; }},
+        {"F of column 2 is out of range", [](Checkpoint& c) { c.f[1] = INT32_MIN; }},
+        {"F of column 2 is out of range", [](Checkpoint& c) { c.f[1] = c.h[1] + 1; }},
+        {"its scoring is invalid (gap-open must be a positive cost (got -2))",
+         [](Checkpoint& c) { c.scoring.gap_open = -2; }},
+    };
+    for (const Forgery& f : forgeries) {
+        Checkpoint forged = c_;
+        f.forge(forged);
+        write_checkpoint(path_, forged);
+        EXPECT_EQ(read_error(), path_ + ": checkpoint cannot be right (" + f.what + ")");
+    }
+}
+
+TEST_F(CheckpointFile, SpecialFilesAreRefusedAtOnce) {
+    const std::string fifo = dir_ + "/fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+    for (const std::string& path : {fifo, dir_, std::string("/dev/zero")}) {
+        try {
+            read_checkpoint(path);  // a FIFO would block and /dev/zero never end if they were read
+            ADD_FAILURE() << path << " was read";
+        } catch (const Error& e) {
+            EXPECT_EQ(std::string(e.what()), path + ": not a regular file, so not a checkpoint");
+        }
+    }
+}
+
+TEST_F(CheckpointFile, AHugeClaimedWidthIsRefusedBeforeAnythingIsAllocated) {
+    // A header that says 2^60 columns in a file of a few kB: the size check comes first (and
+    // cannot overflow), so no array of that size is ever asked for.
+    write_checkpoint(path_, c_);
+    std::vector<char> b = bytes();
+    const int64_t huge = int64_t{1} << 60;
+    std::memcpy(b.data() + 8 + 4 + 16 + 8, &huge, sizeof huge);  // n follows magic, format, version, m
+    put(b);
+    EXPECT_NE(read_error().find("checkpoint header is corrupt"), std::string::npos) << read_error();
 }
 
 TEST_F(CheckpointFile, ForeignFilesAreRefusedWithTheirOwnMessage) {

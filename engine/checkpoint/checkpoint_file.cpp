@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "engine/error.hpp"
 #include "engine/version.hpp"
@@ -146,10 +147,45 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     }
 }
 
+namespace {
+
+/// Bytes of the header (everything before the H array) of a checkpoint of `format`.
+size_t header_bytes(uint32_t format) {
+    const size_t scoring = format == 1 ? 4 * sizeof(int32_t) : (16 + 3) * sizeof(int32_t);
+    return sizeof kMagic + sizeof(uint32_t) + kVersionField + 4 * sizeof(int64_t) + scoring +
+           sizeof(int64_t) + sizeof(int32_t) + 2 * sizeof(int64_t);
+}
+
+/// What a row of a DP matrix under `c.scoring` cannot hold, or empty: H(row, j) lies in
+/// [0, kMaxBestScore]; F(row, j) = max(F(row-1, j) - ext, H(row-1, j) - open) >= -open for
+/// row >= 1 and F <= H; the best cell found so far scored at least every H of the row, lies in
+/// rows 1..m, and is (0, 0) exactly when its score is 0.
+std::string implausible(const Checkpoint& c) {
+    if (const std::string why = c.scoring.validate(); !why.empty()) return "its scoring is invalid (" + why + ")";
+    if (c.best.score < 0 || c.best.score > kMaxBestScore) return "its best score is out of range";
+    if ((c.best.score == 0) != (c.best.s0_end == 0 && c.best.s1_end == 0)) return "its best cell does not fit its score";
+    if (c.best.score > 0 && (c.best.s0_end < 1 || c.best.s0_end > c.m || c.best.s1_end < 1))
+        return "its best cell lies outside the matrix";
+    for (size_t j = 0; j < c.h.size(); ++j) {
+        if (c.h[j] < 0 || c.h[j] > c.best.score) return "H of column " + std::to_string(j + 1) + " is out of range";
+        if (c.f[j] < -c.scoring.gap_open || c.f[j] > c.h[j])
+            return "F of column " + std::to_string(j + 1) + " is out of range";
+    }
+    return {};
+}
+
+}  // namespace
+
 Checkpoint read_checkpoint(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open checkpoint: " + errno_text());
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file, so not a checkpoint");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open checkpoint: " + errno_text());
-    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The header first: the arrays' size it implies is checked against the file's before
+    // anything that size is read or allocated.
+    std::vector<char> bytes(std::min<size_t>(static_cast<size_t>(st.st_size), header_bytes(kCheckpointFormatVersion)));
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     Reader r(bytes, path);
     char magic[sizeof kMagic];
     r.get_bytes(magic, sizeof magic);
@@ -181,13 +217,20 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.best.score = r.get<int32_t>();
     c.best.s0_end = r.get<int64_t>();
     c.best.s1_end = r.get<int64_t>();
-    if (c.n < 1 || c.m < 1 || c.row < 1 || c.row >= c.m)
+    const size_t header = r.position();
+    // n bounded first, so that the size below cannot overflow.
+    const int64_t max_n = static_cast<int64_t>((std::numeric_limits<size_t>::max() / 2 - header) / (2 * sizeof(int32_t)));
+    if (c.n < 1 || c.m < 1 || c.row < 1 || c.row >= c.m || c.n > max_n)
         throw Error(path + ": checkpoint header is corrupt (lengths or row out of range)");
     const size_t row_bytes = static_cast<size_t>(c.n) * sizeof(int32_t);
-    if (bytes.size() != r.position() + 2 * row_bytes + sizeof(uint32_t))
-        throw Error(path + ": checkpoint is truncated or has trailing bytes (" +
-                    std::to_string(bytes.size()) + " bytes, expected " +
-                    std::to_string(r.position() + 2 * row_bytes + sizeof(uint32_t)) + ")");
+    const size_t expected = header + 2 * row_bytes + sizeof(uint32_t);
+    if (static_cast<size_t>(st.st_size) != expected)
+        throw Error(path + ": checkpoint is truncated or has trailing bytes (" + std::to_string(st.st_size) +
+                    " bytes, expected " + std::to_string(expected) + ")");
+    bytes.resize(expected);
+    in.seekg(static_cast<std::streamoff>(header));  // a format-1 header is shorter than the bytes read
+    in.read(bytes.data() + header, static_cast<std::streamsize>(expected - header));
+    if (!in) throw Error(path + ": cannot read checkpoint: " + errno_text());
     c.h.resize(static_cast<size_t>(c.n));
     c.f.resize(static_cast<size_t>(c.n));
     r.get_bytes(c.h.data(), row_bytes);
@@ -195,6 +238,10 @@ Checkpoint read_checkpoint(const std::string& path) {
     const size_t covered = r.position();
     if (r.get<uint32_t>() != crc_of(bytes.data(), covered))
         throw Error(path + ": checkpoint is corrupt (CRC32 mismatch)");
+    // A CRC catches accidents, not a wrong or hand-edited file: what no DP row can hold is
+    // refused before any of it is computed from.
+    if (const std::string why = implausible(c); !why.empty())
+        throw Error(path + ": checkpoint cannot be right (" + why + ")");
     return c;
 }
 
