@@ -227,6 +227,11 @@ private:
     }
 
     void parse_header() {
+        // A carriage return left inside a header means CR-only line ends (classic Mac OS): the
+        // whole file is one "line", which would make a record name (and messages) of all of it.
+        if (line_.find('\r') != std::string_view::npos)
+            fail_file("carriage return inside a line: the file ends its lines with CR alone (classic Mac OS); "
+                      "convert them to newlines, e.g. with tr '\\r' '\\n'");
         const size_t end =
             std::find_if(line_.begin() + 1, line_.end(), is_name_end) - line_.begin();
         if (end == 1) fail_file("header line has an empty record name");

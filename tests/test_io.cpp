@@ -164,6 +164,8 @@ const std::vector<Case>& cases() {
         // Files that are not FASTA.
         {"empty_file", Form::kPlain, "", "", fails("empty file")},
         {"only_blank_lines", Form::kPlain, "\n\r\n\n", "", fails("only blank lines")},
+        {"cr_only_line_ends", Form::kPlain, ">chr1 desc\rACGT\rACGT\r", "",
+         fails("line 1: carriage return inside a line: the file ends its lines with CR alone")},
         {"no_header", Form::kPlain, "ACGT\n>chr1\nACGT\n", "",
          fails("line 1: no FASTA record (first non-empty line does not start with '>')")},
         {"no_header_after_blank", Form::kPlain, "\n\nACGT\n", "", fails("line 3: no FASTA record")},
