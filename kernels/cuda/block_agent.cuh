@@ -104,7 +104,7 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
     start_rows(L, p);  // lanes of block 0 without delegated cells hold defined values
     clear_best(L);
     BestCell mine{0, 0, 0, 0};
-    const int32_t threshold_o = max(*p.best_score, 1) - p.open;  // see track_if_needed
+    const int32_t threshold_o = max(*p.best_score, 1) - p.terms.open;  // see track_if_needed
     if (b > 0) {
         load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
         load_codes<A, kSub>(L, p, p.s0 + band * rows + t * A);
@@ -121,7 +121,7 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
             clear_best(L);
             if (main_valid) {
                 if (p.left_edge)
-                    start_rows_at_edge(L, stage.edge, p.open, t);
+                    start_rows_at_edge(L, stage.edge, p.terms.open, t);
                 else
                     start_rows(L, p);
                 load_codes<A, kSub>(L, p, stage.s0 + t * A);
@@ -132,14 +132,14 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
         const int64_t col = delegated ? padded_cols - t + s : col0 + s - t;
         if (t == 0 && main_valid) {
             const int2 v = stage.bus[s];
-            up_o = v.x - p.open;
+            up_o = v.x - p.terms.open;
             up_f = v.y;
         }
         if (active) {
             step<A, kSub>(L, up_o, up_f, stage.s1[s - t + kWarp - 1], p, table);
-            if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.open, L.fbot);
+            if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
         }
-        track_if_needed(L, static_cast<int32_t>(col), threshold_o, p.open, active);
+        track_if_needed(L, static_cast<int32_t>(col), threshold_o, p.terms.open, active);
     }
     if (main_valid) flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
     publish_best(mine, p.best + b, p.best_score);
@@ -162,7 +162,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
 
     clear_best(L);
     // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
-    const int32_t threshold_o = max(*p.best_score, 1) - p.open;
+    const int32_t threshold_o = max(*p.best_score, 1) - p.terms.open;
     const int32_t right = b + 1 == p.blocks ? 0 : b + 1;
     const int32_t first_delegated = p.block_cols - (kWarp - 1);
 
@@ -187,12 +187,12 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
             int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
             int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
             if (t == 0) {
-                up_o = bus_cur[u].x - p.open;
+                up_o = bus_cur[u].x - p.terms.open;
                 up_f = bus_cur[u].y;
             }
             step<A, kSub>(L, up_o, up_f, c_cur[u], p, table);
-            track_if_needed(L, s0 + u, threshold_o, p.open);
-            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.open, L.fbot);
+            track_if_needed(L, s0 + u, threshold_o, p.terms.open);
+            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
         }
     };
     const auto plain = [](const int2* q) { return *q; };

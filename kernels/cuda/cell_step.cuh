@@ -29,9 +29,9 @@ template <Substitution kSub>
 __device__ __forceinline__ int32_t diagonal_term(int32_t code, int32_t c, uint32_t selector, const PhaseArgs& p,
                                                  const int32_t* table) {
     if constexpr (kSub == Substitution::kBytes)
-        return byte_select(code, p.other_bytes, selector);
+        return byte_select(code, p.terms.other_bytes, selector);
     else if constexpr (kSub == Substitution::kEquality)
-        return code == c ? p.diag_match : p.diag_other;
+        return code == c ? p.terms.diag_match : p.terms.diag_other;
     else
         return table[code + c];
 }
@@ -62,7 +62,7 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// so H - open is the only form of H kept: it feeds E, F and the diagonal alike.
 /// Short F chain: with H'(r) = max(0, H(r-1, j-1) + s, E(r, j)), H(r) = max(H'(r), F(r)) and
 ///   F(r+1) = max(F(r) - ext, H(r) - open) = max(F(r) - min(ext, open), H'(r) - open)
-/// (p.ext_f is min(ext, open)). H' needs nothing from the rows above in this column, so the
+/// (p.terms.ext_f is min(ext, open)). H' needs nothing from the rows above in this column, so the
 /// only dependency running down the column is one add-max per row, not three: a shorter
 /// critical path per step, which the scheduler fills with other rows' work (7% on 8M x 8M).
 /// Per cell, sm_90 SASS has five instructions on the half-rate integer pipe (PRMT, one
@@ -76,15 +76,15 @@ __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int
                                      const int32_t* table) {
     const uint32_t selector = byte_selector(c);
     int32_t diag_o = L.hdiag_o;
-    int32_t f = __viaddmax_s32(up_f, -p.ext, up_o);                      // F(top, j)
+    int32_t f = __viaddmax_s32(up_f, -p.terms.ext, up_o);                      // F(top, j)
     int32_t hp_o = 0;                                                    // H'(r-1) - open
 #pragma unroll
     for (int r = 0; r < A; ++r) {
-        const int32_t e = __viaddmax_s32(L.e[r], -p.ext, L.ho[r]);      // E(r, j)
+        const int32_t e = __viaddmax_s32(L.e[r], -p.terms.ext, L.ho[r]);      // E(r, j)
         const int32_t d = diag_o + diagonal_term<kSub>(L.code[r], c, selector, p, table);
-        if (r > 0) f = __viaddmax_s32(f, -p.ext_f, hp_o);               // F(r, j)
-        hp_o = __vimax_s32_relu(d, e) - p.open;                          // H'(r, j) - open
-        const int32_t ho = __viaddmax_s32(f, -p.open, hp_o);            // H(r, j) - open
+        if (r > 0) f = __viaddmax_s32(f, -p.terms.ext_f, hp_o);               // F(r, j)
+        hp_o = __vimax_s32_relu(d, e) - p.terms.open;                          // H'(r, j) - open
+        const int32_t ho = __viaddmax_s32(f, -p.terms.open, hp_o);            // H(r, j) - open
         diag_o = L.ho[r];                                                // H(r, j-1) - open
         L.ho[r] = ho;
         L.e[r] = e;
@@ -98,10 +98,10 @@ template <int A>
 __device__ __forceinline__ void start_rows(Lane<A>& L, const PhaseArgs& p) {
 #pragma unroll
     for (int r = 0; r < A; ++r) {
-        L.ho[r] = -p.open;
+        L.ho[r] = -p.terms.open;
         L.e[r] = kNegInf;
     }
-    L.hdiag_o = -p.open;
+    L.hdiag_o = -p.terms.open;
     L.fbot = kNegInf;
 }
 
@@ -126,7 +126,7 @@ __device__ __forceinline__ void store_right_edge(const Lane<A>& L, const PhaseAr
     constexpr int R = A * kWarp;
 #pragma unroll
     for (int r = 0; r < A; ++r) {
-        p.right_edge[t * A + r] = L.ho[r] + p.open;
+        p.right_edge[t * A + r] = L.ho[r] + p.terms.open;
         p.right_edge[R + t * A + r] = L.e[r];
     }
 }
@@ -139,8 +139,8 @@ __device__ __forceinline__ void load_codes(Lane<A>& L, const PhaseArgs& p, const
     for (int r = 0; r < A; ++r) {
         const int32_t a = codes[r];
         if constexpr (kSub == Substitution::kBytes)
-            L.code[r] = a < 4 ? p.other_bytes ^ static_cast<int32_t>(static_cast<uint32_t>(p.match_flip) << (8 * a))
-                              : p.other_bytes;
+            L.code[r] = a < 4 ? p.terms.other_bytes ^ static_cast<int32_t>(static_cast<uint32_t>(p.terms.match_flip) << (8 * a))
+                              : p.terms.other_bytes;
         if constexpr (kSub == Substitution::kEquality) L.code[r] = a;
         if constexpr (kSub == Substitution::kTable) L.code[r] = a * kTableStride;
     }

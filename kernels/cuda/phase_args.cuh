@@ -52,13 +52,7 @@ struct PhaseArgs {
     int32_t blocks;           ///< B
     int32_t block_cols;       ///< C
     int32_t b_first;          ///< block column of blockIdx.x == 0
-    int32_t open;             ///< gap_open
-    int32_t ext;              ///< gap_extend
-    int32_t ext_f;            ///< min(gap_extend, gap_open): F below a thread's top row (see step)
-    int32_t diag_match;       ///< kEquality: open + match, folded into the diagonal term (see step)
-    int32_t diag_other;       ///< kEquality: open + other, for every other pair
-    int32_t other_bytes;      ///< kBytes: open + other in each of the 4 bytes
-    int32_t match_flip;       ///< kBytes: turns byte a of other_bytes into open + match (load_codes)
+    CudaScoringTerms terms;   ///< open, ext, ext_f and the diagonal terms, as engine/scoring made them
     const int32_t* diag_table;  ///< kTable: kTableWords diagonal terms (see kTableStride), or null
 };
 

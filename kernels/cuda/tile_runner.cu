@@ -229,13 +229,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     a.bands = grid.bands;
     a.blocks = grid.blocks;
     a.block_cols = static_cast<int32_t>(grid.block_cols);
-    a.open = scoring.open;
-    a.ext = scoring.ext;
-    a.ext_f = scoring.ext_f;
-    a.diag_match = scoring.diag_match;
-    a.diag_other = scoring.diag_other;
-    a.other_bytes = scoring.other_bytes;
-    a.match_flip = scoring.match_flip;
+    a.terms = scoring;
     a.diag_table = im.d_table;
     im.substitution = scoring.substitution;
 }
