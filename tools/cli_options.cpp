@@ -191,7 +191,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
-        ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress to this file and resume from it when it matches")
+        ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress as FILE.slab<k>of<N>.<0|1> (one per column slab; FILE.lock while running) and resume from them when they match")
         ("checkpoint-every", po::value<std::string>(&every)->default_value(every), "interval between checkpoints: 90, 30s, 10m or 1h")
         ("restart", po::bool_switch(&o.backend_options.checkpoint.restart), "ignore an existing checkpoint file and overwrite it")
         ("checkpoint-strict", po::bool_switch(&o.backend_options.checkpoint.strict), "stop (exit 1) when a checkpoint cannot be written")
