@@ -12,8 +12,8 @@
 namespace chromalign {
 
 Checkpointer::Checkpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
-                                   const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
-                                   std::function<void(const std::string&)> note)
+                           const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
+                           std::function<void(const std::string&)> note)
     : s0_(s0), s1_(s1), slab_(slab), options_(options), note_(std::move(note)), c0_(c0), rank_(rank), ranks_(ranks) {
     base_.m = s0.length();
     base_.n = slab.length();
@@ -145,8 +145,7 @@ bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
     c->best = best;
     const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
     const int64_t seq = seq_;
-    const std::string keep_name = keep + "/row_" + std::to_string(c->row) + ".slab" + std::to_string(rank_) +
-                                  "of" + std::to_string(ranks_) + ".ckpt";
+    const std::string keep_name = keep + "/row_" + std::to_string(c->row) + slab_suffix(rank_, ranks_) + ".ckpt";
     auto job = [c, path, keep, keep_name, seq] {
         write_checkpoint(path, *c);
         if (!keep.empty()) write_checkpoint(keep_name, *c);

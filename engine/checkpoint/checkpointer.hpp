@@ -31,8 +31,8 @@ public:
     /// sequences must outlive the checkpointer. Rank 0 holds the checkpoint's lock for the
     /// checkpointer's life: throws Error when another run holds it.
     Checkpointer(const Sequence& s0, const Sequence& s1, const Sequence& slab, int64_t c0,
-                     const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
-                     std::function<void(const std::string&)> note);
+                 const Scoring& scoring, int rank, int ranks, const CheckpointOptions& options,
+                 std::function<void(const std::string&)> note);
     ~Checkpointer();
 
     bool enabled() const { return !options_.path.empty(); }

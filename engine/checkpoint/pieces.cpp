@@ -26,8 +26,12 @@ std::string base_of(const std::string& path) {
 
 }  // namespace
 
+std::string slab_suffix(int rank, int ranks) {
+    return ".slab" + std::to_string(rank) + "of" + std::to_string(ranks);
+}
+
 std::string piece_name(const std::string& path, int rank, int ranks, int slot) {
-    return path + ".slab" + std::to_string(rank) + "of" + std::to_string(ranks) + "." + std::to_string(slot);
+    return path + slab_suffix(rank, ranks) + "." + std::to_string(slot);
 }
 
 std::vector<int> other_rank_counts(const std::string& path, int ranks) {

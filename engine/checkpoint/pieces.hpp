@@ -10,6 +10,9 @@
 
 namespace chromalign {
 
+/// ".slab<rank>of<ranks>": what names a slab's files (its pieces, and its kept rows).
+std::string slab_suffix(int rank, int ranks);
+
 /// PATH.slab<rank>of<ranks>.<slot>: rank's columns of the checkpoint row kept in `slot` (0 or 1).
 std::string piece_name(const std::string& path, int rank, int ranks, int slot);
 

@@ -312,9 +312,9 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     if (s0.length() < 1 || s1.length() < 1) throw Error("both sequences must hold at least one base");
 
     SlabShape shape;
-    const auto raw = on_every_rank(link, 2, [&]() -> std::vector<int64_t> {
+    const auto raw = on_every_rank(link, 3, [&]() -> std::vector<int64_t> {
         shape = engine.slab_shape(s0.length(), widest_slab(s1.length(), ranks), scoring);
-        return {shape.rows_per_band, shape.blocks};
+        return {shape.rows_per_band, shape.blocks, shape.min_block_cols};
     });
     std::vector<SlabShape> shapes;
     for (int k = 0; k < ranks; ++k) {
@@ -322,7 +322,7 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
             throw Error("rank " + std::to_string(k) + " uses " + std::to_string(raw[k][0]) + " rows per band and rank " +
                         std::to_string(rank) + " " + std::to_string(shape.rows_per_band) +
                         ": run every rank with the same backend, --alpha and CPU instruction set");
-        shapes.push_back(SlabShape{raw[k][0], static_cast<int32_t>(raw[k][1])});
+        shapes.push_back(SlabShape{raw[k][0], static_cast<int32_t>(raw[k][1]), raw[k][2]});
     }
     const Slab me = cut_slabs(s1.length(), shapes)[rank];
     Sequence slab;
@@ -333,7 +333,7 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     std::unique_ptr<Checkpointer> ck;
     const auto offers = on_every_rank(link, 4, [&] {
         ck = std::make_unique<Checkpointer>(s0, s1, slab, me.c0, scoring, rank, ranks, options.checkpoint,
-                                                options.on_note);
+                                            options.on_note);
         return ck->offer();
     });
     const int64_t row = common_row(offers);

@@ -18,22 +18,19 @@ namespace {
 static_assert(kernels::CudaTileRunner::kEdgeSlots > kMaxDiagonalsInFlight,
               "the edge rings must outlast the diagonals the slab loop keeps in flight");
 
-/// Defaults when the user does not choose; tuning.hpp has the values and their measurements.
+/// Defaults when the user does not choose: tuning.hpp has the values and their measurements.
 using kernels::cuda::Tuning;
-constexpr int kDefaultAlpha = Tuning::kDefaultAlpha;
-constexpr int kDefaultBlocksPerSm = Tuning::kDefaultBlocksPerSm;
-constexpr int kDefaultCudaSlabs = Tuning::kDefaultSlabs;
 
 class CudaBackend : public Backend, public SlabEngine {
 public:
     explicit CudaBackend(const BackendOptions& options)
         : options_(options), info_(kernels::cuda_device_info(options.device)) {
-        if (options_.alpha == 0) options_.alpha = kDefaultAlpha;
+        if (options_.alpha == 0) options_.alpha = Tuning::kDefaultAlpha;
         if (!kernels::cuda_alpha_supported(options_.alpha))
             throw Error("--alpha must be 4, 8 or 16 for the CUDA backend");
-        wanted_blocks_per_sm_ = options_.blocks_per_sm > 0 ? options_.blocks_per_sm : kDefaultBlocksPerSm;
+        wanted_blocks_per_sm_ = options_.blocks_per_sm > 0 ? options_.blocks_per_sm : Tuning::kDefaultBlocksPerSm;
         resident(CudaScoringTerms::Substitution::kBytes);  // checks the device and alpha now
-        slabs_ = options_.slabs > 0 ? options_.slabs : kDefaultCudaSlabs;
+        slabs_ = options_.slabs > 0 ? options_.slabs : Tuning::kDefaultSlabs;
         sharing_ = slabs_;
     }
 
@@ -49,7 +46,7 @@ public:
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
-        sharing_ = slabs_ > 1 && s1.length() >= kMinBlockColsForSlabs * max_blocks(scoring) ? slabs_ : 1;
+        sharing_ = slabs_ > 1 && s1.length() >= Tuning::kMinBlockColsForSlabs * max_blocks(scoring) ? slabs_ : 1;
         const AlignmentEnd best = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
         if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";
         sharing_ = slabs_;
@@ -78,9 +75,6 @@ public:
     }
 
 private:
-    /// align() cuts slabs only when the block columns are at least this wide (see tuning.hpp).
-    static constexpr int64_t kMinBlockColsForSlabs = Tuning::kMinBlockColsForSlabs;
-
     /// Blocks of this substitution's kernels that fit on one multiprocessor (queried once).
     int resident(CudaScoringTerms::Substitution substitution) {
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process ask from their threads
@@ -112,7 +106,7 @@ private:
 
 BackendEntry cuda_backend_entry() {
     return {"cuda", "one NVIDIA GPU (--device), CUDAlign's tiling with column slabs",
-            /*automatic=*/true, /*default_slabs=*/kDefaultCudaSlabs, [] { return kernels::cuda_device_count(); },
+            /*automatic=*/true, /*default_slabs=*/Tuning::kDefaultSlabs, [] { return kernels::cuda_device_count(); },
             [](const BackendOptions& o) -> std::unique_ptr<Backend> { return std::make_unique<CudaBackend>(o); }};
 }
 
