@@ -24,7 +24,7 @@ AlignmentEnd slab_align(const std::string& backend, const Sequence& s0, const Se
         mine.slabs = 1;  // one slab per backend: the ranks stand for processes
         auto engine = make_backend(backend, mine);
         LocalLink link(hub, rank);
-        results[static_cast<size_t>(rank)] = run_slab(s0, s1, scoring, *engine->slab_engine(), link, mine);
+        results[static_cast<size_t>(rank)] = run_slab(s0, s1, scoring, *engine->slab_engine(), link, mine).best;
     });
     for (const AlignmentEnd& r : results) EXPECT_EQ(r, results[0]) << "ranks disagree";
     return results[0];

@@ -405,12 +405,16 @@ TEST(CpuExecutor, StartingRowContinuesTheWholeRun) {
 TEST(CpuExecutor, RejectsAStartingRowThatIsNoDpRow) {
     std::mt19937_64 rng(test::seed() + 8);
     auto [s0, s1] = test::mutated_pair(500, 400, rng);
-    TopRow top{std::vector<int32_t>(400, 0), std::vector<int32_t>(400, kScoreNegInf)};
-    top.h[200] = 1000;  // a jump no DP row of this scoring has
-    for (const std::string& isa : isas()) {
-        if (isa == "scalar") continue;  // only the 16-bit lanes depend on the row's shape
-        IsaScope scope(isa);
-        EXPECT_THROW(make_cpu_executor(s0, s1, kScorings[0], options(1, 4, 0), 100, top), Error) << isa;
+    for (const bool negative_h : {true, false}) {
+        TopRow top{std::vector<int32_t>(400, 0), std::vector<int32_t>(400, kScoreNegInf)};
+        if (negative_h)
+            top.h[200] = -1;  // H >= 0 in every DP row
+        else
+            top.f[200] = 5;  // F <= H
+        for (const std::string& isa : isas()) {
+            IsaScope scope(isa);
+            EXPECT_THROW(make_cpu_executor(s0, s1, kScorings[0], options(1, 4, 0), 100, top), Error) << isa;
+        }
     }
 }
 

@@ -116,6 +116,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     auto backend = make_backend(o.backend, bo);
     const auto start = std::chrono::steady_clock::now();
     AlignmentEnd result;
+    int64_t cells_pruned = 0;
     int slabs = 1;
     if (ranks.link) {
         SlabEngine* engine = backend->slab_engine();
@@ -123,9 +124,12 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         slabs = engine->slabs_per_process();
         SlabGroup group(slabs);
         const auto link_for = [&](int local) { return ranks.link(group, local); };
-        result = run_slabs(s0, s1, o.scoring, *engine, group, link_for, bo);
+        const SlabRunResult run = run_slabs(s0, s1, o.scoring, *engine, group, link_for, bo);
+        result = run.best;
+        cells_pruned = run.cells_pruned;
     } else {
         result = backend->align(s0, s1, o.scoring);
+        cells_pruned = backend->cells_pruned();
     }
     const auto stop = std::chrono::steady_clock::now();
     printer.finish();
@@ -145,6 +149,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
                          " column slabs over MPI)";
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
+    report.cells_pruned = cells_pruned;
     const std::string text = cli::format_report(report, o.format);
     if (o.output.empty() || o.output == "-") {
         std::cout << text << std::flush;
@@ -162,6 +167,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
                      kVersion, report.backend.c_str(), wall, report.seconds, report.gcups(), peak_memory_mib());
         if (report.device_bytes)
             std::fprintf(stderr, ", device memory %.1f MiB", report.device_bytes / 1048576.0);
+        std::fprintf(stderr, ", %.1f%% of cells pruned", 100.0 * report.pruned_fraction());
         std::fputc('\n', stderr);
     }
     return 0;

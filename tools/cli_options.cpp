@@ -171,6 +171,7 @@ std::vector<std::string> preset_names() {
 Options parse_options(int argc, const char* const* argv) {
     Options o;
     std::string format = "text", s0_record, s1_record, config_file, every = "60s";
+    bool no_pruning = false;
     po::options_description meta("Options");
     meta.add_options()
         ("help,h", "show this help and exit")
@@ -188,6 +189,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU SIMD lane: 4, 8 or 16 (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), slabs_help().c_str())
+        ("no-pruning", po::bool_switch(&no_pruning), "compute every cell (default: skip blocks that cannot reach the best score found so far; the answer is the same)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
@@ -251,6 +253,7 @@ Options parse_options(int argc, const char* const* argv) {
     o.s1_record = parse_record(s1_record, "--s1-record");
     o.format = parse_format(format);
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
+    o.backend_options.pruning = !no_pruning;
     o.device_given = !vm["device"].defaulted();
     o.scoring = make_scoring(scoring_flags, vm, &o.matrix_file);
     check_options(o);

@@ -39,6 +39,7 @@ std::string text_report(const RunReport& r) {
         << "cells\t" << r.cells() << "\n"
         << "seconds\t" << fixed(r.seconds, 3) << "\n"
         << "gcups\t" << fixed(r.gcups(), 2) << "\n"
+        << "pruned\t" << fixed(r.pruned_fraction(), 4) << " (" << r.cells_pruned << " cells)\n"
         << "backend\t" << r.backend << "\n"
         << "device\t" << r.device << "\n";
     return out.str();
@@ -87,6 +88,8 @@ std::string json_report(const RunReport& r) {
         << "  \"cells\": " << r.cells() << ",\n"
         << "  \"seconds\": " << fixed(r.seconds, 6) << ",\n"
         << "  \"gcups\": " << fixed(r.gcups(), 6) << ",\n"
+        << "  \"cells_pruned\": " << r.cells_pruned << ",\n"
+        << "  \"pruned_fraction\": " << fixed(r.pruned_fraction(), 6) << ",\n"
         << "  \"backend\": \"" << json_escape(r.backend) << "\",\n"
         << "  \"device\": \"" << json_escape(r.device) << "\",\n"
         << "  \"device_bytes\": " << r.device_bytes << ",\n"

@@ -25,8 +25,10 @@ struct RunReport {
     double seconds = 0;        ///< alignment only, without reading the input
     std::string backend, device, layout;
     size_t device_bytes = 0;
+    int64_t cells_pruned = 0;  ///< real cells pruning skipped
 
     int64_t cells() const { return s0.length * s1.length; }
+    double pruned_fraction() const { return cells() > 0 ? static_cast<double>(cells_pruned) / static_cast<double>(cells()) : 0; }
     double gcups() const { return seconds > 0 ? static_cast<double>(cells()) / seconds / 1e9 : 0; }
 };
 

@@ -24,6 +24,7 @@ public:
     virtual AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) = 0;
     virtual size_t device_bytes() const { return 0; }  ///< accelerator memory of the last run
     virtual std::string layout() const { return {}; }  ///< grid of the last run, if tiled
+    virtual int64_t cells_pruned() const { return 0; } ///< real cells the last run skipped
     /// The tiled backends' engine for column-slab runs (engine/orchestration/slab_run.hpp);
     /// null for the others.
     virtual SlabEngine* slab_engine() { return nullptr; }

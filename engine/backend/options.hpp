@@ -41,6 +41,7 @@ struct BackendOptions {
                               ///< many-block grids on small inputs)
     int slabs = 0;            ///< column slabs this process runs at once, a thread each
                               ///< (engine/orchestration/slab_group.hpp)
+    bool pruning = true;      ///< skip regions that cannot reach the best score (engine/pruning)
     std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
     std::function<void(const std::string&)> on_note;    ///< informational lines, if set
     CheckpointOptions checkpoint;

@@ -1,6 +1,7 @@
 //! @file SlabGroup: a generation-counted rendezvous under one mutex, and the group's threads.
 #include "engine/orchestration/slab_group.hpp"
 
+#include <algorithm>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -28,6 +29,13 @@ std::pair<int64_t, int64_t> SlabGroup::cells() const {
         total += total_[k].load(std::memory_order_relaxed);
     }
     return {done, total};
+}
+
+int32_t SlabGroup::offer_best(int32_t g) {
+    int32_t seen = best_.load(std::memory_order_relaxed);
+    while (g > seen && !best_.compare_exchange_weak(seen, g, std::memory_order_relaxed)) {
+    }
+    return std::max(seen, g);
 }
 
 SlabValues SlabGroup::gather(int local, const std::vector<int64_t>& values,

@@ -38,6 +38,9 @@ public:
     /// Cells finished and cells to compute in this run, over the group's slabs.
     std::pair<int64_t, int64_t> cells() const;
 
+    /// The best score any slab of the process has reported (pruning): raised to `g`, returned.
+    int32_t offer_best(int32_t g);
+
     /// Marks the group failed and wakes every thread waiting in gather().
     void fail();
     /// Throws Error when a slab of the group failed; links call it while they wait.
@@ -53,6 +56,7 @@ private:
     int64_t generation_ = 0;
     SlabValues result_;
     std::unique_ptr<std::atomic<int64_t>[]> done_, total_;  ///< per slab, see set_cells
+    std::atomic<int32_t> best_{0};  ///< see offer_best
 };
 
 /// Runs body(local) for every slab of the group, a thread each. When one throws, the group

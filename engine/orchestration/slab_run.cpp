@@ -84,9 +84,11 @@ public:
         if (group_) group_->set_cells(local_, 0, g_.m * g_.n);  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
+        share_best(ck_.resumed_best().score);
         for (int64_t d = 0; d < g_.diagonals(); ++d) {
             wait_until([&] { return ex_.done(d - kInFlight); }, d);
             if (d < g_.bands) begin_band(d);
+            share_best(0);
             ex_.enqueue_diagonal(d);
             if (ck_.capture(ex_, d)) {
                 wait_until([&] { return ex_.done(d); }, d + 1);
@@ -115,6 +117,8 @@ public:
                 static_cast<int64_t>(finished_ * 1e3)};
     }
 
+    int64_t cells_pruned() { return ex_.cells_pruned(); }
+
     /// This rank's best cell in whole-matrix coordinates, merged with the resumed one.
     AlignmentEnd best(int64_t c0) {
         return better_of(offset_end(ex_.best(), ck_.first_row(), c0), ck_.resumed_best());
@@ -129,6 +133,14 @@ private:
             pump(enqueued);
             std::this_thread::yield();
         }
+    }
+
+    /// Pruning: the best score this slab knows of (its own, its process's, what its left
+    /// neighbour sent, `g`) goes to its executor and to the process.
+    void share_best(int32_t g) {
+        best_ = std::max({best_, g, ex_.best_score_seen()});
+        if (group_) best_ = group_->offer_best(best_);
+        ex_.share_best_score(best_);
     }
 
     /// Band d starts in block 0 now: its left edge, and the checkpoint it may carry.
@@ -146,6 +158,7 @@ private:
                 throw Error("rank " + std::to_string(link_.rank()) + " expected band " + std::to_string(d) +
                             " from its left neighbour and got band " + std::to_string(m.band));
             ex_.set_left_edge(d, m.h.data(), m.e.data(), m.corner);
+            best_ = std::max(best_, m.best);
             seq = m.checkpoint_seq;
             stop = m.stop;
         } else if (left_) {
@@ -192,6 +205,7 @@ private:
             m.e.resize(static_cast<size_t>(rows_));
             ex_.read_right_edge(band, m.h.data(), m.e.data());
             m.corner = out_corner_;
+            m.best = best_;
             out_corner_ = m.h.back();
             if (const auto f = flags_.find(band); f != flags_.end()) {
                 m.checkpoint_seq = f->second.first;
@@ -263,6 +277,7 @@ private:
     int64_t next_right_ = 0;   ///< next diagonal whose right edge to send
     int64_t stop_band_ = -1;   ///< band of the stop checkpoint, once known
     bool stop_noted_ = false;
+    int32_t best_ = 0;  ///< the best score this slab knows of (share_best)
     const std::vector<int32_t> zero_h_, neg_e_;  ///< the fresh left edge: H = 0, E = -inf
     Clock::time_point start_;
     double first_edge_ = 0, edge_wait_ = 0, finished_ = 0;
@@ -305,8 +320,8 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes) {
     return slabs;
 }
 
-AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                      SlabLink& link, const BackendOptions& options, SlabGroup* group, int local) {
+SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                       SlabLink& link, const BackendOptions& options, SlabGroup* group, int local) {
     const int rank = link.rank(), ranks = link.ranks();
     scoring.check_no_overflow(s0.length(), s1.length());
     if (s0.length() < 1 || s1.length() < 1) throw Error("both sequences must hold at least one base");
@@ -352,7 +367,10 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     top.corner = rank > 0 ? static_cast<int32_t>(lasts[rank - 1][0]) : 0;
     std::unique_ptr<TileExecutor> ex;
     on_every_rank(link, 0, [&] {
-        ex = engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks}, me.blocks);
+        // The gain counts every column right of a cell, this slab's and the slabs' beyond it.
+        const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
+        ex = engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks}, me.blocks,
+                                  prune);
         if (ex->grid().rows_per_band() != shape.rows_per_band)
             throw Error("internal: the slab executor's band height differs from the agreed one");
         return std::vector<int64_t>{};
@@ -362,15 +380,16 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
     worker.run(s0, s1, me.c0);
     const AlignmentEnd mine = worker.best(me.c0);
     link.flush();
-    std::vector<int64_t> shared{mine.score, mine.s0_end, mine.s1_end};
+    std::vector<int64_t> shared{mine.score, mine.s0_end, mine.s1_end, worker.cells_pruned()};
     for (const int64_t t : worker.timings()) shared.push_back(t);
     const auto all = link.allgather(shared);
-    AlignmentEnd best;
+    SlabRunResult result;
     std::vector<std::vector<int64_t>> timings;
     for (const auto& v : all) {
         const AlignmentEnd cand{static_cast<int32_t>(v[0]), v[1], v[2]};
-        if (better_end(cand, best)) best = cand;
-        timings.emplace_back(v.begin() + 3, v.end());
+        if (better_end(cand, result.best)) result.best = cand;
+        result.cells_pruned += v[3];
+        timings.emplace_back(v.begin() + 4, v.end());
     }
     if (rank == 0 && ranks > 1 && options.on_note) options.on_note(pipeline_note(timings));
     int64_t late_ack = 0;  // acknowledgements of a checkpoint rank 0 no longer waits for
@@ -386,13 +405,13 @@ AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sco
         });
         ck->remove_completion_marker();
     }
-    return best;
+    return result;
 }
 
-AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                       SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
-                       const BackendOptions& options) {
-    std::vector<AlignmentEnd> best(static_cast<size_t>(group.slabs()));
+SlabRunResult run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                        SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
+                        const BackendOptions& options) {
+    std::vector<SlabRunResult> best(static_cast<size_t>(group.slabs()));
     run_in_group(group, [&](int local) {
         const std::unique_ptr<SlabLink> link = link_for(local);
         best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, options, &group, local);
@@ -400,8 +419,8 @@ AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& sc
     return best.front();  // the same on every slab: run_slab reduces over all of them
 }
 
-AlignmentEnd run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                             int slabs, const BackendOptions& options) {
+SlabRunResult run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                              int slabs, const BackendOptions& options) {
     SlabGroup group(slabs);
     LocalLinkHub hub(group);
     const auto link_for = [&hub](int local) { return std::make_unique<LocalLink>(hub, local); };

@@ -9,6 +9,7 @@
 
 #include "engine/backend/backend.hpp"
 #include "engine/orchestration/slab_group.hpp"
+#include "engine/pruning/prune_rule.hpp"
 #include "engine/transport/slab_link.hpp"
 #include "engine/tiling/tile_executor.hpp"
 
@@ -36,10 +37,11 @@ public:
     virtual SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) = 0;
     /// An executor for rows first_row+1 .. m of s0 against `slab` (its columns of S1) whose
     /// grid has exactly `blocks` block columns (cut_slabs makes that possible) and the band
-    /// height of the last slab_shape().
+    /// height of the last slab_shape(), skipping what `prune` allows.
     virtual std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& slab,
                                                         const Scoring& scoring, int64_t first_row,
-                                                        const TopRow& top, SlabEdges edges, int32_t blocks) = 0;
+                                                        const TopRow& top, SlabEdges edges, int32_t blocks,
+                                                        const PruneRule& prune) = 0;
 };
 
 /// One rank's columns [c0, c0 + width) of S1, cut into `blocks` block columns.
@@ -55,23 +57,30 @@ struct Slab {
 /// for this many ranks.
 std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
 
+/// What a slab run returns on every rank.
+struct SlabRunResult {
+    AlignmentEnd best;         ///< the best cell of the whole comparison
+    int64_t cells_pruned = 0;  ///< real cells that pruning skipped, over every slab and rank
+};
+
 /// Runs this rank's slab of the comparison: streams left edges in from rank - 1 and right
 /// edges out to rank + 1 band by band, keeps at most a few diagonals in flight so edges leave
 /// as soon as they are final, checkpoints (coordinated by rank 0, see Checkpointer) and
-/// returns the best cell of the whole comparison on every rank. Rank 0 alone reads the stop
+/// returns the best cell of the whole comparison on every rank. The slabs prune against the best
+/// score of their process and of the ranks to their left (edges carry it). Rank 0 alone reads the stop
 /// flag and reports progress. With `group`, this slab is slab `local` of it: it tells the group its progress, and rank 0
 /// reports the progress of its whole group (this process's cells); without, its own.
-AlignmentEnd run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                      SlabLink& link, const BackendOptions& options, SlabGroup* group = nullptr, int local = 0);
+SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                       SlabLink& link, const BackendOptions& options, SlabGroup* group = nullptr, int local = 0);
 
 /// A backend's align() over `slabs` slabs of one process, linked in memory (no MPI).
-AlignmentEnd run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                             int slabs, const BackendOptions& options);
+SlabRunResult run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                              int slabs, const BackendOptions& options);
 
 /// Runs the group's slabs of this process, a thread each, slab `local` over link_for(local)
 /// (made on its thread), all with `engine`; returns the best cell of the whole comparison.
-AlignmentEnd run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
-                       SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
-                       const BackendOptions& options);
+SlabRunResult run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
+                        SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
+                        const BackendOptions& options);
 
 }  // namespace chromalign

@@ -61,6 +61,15 @@ public:
 
     virtual size_t device_bytes() const { return 0; }
 
+    /// Pruning (engine/pruning/prune_rule.hpp). Real cells skipped in the diagonals enqueued
+    /// so far (exact once they are done).
+    virtual int64_t cells_pruned() = 0;
+    /// Non-blocking: the best score found so far, as far as finished diagonals show.
+    virtual int32_t best_score_seen() = 0;
+    /// A score reached elsewhere (another slab or rank, or before a resume): later diagonals
+    /// prune against it and track only cells that reach it. A stale value only prunes less.
+    virtual void share_best_score(int32_t g) = 0;
+
     /// Column slabs (only when built with the matching SlabEdges). The left edge of `band`:
     /// H and E of its R rows in the column left of this slab, and corner H(top - 1, same
     /// column). Called before enqueue_diagonal(band); the executor copies the data.

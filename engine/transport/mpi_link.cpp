@@ -16,8 +16,8 @@ constexpr int kAckTag = 1;
 /// An edge's tag: this plus the rank of the slab that receives it.
 constexpr int kEdgeTagBase = 2;
 /// Messages are int32 words (an edge is 8 bytes per row). Edge header: band (2 words),
-/// corner, checkpoint seq (2 words), stop, rows.
-constexpr size_t kHeader = 7;
+/// corner, checkpoint seq (2 words), stop, rows, best score.
+constexpr size_t kHeader = 8;
 
 void put64(std::vector<int32_t>& words, int64_t v) {
     words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) & 0xffffffffu));
@@ -135,6 +135,7 @@ void MpiLink::send_edge(const EdgeMessage& m) {
     put64(words, m.checkpoint_seq);
     words.push_back(m.stop ? 1 : 0);
     words.push_back(static_cast<int32_t>(m.h.size()));
+    words.push_back(m.best);
     words.insert(words.end(), m.h.begin(), m.h.end());
     words.insert(words.end(), m.e.begin(), m.e.end());
     send(std::move(words), (rank_ + 1) % processes_, kEdgeTagBase + rank_ + 1);
@@ -167,6 +168,7 @@ bool MpiLink::poll_edge(EdgeMessage& m) {
     m.corner = words[2];
     m.checkpoint_seq = get64(&words[3]);
     m.stop = words[5] != 0;
+    m.best = words[7];
     m.h.assign(words.begin() + kHeader, words.begin() + kHeader + rows);
     m.e.assign(words.begin() + kHeader + rows, words.end());
     return true;

@@ -12,6 +12,7 @@ struct EdgeMessage {
     int32_t corner = 0;          ///< H(top - 1, edge column): the row above the band
     int64_t checkpoint_seq = 0;  ///< > 0: every rank checkpoints this band's bottom row as number seq
     bool stop = false;           ///< with checkpoint_seq: every rank stops once it is written
+    int32_t best = 0;            ///< the best score the sender knew of (pruning on the right)
     std::vector<int32_t> h, e;   ///< H and E of the band's R rows in the edge column
 };
 

@@ -80,15 +80,15 @@ Plan plan_run(int64_t m, int64_t n, const CpuScoringTerms& scoring, const Backen
 /// (one per slab, one per resume) gets the same count that device() reports.
 std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                            const BackendOptions& options, int threads, int64_t first_row,
-                                           const TopRow& top, CpuIsa isa, SlabEdges edges = {},
-                                           int32_t blocks = 0, int only_bits = 0) {
+                                           const TopRow& top, CpuIsa isa, const PruneRule& prune,
+                                           SlabEdges edges = {}, int32_t blocks = 0, int only_bits = 0) {
     scoring.check_no_overflow(s0.length(), s1.length());
     if (first_row < 0 || first_row >= s0.length())
         throw Error("cannot start below row " + std::to_string(first_row) + " of " + std::to_string(s0.length()));
     const CpuScoringTerms terms = cpu_scoring_terms(scoring);
     const Plan plan = plan_run(s0.length() - first_row, s1.length(), terms, options, threads, isa, blocks, only_bits);
     return std::make_unique<CpuTileRunner>(plan.grid, terms, s0.codes.data() + first_row, s1.codes.data(), top,
-                                           *plan.kernel, threads, edges);
+                                           *plan.kernel, threads, edges, prune);
 }
 
 class CpuBackend : public Backend, public SlabEngine {
@@ -108,8 +108,12 @@ public:
     /// default): with S > 1, the path of a single-process cuda run, tested without a GPU.
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
-        return run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
+        const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
+        cells_pruned_ = run.cells_pruned;
+        return run.best;
     }
+
+    int64_t cells_pruned() const override { return cells_pruned_; }
 
     SlabEngine* slab_engine() override { return this; }
 
@@ -124,14 +128,14 @@ public:
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
-                                                int32_t blocks) override {
+                                                int32_t blocks, const PruneRule& prune) override {
         int bits = 0;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             bits = slab_bits_;
         }
         // Built outside the lock, so that the slabs of a process set up their pools in parallel.
-        auto runner = make_runner(s0, s1, scoring, options_, threads_, first_row, top, isa_, edges, blocks, bits);
+        auto runner = make_runner(s0, s1, scoring, options_, threads_, first_row, top, isa_, prune, edges, blocks, bits);
         std::lock_guard<std::mutex> lock(mutex_);
         layout_ = runner->grid().describe() + " kernel=" + runner->kernel_name();
         return runner;
@@ -144,6 +148,7 @@ private:
     std::mutex mutex_;   ///< the slabs of a process call slab_shape and slab_executor from their threads
     int slab_bits_ = 0;  ///< the lanes of the shape slab_shape() gave, which the executor keeps
     std::string layout_;
+    int64_t cells_pruned_ = 0;  ///< of the last run
 };
 
 }  // namespace
@@ -158,7 +163,7 @@ std::unique_ptr<TileExecutor> make_cpu_executor(const Sequence& s0, const Sequen
                                                 const BackendOptions& options, int64_t first_row,
                                                 const TopRow& top) {
     return make_runner(s0, s1, scoring, options, thread_count(options), first_row, top,
-                       kernels::cpu::select_cpu_isa());
+                       kernels::cpu::select_cpu_isa(), PruneRule{});
 }
 
 }  // namespace chromalign

@@ -10,16 +10,11 @@
 namespace chromalign::kernels::cpu {
 namespace {
 
-/// Empty when `top` can start a 16-bit run: a DP row of this scoring has H >= 0, F <= H, and
-/// adjacent H differing by -open .. step (the bound the relative lanes rely on).
-std::string top_row_problem(const TopRow& top, const CpuScoringTerms& s) {
-    int32_t left = top.corner;  // H of the column left of the first one
-    for (size_t c = 0; c < top.h.size(); ++c) {
-        const int64_t step = int64_t{top.h[c]} - left;
-        if (top.h[c] < 0 || top.f[c] > top.h[c] || step < -s.open || step > s.step)
-            return "column " + std::to_string(c + 1) + " is not a DP row of this scoring";
-        left = top.h[c];
-    }
+/// Empty when `top` is a row of lower bounds of a DP row: H >= 0 and F <= H. Rows a run with
+/// pruning wrote hold H = 0, F = -inf where it skipped; 16-bit lanes take them too (raise_corner).
+std::string top_row_problem(const TopRow& top) {
+    for (size_t c = 0; c < top.h.size(); ++c)
+        if (top.h[c] < 0 || top.f[c] > top.h[c]) return "column " + std::to_string(c + 1) + " is not a DP row";
     return {};
 }
 
@@ -27,9 +22,9 @@ std::string top_row_problem(const TopRow& top, const CpuScoringTerms& s) {
 
 CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scoring, const uint8_t* s0,
                              const uint8_t* s1, const TopRow& top, const CpuKernel& kernel, int threads,
-                             SlabEdges edges)
+                             SlabEdges edges, PruneRule prune)
     : grid_(grid), scoring_(scoring), edges_(edges), kernel_(kernel), substitution_(kernel.substitution(scoring)),
-      pool_(threads) {
+      prune_(prune), pool_(threads) {
     const int64_t rows = grid.rows_per_band();
     if (grid.threads != kernel.lanes || grid.alpha != kernel.alpha)
         throw Error(std::string("tile grid does not fit the CPU kernel ") + kernel.name);
@@ -42,9 +37,8 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scorin
         if (static_cast<int64_t>(top.h.size()) != grid.n || top.f.size() != top.h.size())
             throw Error("the starting row has " + std::to_string(top.h.size()) + " columns, the matrix " +
                         std::to_string(grid.n));
-        if (kernel.lane_bits == 16)
-            if (const std::string why = top_row_problem(top, scoring); !why.empty())
-                throw Error("the starting row cannot be used: " + why);
+        if (const std::string why = top_row_problem(top); !why.empty())
+            throw Error("the starting row cannot be used: " + why);
     }
 
     s0_.assign(static_cast<size_t>(grid.padded_rows()), kBaseOther);
@@ -95,17 +89,73 @@ void CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
     a.s1_window = s1_window_;
     a.bus_h = bus_h_.data() + a.col0;
     a.bus_f = bus_f_.data() + a.col0;
-    a.left = block > 0 || edges_.left ? vertical_slot(block, band) : nullptr;
+    int32_t* const left = block > 0 || edges_.left ? vertical_slot(block, band) : nullptr;
+    a.left = left;
     a.right = block + 1 < grid_.blocks || edges_.right ? vertical_slot(block + 1, band) : nullptr;
     a.scratch = w.scratch.data();
     a.scoring = &scoring_;
     a.threshold = best_score_.load(std::memory_order_relaxed);
     a.best = &w.best;
-    substitution_.run(a);
-    // Publish a better score so other workers skip cells below it (a stale G is only slower).
-    int32_t g = best_score_.load(std::memory_order_relaxed);
-    while (w.best.score > g && !best_score_.compare_exchange_weak(g, w.best.score, std::memory_order_relaxed)) {
+    const int32_t g = std::max({a.threshold, w.best.score, shared_best_.load(std::memory_order_relaxed)});
+    if (!prune_.live_by_gain(a.row0, a.col0, g) && tile_dead(a, g)) {
+        skip_tile(a);
+        const int64_t real_rows = std::clamp<int64_t>(grid_.m - a.row0, 0, rows);
+        const int64_t real_cols = std::clamp<int64_t>(grid_.n - a.col0, 0, cols);
+        w.pruned += real_rows * real_cols;
+        return;
     }
+    if (kernel_.lane_bits == 16 && left) raise_corner(a, left);
+    substitution_.run(a);
+    raise_best_score(w.best.score);  // other workers then track and prune against it
+}
+
+bool CpuTileRunner::tile_dead(const TileArgs& a, int32_t g) const {
+    const int64_t rows = grid_.rows_per_band();
+    int32_t input_max = 0;  // column 0 of the DP, without a left edge: H = 0
+    if (a.left) input_max = std::max(*std::max_element(a.left, a.left + rows), a.left[2 * rows]);
+    input_max = std::max(input_max, *std::max_element(a.bus_h, a.bus_h + a.cols));
+    return prune_.dead(input_max, a.row0, a.col0, g);
+}
+
+void CpuTileRunner::skip_tile(const TileArgs& a) const {
+    const int64_t rows = grid_.rows_per_band();
+    const int32_t corner_out = a.bus_h[a.cols - 1];  // H(row0 - 1, last column): the next tile's corner
+    std::fill(a.bus_h, a.bus_h + a.cols, 0);
+    std::fill(a.bus_f, a.bus_f + a.cols, kScoreNegInf);
+    if (a.right) {
+        std::fill(a.right, a.right + rows, 0);
+        std::fill(a.right + rows, a.right + 2 * rows, kScoreNegInf);
+        a.right[2 * rows] = corner_out;
+    }
+}
+
+// The 16-bit kernel keeps H - base, base = the corner H(row0 - 1, col0 - 1), and needs every
+// input within (R + C + 2) * step of it (tile_kernel_impl.hpp). Exact inputs are, as adjacent
+// DP cells differ by at most step. Inputs from skipped regions are lower bounds, and a corner
+// far below the live inputs beside it would put them out of range. But the true corner is at
+// least every input x minus step per cell between them, so the largest such value is still a
+// lower bound of it: with it as the corner, every input is at most step per cell above the
+// base, inputs below saturate to values that stay below their true ones, and the cells on any
+// path that avoids skipped regions are computed exactly. With exact inputs it changes nothing.
+void CpuTileRunner::raise_corner(const TileArgs& a, int32_t* left) const {
+    const int64_t rows = grid_.rows_per_band(), lanes = kernel_.lanes, alpha = kernel_.alpha;
+    int64_t corner = left[2 * rows];
+    for (int64_t c = 0; c < a.cols; ++c) corner = std::max(corner, a.bus_h[c] - scoring_.step * (c + 1));
+    for (int64_t q = 0; q < rows; ++q)  // row q of the band sits at lane q / alpha, index r * lanes + lane
+        corner = std::max(corner, left[q % alpha * lanes + q / alpha] - scoring_.step * (q + 1));
+    left[2 * rows] = static_cast<int32_t>(corner);
+}
+
+void CpuTileRunner::raise_best_score(int32_t g) {
+    int32_t seen = best_score_.load(std::memory_order_relaxed);
+    while (g > seen && !best_score_.compare_exchange_weak(seen, g, std::memory_order_relaxed)) {
+    }
+}
+
+int64_t CpuTileRunner::cells_pruned() {
+    int64_t cells = 0;
+    for (const Worker& w : workers_) cells += w.pruned;
+    return cells;
 }
 
 void CpuTileRunner::enqueue_diagonal(int64_t d) {

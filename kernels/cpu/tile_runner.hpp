@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/pruning/prune_rule.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
 #include "engine/tiling/tile_grid.hpp"
@@ -36,10 +37,11 @@ public:
     /// s0 holds grid.m codes and s1 grid.n codes (BaseCode values). `top` is the row above
     /// the first row (row 0 of the DP when empty). `kernel` must match the grid (lanes,
     /// alpha, and relative16_fits for 16-bit lanes); its substitution is the one `scoring`
-    /// asks for. Throws Error on a mismatch, or when a 16-bit kernel is given a `top` that is
-    /// not a DP row of this scoring.
+    /// asks for. Tiles are skipped by `prune` (a rule for this grid's m x n). Throws Error on a
+    /// mismatch, or when `top` is not a row of lower bounds (H >= 0, F <= H).
     CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scoring, const uint8_t* s0, const uint8_t* s1,
-                  const TopRow& top, const CpuKernel& kernel, int threads, SlabEdges edges = {});
+                  const TopRow& top, const CpuKernel& kernel, int threads, SlabEdges edges = {},
+                  PruneRule prune = {});
 
     const TileGrid& grid() const override { return grid_; }
     /// Runs the tiles of diagonal d on the workers; returns when they are done.
@@ -54,18 +56,31 @@ public:
     void read_right_edge(int64_t band, int32_t* h, int32_t* e) override;
     bool done(int64_t) override { return true; }
 
+    int64_t cells_pruned() override;
+    int32_t best_score_seen() override { return best_score_.load(std::memory_order_relaxed); }
+    void share_best_score(int32_t g) override { shared_best_.store(g, std::memory_order_relaxed); }
+
     const CpuKernel& kernel() const { return kernel_; }
     /// The kernel's name, with "/matrix" when it looks up a matrix (e.g. "avx2/i32/a16/matrix").
     std::string kernel_name() const;
 
 private:
-    /// One worker's scratch and best cell, on cache lines of its own.
+    /// One worker's scratch, best cell and count of skipped cells, on cache lines of its own.
     struct alignas(64) Worker {
         std::vector<int32_t> scratch;
         CellBest best;
+        int64_t pruned = 0;
     };
 
     void run_tile(int64_t d, int64_t block, int worker);
+    /// The prune rule's decision for tile (band, block) against `g`, from its inputs.
+    bool tile_dead(const TileArgs& a, int32_t g) const;
+    /// A skipped tile's outputs: H = 0 and F, E = -inf on its bottom row and right edge.
+    void skip_tile(const TileArgs& a) const;
+    /// 16-bit lanes: raises the corner in `left` (a.left, the tile's own input slot), which is
+    /// the kernel's base, to the lower bound its inputs give.
+    void raise_corner(const TileArgs& a, int32_t* left) const;
+    void raise_best_score(int32_t g);  ///< best_score_ = max(best_score_, g)
     int32_t* vertical_slot(int64_t boundary, int64_t band) {
         return vbus_.data() + (boundary * 2 + (band & 1)) * (2 * grid_.rows_per_band() + 1);
     }
@@ -83,6 +98,10 @@ private:
     std::vector<int32_t> vbus_;           ///< vertical bus, (blocks + 1) x 2 slots of 2R + 1
     std::vector<Worker> workers_;
     std::atomic<int32_t> best_score_{0};  ///< G: the best score any worker has found
+    /// A best score from elsewhere (share_best_score): it prunes, but gates no tracking, so
+    /// this executor's best stays the largest H it computed (checkpoints check that).
+    std::atomic<int32_t> shared_best_{0};
+    PruneRule prune_;
     WorkerPool pool_;
 };
 

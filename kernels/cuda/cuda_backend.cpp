@@ -47,11 +47,14 @@ public:
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
         sharing_ = slabs_ > 1 && s1.length() >= Tuning::kMinBlockColsForSlabs * max_blocks(scoring) ? slabs_ : 1;
-        const AlignmentEnd best = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
+        const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
+        cells_pruned_ = run.cells_pruned;
         if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";
         sharing_ = slabs_;
-        return best;
+        return run.best;
     }
+
+    int64_t cells_pruned() const override { return cells_pruned_; }
 
     SlabEngine* slab_engine() override { return this; }
 
@@ -64,10 +67,10 @@ public:
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                 int64_t first_row, const TopRow& top, SlabEdges edges,
-                                                int32_t blocks) override {
+                                                int32_t blocks, const PruneRule& prune) override {
         const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
         auto runner = std::make_unique<kernels::CudaTileRunner>(options_.device, grid, cuda_scoring_terms(scoring),
-                                                                s0.codes.data() + first_row, s1.codes.data(), top, edges);
+                                                                s0.codes.data() + first_row, s1.codes.data(), top, edges, prune);
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process call this from their threads
         layout_ = grid.describe();
         device_bytes_ += runner->device_bytes();
@@ -99,6 +102,7 @@ private:
     int sharing_ = 1;  ///< slabs of this process sharing the GPU in the run being set up
     std::mutex mutex_;
     size_t device_bytes_ = 0;  ///< of every executor of the last run
+    int64_t cells_pruned_ = 0;  ///< of the last run
     std::string layout_;
 };
 

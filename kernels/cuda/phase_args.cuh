@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "engine/pruning/prune_rule.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
 
@@ -54,6 +55,9 @@ struct PhaseArgs {
     int32_t b_first;          ///< block column of blockIdx.x == 0
     CudaScoringTerms terms;   ///< open, ext, ext_f and the diagonal terms, as engine/scoring made them
     const int32_t* diag_table;  ///< kTable: kTableWords diagonal terms (see kTableStride), or null
+    PruneRule prune;          ///< when a block's run is skipped (block_pruning.cuh)
+    int32_t shared_best;      ///< a best score reached elsewhere, as the host knew it at the launch
+    unsigned long long* pruned;  ///< real cells of the skipped runs, summed
 };
 
 }  // namespace chromalign::kernels::cuda

@@ -87,6 +87,9 @@ struct CudaTileRunner::Impl {
     int32_t* d_table = nullptr;  ///< kTable: the diagonal terms, see PhaseArgs::diag_table
     BestCell* d_best = nullptr;
     int32_t* d_best_score = nullptr;
+    unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
+    int32_t* h_best_seen = nullptr;          ///< pinned: d_best_score, copied every kBestCopyEvery diagonals
+    int32_t shared_best = 0;                 ///< see share_best_score
     SlabEdges edges;
     /// kEdgeSlots left edges of 2R + 1 words in pinned host memory, which the short phase
     /// reads directly (unified addressing): no copy in the stream ahead of each diagonal.
@@ -147,6 +150,8 @@ struct CudaTileRunner::Impl {
         cudaFree(d_table);
         cudaFree(d_best);
         cudaFree(d_best_score);
+        cudaFree(d_pruned);
+        cudaFreeHost(h_best_seen);
         cudaFree(d_right);
         cudaFreeHost(h_left);
         cudaFreeHost(h_capture);
@@ -157,7 +162,8 @@ struct CudaTileRunner::Impl {
 };
 
 CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScoringTerms& scoring,
-                               const uint8_t* s0, const uint8_t* s1, const TopRow& top, SlabEdges edges)
+                               const uint8_t* s0, const uint8_t* s1, const TopRow& top, SlabEdges edges,
+                               PruneRule prune)
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
     if (!cuda_alpha_supported(grid.alpha)) unsupported_alpha(grid.alpha);
@@ -180,6 +186,9 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         im.d_flags = im.alloc<int32_t>(grid.blocks);
         im.d_best = im.alloc<BestCell>(grid.blocks);
         im.d_best_score = im.alloc<int32_t>(1);
+        im.d_pruned = im.alloc<unsigned long long>(1);
+        CUDA_CHECK(cudaMallocHost(&im.h_best_seen, sizeof(int32_t)));
+        *im.h_best_seen = 0;
         if (scoring.substitution == cuda::Substitution::kTable) {
             const std::vector<int32_t> table = device_table(scoring);
             im.d_table = im.alloc<int32_t>(table.size());
@@ -205,6 +214,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         CUDA_CHECK(cudaMemset(im.d_flags, 0, grid.blocks * sizeof(int32_t)));
         CUDA_CHECK(cudaMemset(im.d_best, 0, grid.blocks * sizeof(BestCell)));
         CUDA_CHECK(cudaMemset(im.d_best_score, 0, sizeof(int32_t)));
+        CUDA_CHECK(cudaMemset(im.d_pruned, 0, sizeof(unsigned long long)));
         const size_t edge_words = 2 * static_cast<size_t>(grid.rows_per_band()) + 1;
         if (edges.left) {
             int unified = 0;
@@ -231,6 +241,9 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     a.block_cols = static_cast<int32_t>(grid.block_cols);
     a.terms = scoring;
     a.diag_table = im.d_table;
+    a.prune = prune;
+    a.shared_best = 0;
+    a.pruned = im.d_pruned;
     im.substitution = scoring.substitution;
 }
 
@@ -242,6 +255,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     Impl& im = *impl_;
     PhaseArgs a = im.args;
     a.d = d;
+    a.shared_best = im.shared_best;
     a.vbus_in = im.d_vbus[(d + 1) & 1];  // written in diagonal d-1
     a.vbus_out = im.d_vbus[d & 1];
     const int64_t edge_words = 2 * im.grid.rows_per_band() + 1;
@@ -257,9 +271,26 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     with_alpha(im.grid.alpha, [&](auto alpha) {
         with_substitution(im.substitution, [&](auto sub) { im.launch<decltype(alpha)::value, decltype(sub)::value>(d, a); });
     });
+    if (im.args.prune.on && d % kBestCopyEvery == 0)
+        CUDA_CHECK(cudaMemcpyAsync(im.h_best_seen, im.d_best_score, sizeof(int32_t), cudaMemcpyDeviceToHost, im.stream));
     CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
     im.enqueued = d + 1;
 }
+
+int64_t CudaTileRunner::cells_pruned() {
+    Impl& im = *impl_;
+    synchronize();
+    unsigned long long cells = 0;
+    CUDA_CHECK(cudaMemcpy(&cells, im.d_pruned, sizeof cells, cudaMemcpyDeviceToHost));
+    return static_cast<int64_t>(cells);
+}
+
+int32_t CudaTileRunner::best_score_seen() {
+    // Written by the copy engine in stream order; an aligned word, read whole.
+    return *reinterpret_cast<const volatile int32_t*>(impl_->h_best_seen);
+}
+
+void CudaTileRunner::share_best_score(int32_t g) { impl_->shared_best = std::max(impl_->shared_best, g); }
 
 void CudaTileRunner::synchronize() {
     Impl& im = *impl_;

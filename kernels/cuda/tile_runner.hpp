@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/result.hpp"
+#include "engine/pruning/prune_rule.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
 #include "engine/tiling/tile_grid.hpp"
@@ -46,9 +47,10 @@ public:
     /// Uploads the encoded sequences (BaseCode values; s0 holds grid.m rows, s1 grid.n
     /// columns) and sets the horizontal bus to `top` (row 0 of the matrix when empty).
     /// With slab edges, keeps rings of kEdgeSlots left edges (pinned host memory) and right
-    /// edges (device memory). The kernels take `scoring`'s diagonal terms in its substitution.
+    /// edges (device memory). The kernels take `scoring`'s diagonal terms in its substitution
+    /// and skip the block runs that `prune` allows (block_pruning.cuh).
     CudaTileRunner(int device, const TileGrid& grid, const CudaScoringTerms& scoring, const uint8_t* s0,
-                   const uint8_t* s1, const TopRow& top, SlabEdges edges = {});
+                   const uint8_t* s1, const TopRow& top, SlabEdges edges = {}, PruneRule prune = {});
     ~CudaTileRunner() override;
     CudaTileRunner(const CudaTileRunner&) = delete;
     CudaTileRunner& operator=(const CudaTileRunner&) = delete;
@@ -75,6 +77,15 @@ public:
     /// From an event recorded after every diagonal (for one older than the last kEdgeSlots,
     /// the oldest of them: a conservative answer).
     bool done(int64_t d) override;
+
+    /// Waits for the stream, then reads the device's sum.
+    int64_t cells_pruned() override;
+    /// The device's best score as of the last diagonal whose copy has landed (one every
+    /// kBestCopyEvery diagonals, into pinned memory, in stream order).
+    int32_t best_score_seen() override;
+    /// Given to every later launch by value: the kernels prune against max(it, their own).
+    void share_best_score(int32_t g) override;
+    static constexpr int64_t kBestCopyEvery = 16;
 
     /// Edge ring slots and recorded diagonals (see tuning.hpp).
     static constexpr int kEdgeSlots = cuda::Tuning::kEdgeSlots;

@@ -1,0 +1,71 @@
+//! @file Exact block pruning (CUDAlign 2.1 §4): when a region of the DP matrix can be skipped,
+//! and what a skipped region hands on. One rule for every backend that prunes (cpu, cuda); the
+//! reference never prunes, it is the oracle.
+//!
+//! The bound. Let G be a score some cell already reached (the best so far: of this slab, of
+//! the process, or of another rank; any such score is a lower bound of the final best S*).
+//! Let Q be a region of the matrix whose cells are reached only through its input cells X (the
+//! row above it, the column left of it) or by an alignment that starts inside Q. With
+//! gain(i, j) = best_score * max(0, min(m - i, n - j)), the most any alignment can add after
+//! cell (i, j) (each further aligned pair scores at most best_score, gaps score less):
+//!   - an alignment through input x = (i, j) scores at most H(x) + gain(i, j): its part up to x
+//!     scores at most H(x), and E(x), F(x) <= H(x), so entering Q in a gap is no better;
+//!   - an alignment that starts at a cell of Q scores at most gain(i0 - 1, j0 - 1), with
+//!     (i0, j0) the top-left cell of Q (1-based), since it starts at or below and right of it.
+//! gain only falls with i and j, so every alignment through Q scores at most
+//!   bound(Q) = max(0, max over x in X of H(x)) + gain(i0 - 1, j0 - 1).
+//! Q is skipped when bound(Q) < G. Then every alignment through Q scores below G <= S*: no
+//! cell of Q, nor any cell an alignment reaches through Q, can be the answer, nor tie with it
+//! (the comparison is strict, so the tie rule is never asked).
+//!
+//! What a skipped region hands on: H = 0, E = F = minus infinity on every output (its bottom
+//! row, its right column). These are lower bounds of the true values (H >= 0 always). The
+//! recurrence is monotone, so every value computed from them is a lower bound too, and it is
+//! exact at every cell whose best path avoids skipped regions. Induction over the order in
+//! which regions are decided: a region decided with lower-bound inputs has each alignment
+//! through it either pass an earlier skipped region (score < G) or avoid them all (its part up
+//! to its input x scores at most the computed H(x)); so bound(Q) computed from those inputs
+//! still bounds every alignment that could reach G. An optimal alignment passes no skipped
+//! region, so every cell on it, the end cell included, is computed exactly, and no cell is
+//! computed above its true value: the best score, its end cell and the tie rule's choice
+//! among tied cells are those of the unpruned run.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define CHROMALIGN_HOST_DEVICE __host__ __device__
+#else
+#define CHROMALIGN_HOST_DEVICE
+#endif
+
+namespace chromalign {
+
+/// The terms of the bound for one comparison (an executor's matrix, m x n real cells).
+struct PruneRule {
+    bool on = false;         ///< false: never skip (--no-pruning)
+    int32_t best_score = 0;  ///< the largest substitution score (Scoring::best_score)
+    int64_t m = 0, n = 0;    ///< real rows and columns of the executor's matrix
+
+    /// gain of the cell above and left of the region whose first (0-based) row is `row0` and
+    /// first column `col0`: what an alignment can still add after entering the region.
+    CHROMALIGN_HOST_DEVICE int64_t gain(int64_t row0, int64_t col0) const {
+        const int64_t rows = m - row0, cols = n - col0;
+        const int64_t left = rows < cols ? rows : cols;
+        return left > 0 ? left * best_score : 0;
+    }
+
+    /// True when gain alone can reach g: the region is live whatever its inputs hold, so a
+    /// caller need not read them.
+    CHROMALIGN_HOST_DEVICE bool live_by_gain(int64_t row0, int64_t col0, int32_t g) const {
+        return !on || gain(row0, col0) >= g;
+    }
+
+    /// The decision: skip the region iff max(0, input_max) + gain < g (see the file comment).
+    CHROMALIGN_HOST_DEVICE bool dead(int32_t input_max, int64_t row0, int64_t col0, int32_t g) const {
+        const int64_t h = input_max > 0 ? input_max : 0;
+        return on && h + gain(row0, col0) < g;
+    }
+};
+
+}  // namespace chromalign

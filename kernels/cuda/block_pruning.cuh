@@ -1,0 +1,95 @@
+//! @file Exact block pruning on the GPU: a block's run of one band is decided from its inputs
+//! before it starts, and a skipped run hands on lower bounds (engine/pruning/prune_rule.hpp).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cuda/block_agent.cuh"
+
+namespace chromalign::kernels::cuda {
+
+/// The largest H in a saved state slot (vertical bus): every lane's rows and its hdiag.
+template <int A>
+__device__ __forceinline__ int32_t slot_h_max(const int32_t* slot, int t, int32_t open) {
+    int32_t h_o = slot[2 * A * kWarp + t];  // hdiag_o
+#pragma unroll
+    for (int r = 0; r < A; ++r) h_o = max(h_o, slot[r * kWarp + t]);
+    return h_o + open;
+}
+
+__device__ __forceinline__ int32_t warp_max(int32_t v) {
+#pragma unroll
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+/// Whether block `at`'s run of its band in this diagonal (the cells its lanes compute from
+/// their short phase to the end of their long phase) is skipped; the same answer on every lane.
+///
+/// The run is the parallelogram P: lane t, rows band*R + t*A .. + A-1, columns
+/// [b*C - t, (b+1)*C - t). Every path into P enters through
+///   - the left state (vbus_in slot b, or for block 0 the slab's left edge or column 0): lane
+///     t's rows at column b*C - t - 1 and the cell above them (hdiag);
+///   - the row above, band - 1's bottom, at columns [b*C, (b+1)*C), which lane 0 reads.
+/// Of that row, columns [b*C, (b+1)*C - T + 1) were written by this same block column in
+/// diagonal d - 1 and are read here directly. The last T - 1 are the cells block b+1 (block 0
+/// for the last block) computes in this diagonal's short phase, from the state this block
+/// column saved in diagonal d - 1 (vbus_in slot `right`) and nothing else: a path from that
+/// state to them crosses at most T - 1 columns, so they are at most its largest H plus
+/// (T - 1) * best_score. Band 0's row above is the starting row, all of it read directly.
+/// The leftmost input column is b*C - T (lane T-1's state), hence the gain's corner.
+template <int A>
+__device__ __forceinline__ bool main_run_dead(const PhaseArgs& p, const BlockPlace& at, int32_t right) {
+    if (!p.prune.on || !at.main_valid) return false;
+    const int t = threadIdx.x;
+    const int32_t g = max(*p.best_score, p.shared_best);
+    const int64_t row0 = at.band * int64_t{A} * kWarp;
+    const int64_t c0 = int64_t{at.b} * p.block_cols;
+    const int64_t first_col = c0 - (kWarp - 1) > 0 ? c0 - (kWarp - 1) : 0;
+    if (p.prune.live_by_gain(row0, first_col, g)) return false;  // uniform: no input read
+    int32_t in_max = 0;  // column 0 of the matrix: H = 0
+    if (at.b > 0) {
+        in_max = slot_h_max<A>(p.vbus_in + int64_t{at.b} * kSlotWords<A>, t, p.terms.open);
+    } else if (p.left_edge) {
+        constexpr int R = A * kWarp;
+        for (int k = t; k < R; k += kWarp) in_max = max(in_max, p.left_edge[k]);
+        in_max = max(in_max, p.left_edge[2 * R]);  // the corner
+    }
+    int64_t c1 = c0 + p.block_cols;
+    if (at.band > 0) {
+        c1 -= kWarp - 1;
+        const int32_t state = slot_h_max<A>(p.vbus_in + int64_t{right} * kSlotWords<A>, t, p.terms.open);
+        in_max = max(in_max, max(state, 0) + (kWarp - 1) * p.prune.best_score);
+    }
+    for (int64_t c = c0 + t; c < c1; c += kWarp) in_max = max(in_max, p.hbus[c].x);
+    return p.prune.dead(warp_max(in_max), row0, first_col, g);
+}
+
+/// A skipped run's outputs, as its lanes would have left them: H = 0 and F = -inf on band's
+/// bottom row where lane T-1 writes it (columns [b*C - T + 1, (b+1)*C - T + 1), clipped at 0),
+/// H = 0, E = F = -inf in the state for the block to the right, and its cells counted.
+/// The caller releases the block's flag after this (block 0's short phase already did).
+template <int A>
+__device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPlace& at, int32_t right) {
+    const int t = threadIdx.x;
+    const int64_t c0 = int64_t{at.b} * p.block_cols;
+    const int64_t first = c0 - (kWarp - 1) > 0 ? c0 - (kWarp - 1) : 0;
+    for (int64_t c = first + t; c < c0 + p.block_cols - (kWarp - 1); c += kWarp) p.hbus[c] = make_int2(0, kNegInf);
+    Lane<A> zero;
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        zero.ho[r] = -p.terms.open;
+        zero.e[r] = kNegInf;
+    }
+    zero.hdiag_o = -p.terms.open;
+    zero.fbot = kNegInf;
+    save_state(zero, p.vbus_out + int64_t{right} * kSlotWords<A>, t);
+    if (t == 0) {
+        const int64_t R = int64_t{A} * kWarp, row0 = at.band * R;
+        const int64_t rows = min(max(p.prune.m - row0, int64_t{0}), R);
+        const int64_t cols = min(max(p.prune.n - c0, int64_t{0}), int64_t{p.block_cols});
+        atomicAdd(p.pruned, static_cast<unsigned long long>(rows * cols));
+    }
+}
+
+}  // namespace chromalign::kernels::cuda
