@@ -29,6 +29,7 @@ struct BenchOptions {
     BackendOptions backend_options;
     std::string write_prefix;            ///< write the generated pair as FASTA and stop
     double checkpoint_every = 0;         ///< > 0: time runs with checkpoints at this interval
+    std::string pair = "mutated";        ///< what generate_pair makes (see --pair)
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -49,13 +50,24 @@ int64_t parse_size(const std::string& text) {
     return static_cast<int64_t>(value * scale);
 }
 
-/// Random S0 and a mutated copy as S1 (substitutions and short indels), both of length n.
-std::pair<Sequence, Sequence> generate_pair(int64_t n, uint64_t seed) {
+/// A generated pair of length n: `mutated` (random S0, S1 a copy with 5% substitutions and
+/// 0.5% short indels), `random` (two unrelated sequences) or `related` (gen::related_pair).
+std::pair<Sequence, Sequence> generate_pair(const std::string& kind, int64_t n, uint64_t seed) {
     std::mt19937_64 rng(seed);
-    const std::string source = gen::random_dna(n, rng);
-    std::string copy = gen::mutate(source, gen::MutationSpec{}, rng);
-    copy.resize(static_cast<size_t>(n), 'A');
-    return {make_sequence("bench_s0", source), make_sequence("bench_s1", copy)};
+    std::string a, b;
+    if (kind == "mutated") {
+        a = gen::random_dna(n, rng);
+        b = gen::mutate(a, gen::MutationSpec{}, rng);
+        b.resize(static_cast<size_t>(n), 'A');
+    } else if (kind == "random") {
+        a = gen::random_dna(n, rng);
+        b = gen::random_dna(n, rng);
+    } else if (kind == "related") {
+        std::tie(a, b) = gen::related_pair(n, gen::RelatedSpec{}, rng);
+    } else {
+        throw Error("--pair must be mutated, random or related (got '" + kind + "')");
+    }
+    return {make_sequence("bench_s0", a), make_sequence("bench_s1", b)};
 }
 
 double median(std::vector<double> v) {
@@ -76,18 +88,21 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
         auto backend = make_backend(name, options);
         std::vector<double> seconds;
         AlignmentEnd first;
+        int64_t pruned = 0;
         for (int r = 0; r < o.runs; ++r) {
             const auto start = std::chrono::steady_clock::now();
             const AlignmentEnd result = backend->align(s0, s1, o.scoring);
             seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
             if (r == 0) first = result;
+            pruned = backend->cells_pruned();
             if (result != first) throw Error(name + ": runs of the same pair disagree");
         }
         const double med = median(seconds);
         const std::string label = o.checkpoint_every > 0 ? name + "+ckpt" : name;
-        std::printf("%-10s %12lld %12lld %5d %10.3f %10.2f %10.1f %8d %11lld %11lld  %s | %s\n", label.c_str(),
+        std::printf("%-10s %12lld %12lld %5d %10.3f %10.2f %7.4f %10.1f %8d %11lld %11lld  %s | %s\n", label.c_str(),
                     static_cast<long long>(s0.length()), static_cast<long long>(s1.length()), o.runs, med,
-                    cells / med / 1e9, backend->device_bytes() / 1048576.0, first.score,
+                    cells / med / 1e9, static_cast<double>(pruned) / cells, backend->device_bytes() / 1048576.0,
+                    first.score,
                     static_cast<long long>(first.s0_end), static_cast<long long>(first.s1_end),
                     backend->layout().c_str(), backend->device().c_str());
         std::fflush(stdout);
@@ -110,6 +125,8 @@ BenchOptions parse(int argc, char** argv) {
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU lane (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs run at once, a thread each (0: 8 for cuda, 1 for cpu)")
+        ("pair", po::value<std::string>(&o.pair)->default_value(o.pair), "generated pairs: mutated (a copy with 5% substitutions, 0.5% short indels), random (unrelated) or related (two descendants of one ancestor, with long indels and rearrangements)")
+        ("no-pruning", po::bool_switch()->notifier([&o](bool off) { o.backend_options.pruning = !off; }), "compute every cell")
         ("checkpoint-every", po::value<double>(&o.checkpoint_every)->default_value(0), "seconds between checkpoints during timed runs (0: none); to measure their cost")
         ("write-fasta", po::value<std::string>(&o.write_prefix), "write the generated pair of the first size to PREFIX_s0.fa and PREFIX_s1.fa, then exit");
     po::variables_map vm;
@@ -133,19 +150,19 @@ int main(int argc, char** argv) {
     try {
         const BenchOptions o = parse(argc, argv);
         if (!o.write_prefix.empty()) {
-            const auto [s0, s1] = generate_pair(o.sizes.at(0), o.seed);
+            const auto [s0, s1] = generate_pair(o.pair, o.sizes.at(0), o.seed);
             io::write_fasta(o.write_prefix + "_s0.fa", s0);
             io::write_fasta(o.write_prefix + "_s1.fa", s1);
             return 0;
         }
-        std::printf("%-10s %12s %12s %5s %10s %10s %10s %8s %11s %11s  %s\n", "backend", "m", "n", "runs",
-                    "median_s", "GCUPS", "dev_MiB", "score", "s0_end", "s1_end", "grid | device");
+        std::printf("%-10s %12s %12s %5s %10s %10s %7s %10s %8s %11s %11s  %s\n", "backend", "m", "n", "runs",
+                    "median_s", "GCUPS", "pruned", "dev_MiB", "score", "s0_end", "s1_end", "grid | device");
         if (!o.s0_path.empty()) {
             bench_pair(o, io::read_fasta(o.s0_path, {}), io::read_fasta(o.s1_path, {}));
             return 0;
         }
         for (const int64_t n : o.sizes) {
-            const auto [s0, s1] = generate_pair(n, o.seed);
+            const auto [s0, s1] = generate_pair(o.pair, n, o.seed);
             bench_pair(o, s0, s1);
         }
         return 0;

@@ -89,7 +89,7 @@ echo "=== chromalign gpu-check summary ==="
 head -2 "$out/gpu.txt" | tail -1
 echo "gpu tests: exit $tests_rc; $(grep -E '^\[  PASSED  \]|^\[  FAILED  \]' "$out/gpu-tests.log" | tr '\n' ' ')"
 echo "benchmark, cells = m*n, median of $runs runs (+ckpt: with checkpoints at the interval named above it):"
-echo "backend               m            n  runs   median_s      GCUPS    dev_MiB    score      s0_end      s1_end  grid | device"
+echo "backend               m            n  runs   median_s      GCUPS  pruned    dev_MiB    score      s0_end      s1_end  grid | device"
 grep -v '^backend' "$out/bench.txt"
 echo "whole process: $whole_line"
 if [ -n "$mpi_lines" ]; then echo "column slabs over MPI, $MPI_SIZE x $MPI_SIZE (align seconds; checkpoints every ${MPI_CKPT_EVERY:-60s}):"; echo -n "$mpi_lines"; fi

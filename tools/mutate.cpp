@@ -88,4 +88,62 @@ std::string mutate(const std::string& source, const MutationSpec& spec, std::mt1
     return out;
 }
 
+namespace {
+
+/// Inserts random bases or deletes a stretch, each starting at a base with chance `rate`.
+std::string long_indels(const std::string& source, double rate, int64_t max_len, std::mt19937_64& rng) {
+    std::string out;
+    out.reserve(source.size());
+    for (size_t i = 0; i < source.size();) {
+        if (chance(rate, rng)) {
+            const size_t len = 1 + below(static_cast<uint64_t>(max_len), rng);
+            if (below(2, rng) == 0) {
+                for (size_t k = 0; k < len; ++k) out.push_back(random_base(rng));
+            } else {
+                i += len;
+                continue;
+            }
+        }
+        out.push_back(source[i++]);
+    }
+    return out;
+}
+
+char complement(char c) {
+    const int index = base_index(c);
+    return index < 0 ? c : kBases[3 - index];
+}
+
+/// Moves a segment elsewhere, or reverse-complements it where it is.
+void rearrange(std::string& s, std::mt19937_64& rng) {
+    const size_t n = s.size();
+    if (n < 100) return;
+    const size_t len = n / 100 + below(n / 50, rng);  // 1% to 3% of the length
+    const size_t from = below(n - len, rng);
+    std::string segment = s.substr(from, len);
+    if (below(2, rng) == 0) {
+        std::reverse(segment.begin(), segment.end());
+        for (char& c : segment) c = complement(c);
+        s.replace(from, len, segment);
+    } else {
+        s.erase(from, len);
+        s.insert(below(s.size() + 1, rng), segment);
+    }
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> related_pair(int64_t length, const RelatedSpec& spec, std::mt19937_64& rng) {
+    if (length < 0) throw Error("related_pair: negative length " + std::to_string(length));
+    check_rate(spec.long_indel, "related_pair: long indel rate");
+    if (spec.max_long < 1) throw Error("related_pair: max_long must be at least 1");
+    const std::string ancestor = random_dna(length, rng);
+    std::string a = long_indels(mutate(ancestor, spec.point, rng), spec.long_indel, spec.max_long, rng);
+    std::string b = long_indels(mutate(ancestor, spec.point, rng), spec.long_indel, spec.max_long, rng);
+    for (int k = 0; k < spec.rearrangements; ++k) rearrange(b, rng);
+    a.resize(static_cast<size_t>(length), 'A');
+    b.resize(static_cast<size_t>(length), 'A');
+    return {a, b};
+}
+
 }  // namespace chromalign::gen

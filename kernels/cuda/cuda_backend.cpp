@@ -2,6 +2,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 
 #include "engine/error.hpp"
@@ -62,7 +63,13 @@ public:
 
     SlabShape slab_shape(int64_t, int64_t, const Scoring& scoring) override {
         // One warp per block: the short/long phase split needs C >= 2T.
-        return SlabShape{int64_t{32} * options_.alpha, std::max(1, max_blocks(scoring) / sharing_), 2 * 32};
+        // EXPERIMENT (to be decided by measurement): CHROMALIGN_CUDA_OVERSUBSCRIBE=F gives each
+        // slab F times its share of the resident blocks, so that blocks of other slabs fill
+        // the multiprocessors that pruned blocks leave.
+        const char* env = std::getenv("CHROMALIGN_CUDA_OVERSUBSCRIBE");
+        const int factor = env ? std::max(1, std::atoi(env)) : 1;
+        const int total = max_blocks(scoring);
+        return SlabShape{int64_t{32} * options_.alpha, std::max(1, std::min(total, factor * total / sharing_)), 2 * 32};
     }
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,

@@ -1,0 +1,90 @@
+//! @file Pruning cases and the exactness check shared by the cpu and cuda pruning tests.
+#include "tests/pruning_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include "kernels/reference/reference.hpp"
+#include "kernels/registry.hpp"
+#include "tests/test_support.hpp"
+#include "tools/mutate.hpp"
+
+namespace chromalign::test {
+namespace {
+
+std::string repeat(const std::string& unit, int64_t times) {
+    std::string out;
+    for (int64_t k = 0; k < times; ++k) out += unit;
+    return out;
+}
+
+}  // namespace
+
+std::vector<PruningCase> pruning_cases(std::mt19937_64& rng, int64_t size) {
+    std::vector<PruningCase> cases;
+    const Scoring cudalign(1, -3, 5, 2);
+    auto add = [&](const std::string& what, const std::string& a, const std::string& b, const Scoring& s) {
+        cases.push_back({what, make_sequence("s0", a), make_sequence("s1", b), s});
+    };
+    for (int k = 0; k < 4; ++k) {
+        auto [a, b] = mutated_pair(size / 2 + static_cast<int64_t>(rng() % static_cast<uint64_t>(size / 2)),
+                                   size / 2 + static_cast<int64_t>(rng() % static_cast<uint64_t>(size / 2)), rng,
+                                   k == 3 ? 0.01 : 0.0);
+        cases.push_back({"mutated #" + std::to_string(k), a, b, cudalign});
+    }
+    gen::RelatedSpec related;
+    related.max_long = size / 20 + 1;
+    related.long_indel = 20.0 / static_cast<double>(size);
+    for (int k = 0; k < 2; ++k) {
+        const auto [a, b] = gen::related_pair(size, related, rng);
+        add("related #" + std::to_string(k), a, b, cudalign);
+    }
+    {
+        auto [a, b] = random_pair(size, size, rng);
+        cases.push_back({"unrelated", a, b, cudalign});
+    }
+    // Ties: the whole of S0 aligns twice in S1 (two cells share the best score), S0 holds
+    // tandem copies of a unit S1 repeats too (many tied diagonals), a periodic pair.
+    const std::string x = gen::random_dna(size / 3, rng);
+    add("S1 = S0 twice", x, x + x, cudalign);
+    add("S0 = S1 twice", x + x, x, cudalign);
+    const std::string unit = gen::random_dna(37, rng);
+    add("tandem repeats", repeat(unit, size / 37), repeat(unit, size / 74) + gen::random_dna(50, rng) + repeat(unit, size / 74),
+        cudalign);
+    add("periodic", repeat("ACGTTGCA", size / 8), repeat("ACGTTGCA", size / 10), cudalign);
+    // Every preset's scoring and the test matrices, on mutated pairs.
+    std::vector<NamedScoring> scorings = matrix_scorings(rng);
+    scorings.push_back({"hoxd70", hoxd70()});
+    scorings.push_back({"blastn", Scoring(2, -3, 7, 2)});
+    for (const NamedScoring& s : scorings) {
+        auto [a, b] = mutated_pair(size / 2, size / 2, rng);
+        cases.push_back({"mutated, " + s.name, a, b, s.scoring});
+    }
+    return cases;
+}
+
+int64_t expect_pruning_exact(const std::string& backend, const std::vector<PruningCase>& cases,
+                             const std::vector<BackendOptions>& grids) {
+    int64_t pruned = 0;
+    for (const PruningCase& c : cases) {
+        const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
+        for (const BackendOptions& grid : grids)
+            for (const bool on : {true, false}) {
+                BackendOptions o = grid;
+                o.pruning = on;
+                auto engine = make_backend(backend, o);
+                const AlignmentEnd got = engine->align(c.s0, c.s1, c.scoring);
+                EXPECT_EQ(got, want) << backend << ", " << c.what << ", pruning " << (on ? "on" : "off") << ", "
+                                     << c.s0.length() << " x " << c.s1.length() << ", " << c.scoring.to_string()
+                                     << ", grid " << engine->layout() << "\n got " << got.score << " (" << got.s0_end
+                                     << ", " << got.s1_end << ") want " << want.score << " (" << want.s0_end << ", "
+                                     << want.s1_end << "), seed " << seed() << "\n s0 " << preview(c.s0) << "\n s1 "
+                                     << preview(c.s1);
+                if (on) pruned += engine->cells_pruned();
+                if (!on) EXPECT_EQ(engine->cells_pruned(), 0) << "--no-pruning skipped cells";
+                if (::testing::Test::HasFailure()) return pruned;
+            }
+    }
+    return pruned;
+}
+
+}  // namespace chromalign::test

@@ -1,0 +1,65 @@
+//! @file GPU tests of exact block pruning: the cuda backend with and without pruning against the
+//! reference, on grids with many blocks, slabs and several alphas.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernels/registry.hpp"
+#include "tests/pruning_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                             \
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+
+std::vector<BackendOptions> cuda_grids() {
+    std::vector<BackendOptions> grids(4);
+    grids[1].alpha = 4;
+    grids[1].max_blocks = 7;
+    grids[2].alpha = 8;
+    grids[2].max_blocks = 2;
+    grids[3].alpha = 16;
+    grids[3].max_blocks = 12;
+    grids[3].slabs = 3;
+    return grids;
+}
+
+TEST(CudaPruning, SameAnswerAsTheReferenceWithAndWithoutPruning) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 30);
+    const auto cases = test::pruning_cases(rng, 6000);
+    const int64_t pruned = test::expect_pruning_exact("cuda", cases, cuda_grids());
+    EXPECT_GT(pruned, 0) << "pruning never skipped a cell: the test proves nothing";
+}
+
+TEST(CudaPruning, EdgeSizesOfTheBand) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 31);
+    std::vector<test::PruningCase> cases;
+    for (const int64_t band : {128, 512})
+        for (const int64_t m : {int64_t{1}, band - 1, band, band + 1, 3 * band + 5})
+            for (const int64_t n : {int64_t{1}, int64_t{63}, int64_t{64}, int64_t{65}, int64_t{2001}}) {
+                auto [a, b] = test::mutated_pair(m, n, rng);
+                cases.push_back({"edge " + std::to_string(m) + " x " + std::to_string(n), a, b, Scoring(1, -3, 5, 2)});
+            }
+    std::vector<BackendOptions> grids = cuda_grids();
+    grids.pop_back();  // three slabs need more columns than the narrowest pairs here have
+    test::expect_pruning_exact("cuda", cases, grids);
+}
+
+TEST(CudaPruning, SkipsAboutHalfOfAMutatedPair) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 32);
+    auto [s0, s1] = test::mutated_pair(1000000, 1000000, rng);
+    auto engine = make_backend("cuda", BackendOptions{});
+    engine->align(s0, s1, Scoring(1, -3, 5, 2));
+    const double fraction = static_cast<double>(engine->cells_pruned()) / 1e12;
+    std::printf("[ pruned   ] %.3f of a 1M x 1M mutated pair, grid %s\n", fraction, engine->layout().c_str());
+    EXPECT_GT(fraction, 0.35);
+    EXPECT_LT(fraction, 0.75);
+}
+
+}  // namespace
+}  // namespace chromalign
