@@ -21,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kInFlight = kMaxDiagonalsInFlight;
 constexpr int64_t kDiagonalsPerReport = 64;
+constexpr int64_t kDiagonalsPerShare = 16;  ///< how often a slab shares its best score (pruning)
 
 /// An upper bound on the width cut_slabs gives any slab of n columns over `ranks`: a slab is
 /// within 4 columns per block column (at least kMinSlabBlockCols wide) of its share, and its
@@ -88,7 +89,7 @@ public:
         for (int64_t d = 0; d < g_.diagonals(); ++d) {
             wait_until([&] { return ex_.done(d - kInFlight); }, d);
             if (d < g_.bands) begin_band(d);
-            share_best(0);
+            if (d % kDiagonalsPerShare == 0) share_best(0);
             ex_.enqueue_diagonal(d);
             if (ck_.capture(ex_, d)) {
                 wait_until([&] { return ex_.done(d); }, d + 1);

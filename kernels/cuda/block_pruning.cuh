@@ -1,5 +1,7 @@
-//! @file Exact block pruning on the GPU: a block's run of one band is decided from its inputs
-//! before it starts, and a skipped run hands on lower bounds (engine/pruning/prune_rule.hpp).
+//! @file Exact block pruning on the GPU: a kernel of its own decides, before each diagonal's
+//! launch, which blocks' runs are skipped, and writes the lower bounds those runs hand on
+//! (engine/pruning/prune_rule.hpp). The diagonal kernel then only reads one flag per block:
+//! the decision and the skipped runs' outputs stay out of its code, whose schedule ptxas keeps.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +70,8 @@ __device__ __forceinline__ bool main_run_dead(const PhaseArgs& p, const BlockPla
 /// A skipped run's outputs, as its lanes would have left them: H = 0 and F = -inf on band's
 /// bottom row where lane T-1 writes it (columns [b*C - T + 1, (b+1)*C - T + 1), clipped at 0),
 /// H = 0, E = F = -inf in the state for the block to the right, and its cells counted.
-/// The caller releases the block's flag after this (block 0's short phase already did).
+/// Written before the diagonal's launch, in stream order: no block of diagonal d reads those
+/// bus columns before this block would have written them, nor that slot of vbus_out.
 template <int A>
 __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPlace& at, int32_t right) {
     const int t = threadIdx.x;
@@ -90,6 +93,22 @@ __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPla
         const int64_t cols = min(max(p.prune.n - c0, int64_t{0}), int64_t{p.block_cols});
         atomicAdd(p.pruned, static_cast<unsigned long long>(rows * cols));
     }
+}
+
+/// The decision for every block of diagonal p.d, launched just before it in the same stream
+/// (one warp per block, as the diagonal's launch): p.dead[blockIdx.x] says whether the block's
+/// run is skipped. A skipped run's outputs are written here, and its flag is released here,
+/// so that the left neighbour's long phase does not wait for it; block 0 with delegated cells
+/// still runs them in the diagonal kernel, which releases its flag as always.
+template <int A>
+__global__ void __launch_bounds__(kWarp) prune_block_runs(const PhaseArgs p) {
+    const BlockPlace at = place_block(p);
+    const int32_t right = at.b + 1 == p.blocks ? 0 : at.b + 1;
+    const bool dead = main_run_dead<A>(p, at, right);
+    if (threadIdx.x == 0) p.dead[blockIdx.x] = dead ? 1 : 0;
+    if (!dead) return;
+    skip_main_run<A>(p, at, right);
+    if (!at.del_valid) release_flag(p.flags + at.b, static_cast<int32_t>(p.d + 1));
 }
 
 }  // namespace chromalign::kernels::cuda

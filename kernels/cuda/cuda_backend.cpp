@@ -2,7 +2,6 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <mutex>
 
 #include "engine/error.hpp"
@@ -47,7 +46,8 @@ public:
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
-        sharing_ = slabs_ > 1 && s1.length() >= Tuning::kMinBlockColsForSlabs * max_blocks(scoring) ? slabs_ : 1;
+        sharing_ = slabs_;
+        if (s1.length() < Tuning::kMinBlockColsForSlabs * slab_blocks(scoring) * slabs_) sharing_ = 1;
         const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
         cells_pruned_ = run.cells_pruned;
         if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";
@@ -63,13 +63,7 @@ public:
 
     SlabShape slab_shape(int64_t, int64_t, const Scoring& scoring) override {
         // One warp per block: the short/long phase split needs C >= 2T.
-        // EXPERIMENT (to be decided by measurement): CHROMALIGN_CUDA_OVERSUBSCRIBE=F gives each
-        // slab F times its share of the resident blocks, so that blocks of other slabs fill
-        // the multiprocessors that pruned blocks leave.
-        const char* env = std::getenv("CHROMALIGN_CUDA_OVERSUBSCRIBE");
-        const int factor = env ? std::max(1, std::atoi(env)) : 1;
-        const int total = max_blocks(scoring);
-        return SlabShape{int64_t{32} * options_.alpha, std::max(1, std::min(total, factor * total / sharing_)), 2 * 32};
+        return SlabShape{int64_t{32} * options_.alpha, slab_blocks(scoring), 2 * 32};
     }
 
     std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
@@ -91,6 +85,13 @@ private:
         int& blocks = resident_[static_cast<int>(substitution)];
         if (blocks == 0) blocks = kernels::cuda_resident_blocks_per_sm(options_.device, options_.alpha, substitution);
         return blocks;
+    }
+
+    /// Block columns of one of sharing_ slabs: kSlabOversubscription shares of the resident
+    /// blocks, at most all of them (tuning.hpp says why).
+    int32_t slab_blocks(const Scoring& scoring) {
+        const int32_t total = max_blocks(scoring);
+        return std::max(1, std::min(total, Tuning::kSlabOversubscription * total / sharing_));
     }
 
     /// Blocks per launch for this scoring: every one must be resident (cooperative launch).

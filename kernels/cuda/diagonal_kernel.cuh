@@ -2,7 +2,6 @@
 #pragma once
 
 #include "kernels/cuda/block_agent.cuh"
-#include "kernels/cuda/block_pruning.cuh"
 #include "kernels/cuda/trace_stamps.cuh"
 
 namespace chromalign::kernels::cuda {
@@ -11,22 +10,13 @@ namespace chromalign::kernels::cuda {
 /// band exists) its long phase, with its registers carried across. The launch is cooperative
 /// (all blocks resident), so a long phase may wait on its right neighbour's short phase: that
 /// flag replaces the grid-wide barrier and the second launch of CUDAlign's two kernels.
-/// A band's run that pruning skips (block_pruning.cuh) leaves lower bounds in its outputs and
-/// releases its flag; block 0 still computes the delegated cells of band d - B.
+/// With p.dead, prune_block_runs (block_pruning.cuh) ran just before: a block whose run it
+/// skipped has nothing left to do here but block 0's delegated cells.
 template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     BlockPlace at = place_block(p);
+    if (p.dead && p.dead[blockIdx.x]) at.main_valid = false;
     if (!at.main_valid && !at.del_valid) return;
-    const int32_t right = at.b + 1 == p.blocks ? 0 : at.b + 1;
-    const bool skipped = main_run_dead<A>(p, at, right);
-    if (skipped) {
-        at.main_valid = false;  // block 0 still runs its delegated cells
-        skip_main_run<A>(p, at, right);
-        if (!at.del_valid) {
-            release_flag(p.flags + at.b, static_cast<int32_t>(p.d + 1));
-            return;
-        }
-    }
     uint64_t* const stamps = block_stamps(p.stamps);
     stamp_time(stamps, kBlockStart);
     Lane<A> L;

@@ -58,6 +58,7 @@ struct PhaseArgs {
     PruneRule prune;          ///< when a block's run is skipped (block_pruning.cuh)
     int32_t shared_best;      ///< a best score reached elsewhere, as the host knew it at the launch
     unsigned long long* pruned;  ///< real cells of the skipped runs, summed
+    int32_t* dead;            ///< per blockIdx: 1 when prune_block_runs skipped its run; null: none decided
 };
 
 }  // namespace chromalign::kernels::cuda

@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/diagonal_trace.hpp"
+#include "kernels/cuda/block_pruning.cuh"
 #include "kernels/cuda/diagonal_kernel.cuh"
 #include "kernels/cuda/tile_runner.hpp"
 
@@ -88,6 +89,7 @@ struct CudaTileRunner::Impl {
     BestCell* d_best = nullptr;
     int32_t* d_best_score = nullptr;
     unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
+    int32_t* d_dead = nullptr;               ///< see PhaseArgs::dead
     int32_t* h_best_seen = nullptr;          ///< pinned: d_best_score, copied every kBestCopyEvery diagonals
     int32_t shared_best = 0;                 ///< see share_best_score
     SlabEdges edges;
@@ -110,18 +112,39 @@ struct CudaTileRunner::Impl {
     cuda::Substitution substitution = cuda::Substitution::kBytes;  ///< the kernels' diagonal terms
     std::unique_ptr<DiagonalTrace> trace;  ///< CHROMALIGN_TRACE_DIAGONALS, else null
 
+    /// Whether some block of diagonal d may be skipped against g: unless gain alone keeps every
+    /// block live, the decision kernel runs (a g lower than the device's only prunes less).
+    bool may_prune(int64_t d, int32_t g) const {
+        if (!args.prune.on) return false;
+        const int64_t rows = grid.rows_per_band();
+        for (int64_t b = grid.first_block(d); b <= grid.last_block(d); ++b) {
+            const int64_t first_col = std::max<int64_t>(0, b * grid.block_cols - (cuda::kWarp - 1));
+            if (!args.prune.live_by_gain((d - b) * rows, first_col, g)) return true;
+        }
+        return false;
+    }
+
     /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
-    /// which is safe only when all of them are resident.
+    /// which is safe only when all of them are resident. Before it, when blocks may be
+    /// skipped, the decision kernel (block_pruning.cuh) on the same blocks.
     template <int A, cuda::Substitution kSub>
     void launch(int64_t d, PhaseArgs a) {
         const int64_t last = grid.last_block(d);
         a.b_first = static_cast<int32_t>(grid.first_busy_block(d));
         if (last < a.b_first) return;
+        const dim3 blocks(static_cast<unsigned>(last - a.b_first + 1));
+        a.dead = nullptr;
+        const int32_t seen = *reinterpret_cast<const volatile int32_t*>(h_best_seen);
+        if (may_prune(d, std::max(a.shared_best, seen))) {
+            a.dead = d_dead;
+            cuda::prune_block_runs<A><<<blocks, cuda::kWarp, 0, stream>>>(a);
+            CUDA_CHECK(cudaGetLastError());
+        }
         cudaLaunchAttribute cooperative{};
         cooperative.id = cudaLaunchAttributeCooperative;
         cooperative.val.cooperative = 1;
         cudaLaunchConfig_t config{};
-        config.gridDim = dim3(static_cast<unsigned>(last - a.b_first + 1));
+        config.gridDim = blocks;
         config.blockDim = dim3(cuda::kWarp);
         config.stream = stream;
         config.attrs = &cooperative;
@@ -151,6 +174,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_best);
         cudaFree(d_best_score);
         cudaFree(d_pruned);
+        cudaFree(d_dead);
         cudaFreeHost(h_best_seen);
         cudaFree(d_right);
         cudaFreeHost(h_left);
@@ -187,6 +211,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         im.d_best = im.alloc<BestCell>(grid.blocks);
         im.d_best_score = im.alloc<int32_t>(1);
         im.d_pruned = im.alloc<unsigned long long>(1);
+        im.d_dead = im.alloc<int32_t>(grid.blocks);
         CUDA_CHECK(cudaMallocHost(&im.h_best_seen, sizeof(int32_t)));
         *im.h_best_seen = 0;
         if (scoring.substitution == cuda::Substitution::kTable) {

@@ -85,7 +85,7 @@ public:
     int32_t best_score_seen() override;
     /// Given to every later launch by value: the kernels prune against max(it, their own).
     void share_best_score(int32_t g) override;
-    static constexpr int64_t kBestCopyEvery = 16;
+    static constexpr int64_t kBestCopyEvery = 128;
 
     /// Edge ring slots and recorded diagonals (see tuning.hpp).
     static constexpr int kEdgeSlots = cuda::Tuning::kEdgeSlots;

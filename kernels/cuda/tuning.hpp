@@ -19,6 +19,14 @@ struct Sm90Tuning {
     /// with 1 slab, 95.6 s with 4, 95.1 s with 8, 95.6 s with 16; two GPUs (MPI) 48.9 s with
     /// 8 or 16 per GPU, 55.1 s with 1.
     static constexpr int kDefaultSlabs = 8;
+    /// Each slab's grid has this many times its share of the resident blocks (every launch
+    /// still fits the GPU, as a cooperative launch must), so the GPU holds more work than it
+    /// runs at once: the multiprocessors that pruned blocks, and slabs whose columns are dead,
+    /// leave go to the launches of the other slabs. H100, 8 slabs, medians of 2 runs on one
+    /// machine: 8M x 8M mutated (49% pruned) 18.61 s with 1, 15.30 s with 2, 15.15 s with 4
+    /// (4 slabs with 2: 15.48 s); two unrelated random 8M sequences (nothing pruned) 24.23 s
+    /// with 1, 24.22 s with 2, 24.60 s with 4 slabs and 2 (release 2a0bb8a: 24.40 s).
+    static constexpr int kSlabOversubscription = 2;
     /// A run is cut into slabs only when the block columns are at least this wide: below,
     /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
     /// overlap (H100, 1M x 1M, 632 columns: 0.76 s with 8 slabs, 0.63 s with one; 4M x 4M,
