@@ -124,20 +124,31 @@ TEST(SlabRun, ProgressCountsTheCellsOfEverySlabOfTheProcess) {
     // Long enough (a few seconds) for reports, which come at most once a second.
     std::mt19937_64 rng(test::seed() + 5);
     const auto [s0, s1] = test::mutated_pair(300000, 300000, rng);
-    BackendOptions o;
-    o.slabs = 3;
-    std::vector<Progress> reports;
-    o.on_progress = [&reports](const Progress& p) { reports.push_back(p); };
-    make_backend("cpu", o)->align(s0, s1, kScorings[0]);
-    ASSERT_FALSE(reports.empty()) << "the run ended before its first report";
-    const int64_t cells = s0.length() * s1.length();
-    int64_t last = 0;
-    for (const Progress& p : reports) {
-        EXPECT_EQ(p.cells_total, cells);
-        EXPECT_EQ(p.cells_this_run + p.cells_left, cells) << "every slab's cells, none twice";
-        EXPECT_GT(p.cells_this_run, last) << "progress only grows";
-        EXPECT_LE(p.cells_done, cells);
-        last = p.cells_this_run;
+    for (const bool pruning : {true, false}) {
+        BackendOptions o;
+        o.slabs = 3;
+        o.pruning = pruning;
+        std::vector<Progress> reports;
+        o.on_progress = [&reports](const Progress& p) { reports.push_back(p); };
+        make_backend("cpu", o)->align(s0, s1, kScorings[0]);
+        ASSERT_FALSE(reports.empty()) << "the run ended before its first report";
+        const int64_t cells = s0.length() * s1.length();
+        int64_t last = 0;
+        for (const Progress& p : reports) {
+            EXPECT_EQ(p.cells_total, cells);
+            EXPECT_EQ(p.cells_this_run + p.cells_left, cells) << "every slab's cells, none twice";
+            EXPECT_GT(p.cells_this_run, last) << "progress only grows";
+            EXPECT_LE(p.cells_done, cells);
+            EXPECT_LE(p.cells_pruned, p.cells_this_run);
+            EXPECT_GE(p.cells_left_live, 0);
+            if (pruning)  // the ETA leaves out what pruning is expected to skip
+                EXPECT_LE(p.cells_left_live, p.cells_left);
+            else
+                EXPECT_EQ(p.cells_left_live, p.cells_left);
+            if (!pruning) EXPECT_EQ(p.cells_pruned, 0);
+            last = p.cells_this_run;
+        }
+        if (pruning) EXPECT_LT(reports.back().cells_left_live, reports.back().cells_left) << "no cell expected to be skipped";
     }
 }
 

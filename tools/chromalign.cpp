@@ -58,8 +58,11 @@ public:
         if (!enabled_ || (!tty_ && p.seconds - last_line_ < 60)) return;
         last_line_ = p.seconds;
         const double done = p.cells_total ? static_cast<double>(p.cells_done) / p.cells_total : 0;
+        // GCUPS counts skipped cells as done (as the run's summary does); the ETA divides the
+        // cells still to compute by the rate of computed ones.
         const double rate = p.seconds > 0 ? p.cells_this_run / p.seconds : 0;
-        const double eta = rate > 0 ? p.cells_left / rate : 0;
+        const double computed = p.seconds > 0 ? (p.cells_this_run - p.cells_pruned) / p.seconds : 0;
+        const double eta = computed > 0 ? p.cells_left_live / computed : 0;
         std::fprintf(stderr, "%s%5.1f%% done, %.2f GCUPS, %.0f s elapsed, ETA %.0f s, best so far %d%s",
                      tty_ ? "\r" : "", 100 * done, rate / 1e9, p.seconds, eta, p.best_score,
                      tty_ ? "   " : "\n");

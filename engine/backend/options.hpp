@@ -10,10 +10,14 @@ namespace chromalign {
 
 /// A progress report from a running comparison.
 struct Progress {
-    int64_t cells_done = 0;   ///< DP cells finished (of m*n), resumed ones included
+    int64_t cells_done = 0;   ///< DP cells finished (of m*n), resumed and skipped ones included
     int64_t cells_total = 0;
-    int64_t cells_this_run = 0;  ///< cells computed by this process in this run (for the rate)
-    int64_t cells_left = 0;      ///< cells this process still has to compute (for the ETA)
+    int64_t cells_this_run = 0;  ///< cells this process finished in this run, computed or skipped
+    int64_t cells_pruned = 0;    ///< of those, the ones pruning skipped
+    int64_t cells_left = 0;      ///< cells this process has still to finish
+    /// Of those, the ones it is expected to compute rather than skip: the ETA is this over the
+    /// rate of computed cells (engine/orchestration/slab_run.cpp says how it is estimated).
+    int64_t cells_left_live = 0;
     double seconds = 0;       ///< since this process started the comparison
     int32_t best_score = 0;   ///< best score found so far
 };

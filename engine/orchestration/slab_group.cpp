@@ -13,22 +13,25 @@ namespace chromalign {
 SlabGroup::SlabGroup(int slabs)
     : slabs_(slabs), arrived_values_(static_cast<size_t>(slabs)),
       done_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))),
-      total_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))) {
-    for (int k = 0; k < slabs; ++k) done_[k] = total_[k] = 0;
+      total_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))),
+      pruned_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))) {
+    for (int k = 0; k < slabs; ++k) done_[k] = total_[k] = pruned_[k] = 0;
 }
 
-void SlabGroup::set_cells(int local, int64_t done, int64_t total) {
-    done_[local].store(done, std::memory_order_relaxed);
-    total_[local].store(total, std::memory_order_relaxed);
+void SlabGroup::set_cells(int local, const Cells& cells) {
+    done_[local].store(cells.done, std::memory_order_relaxed);
+    total_[local].store(cells.total, std::memory_order_relaxed);
+    pruned_[local].store(cells.pruned, std::memory_order_relaxed);
 }
 
-std::pair<int64_t, int64_t> SlabGroup::cells() const {
-    int64_t done = 0, total = 0;
+SlabGroup::Cells SlabGroup::cells() const {
+    Cells sum;
     for (int k = 0; k < slabs_; ++k) {
-        done += done_[k].load(std::memory_order_relaxed);
-        total += total_[k].load(std::memory_order_relaxed);
+        sum.done += done_[k].load(std::memory_order_relaxed);
+        sum.total += total_[k].load(std::memory_order_relaxed);
+        sum.pruned += pruned_[k].load(std::memory_order_relaxed);
     }
-    return {done, total};
+    return sum;
 }
 
 int32_t SlabGroup::offer_best(int32_t g) {

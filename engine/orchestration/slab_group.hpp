@@ -32,11 +32,15 @@ public:
     SlabValues gather(int local, const std::vector<int64_t>& values,
                       const std::function<SlabValues(const SlabValues&)>& across);
 
-    /// Slab `local` has finished `done` of its `total` cells in this run (it says so about once a
-    /// second); what the progress line of the process sums. Any thread may call both.
-    void set_cells(int local, int64_t done, int64_t total);
-    /// Cells finished and cells to compute in this run, over the group's slabs.
-    std::pair<int64_t, int64_t> cells() const;
+    /// Cells of the group's slabs in this run: finished (computed or skipped), to finish, and
+    /// skipped by pruning.
+    struct Cells {
+        int64_t done = 0, total = 0, pruned = 0;
+    };
+    /// Slab `local`'s cells (it says so about once a second); what the progress line of the
+    /// process sums. Any thread may call both.
+    void set_cells(int local, const Cells& cells);
+    Cells cells() const;
 
     /// The best score any slab of the process has reported (pruning): raised to `g`, returned.
     int32_t offer_best(int32_t g);
@@ -55,7 +59,7 @@ private:
     int arrived_ = 0;
     int64_t generation_ = 0;
     SlabValues result_;
-    std::unique_ptr<std::atomic<int64_t>[]> done_, total_;  ///< per slab, see set_cells
+    std::unique_ptr<std::atomic<int64_t>[]> done_, total_, pruned_;  ///< per slab, see set_cells
     std::atomic<int32_t> best_{0};  ///< see offer_best
 };
 

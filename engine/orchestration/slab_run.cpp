@@ -74,15 +74,16 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
 class SlabRank {
 public:
     SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner,
-             const BackendOptions& options, SlabGroup* group, int local)
+             const BackendOptions& options, const PruneRule& prune_whole, int32_t extend, SlabGroup* group, int local)
         : link_(link), ck_(ck), ex_(ex), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
-          options_(options), group_(group), local_(local), left_(link.rank() > 0),
+          options_(options), prune_whole_(prune_whole), extend_(extend), group_(group), local_(local),
+          left_(link.rank() > 0),
           right_(link.rank() + 1 < link.ranks()),
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf) {}
 
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
-        if (group_) group_->set_cells(local_, 0, g_.m * g_.n);  // the whole share counts from the start
+        if (group_) group_->set_cells(local_, {0, g_.m * g_.n, 0});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(ck_.resumed_best().score);
@@ -98,12 +99,13 @@ public:
             }
             pump(d + 1);
             if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
-            const int64_t finished = g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, 0));
-            if (group_) group_->set_cells(local_, finished, g_.m * g_.n);
+            const SlabGroup::Cells mine{g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, 0)), g_.m * g_.n,
+                                        ex_.cells_pruned()};
+            if (group_) group_->set_cells(local_, mine);
             const auto now = Clock::now();
             if (link_.rank() == 0 && now - last_report >= std::chrono::seconds(1)) {
                 last_report = now;
-                report(s0, s1, finished, std::chrono::duration<double>(now - start).count());
+                report(s0, s1, mine, std::chrono::duration<double>(now - start).count());
             }
         }
         ex_.synchronize();
@@ -245,22 +247,52 @@ private:
 
     double seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
-    /// The cells this process computed (its group's slabs; this slab's `finished` of its own
-    /// without a group) against what it has to compute; the whole matrix's progress is
-    /// estimated from that fraction (other processes keep about the same pace).
-    void report(const Sequence& s0, const Sequence& s1, int64_t finished, double seconds) {
-        const auto [done, total] = group_ ? group_->cells() : std::pair<int64_t, int64_t>{finished, g_.m * g_.n};
-        const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0;
+    /// The cells this process finished (its group's slabs; this slab's own without a group)
+    /// against what it has to finish; the whole matrix's progress is estimated from that
+    /// fraction (other processes keep about the same pace).
+    void report(const Sequence& s0, const Sequence& s1, const SlabGroup::Cells& mine, double seconds) {
+        const SlabGroup::Cells c = group_ ? group_->cells() : mine;
+        const double fraction = c.total > 0 ? static_cast<double>(c.done) / static_cast<double>(c.total) : 0;
         const int64_t left_rows = s0.length() - ck_.first_row();
         Progress p;
         p.cells_total = s0.length() * s1.length();
-        p.cells_this_run = done;
-        p.cells_left = total - done;
+        p.cells_this_run = c.done;
+        p.cells_pruned = c.pruned;
+        p.cells_left = c.total - c.done;
         p.cells_done = ck_.first_row() * s1.length() +
                        static_cast<int64_t>(fraction * static_cast<double>(left_rows) * static_cast<double>(s1.length()));
+        const int64_t front = std::min(s0.length(), p.cells_done / s1.length());
+        p.cells_left_live = static_cast<int64_t>(static_cast<double>(p.cells_left) * live_fraction_below(front));
         p.seconds = seconds;
         p.best_score = ex_.best().score;
         options_.on_progress(p);
+    }
+
+    /// The share of the cells below row `front` that pruning is expected to leave, for the
+    /// ETA; a model of a related pair, whose best alignment runs near the main diagonal.
+    /// A cell (i, j) is kept when H(i, j) + gain(i, j) reaches the best score G known when it
+    /// is decided (prune_rule.hpp). Far from the alignment H is small, so the cell is kept
+    /// when gain alone, best_score * min(m - i, n - j), reaches G; and G grows about linearly
+    /// down the rows, as G(i) = G * i / front. Near the alignment H is close to G, less the
+    /// gap that leads there: at a distance of k columns, about k * extend below, while the
+    /// gain falls by up to k * best_score, so cells within best * (m - i) / (best + extend)
+    /// of it on either side are kept. The model counts, row by row, the larger of the two.
+    double live_fraction_below(int64_t front) const {
+        const PruneRule& r = prune_whole_;
+        if (!r.on || front >= r.m || r.best_score <= 0 || best_ <= 0) return 1.0;
+        const double m = static_cast<double>(r.m), n = static_cast<double>(r.n);
+        const double per_row = static_cast<double>(best_) / static_cast<double>(r.best_score) /
+                               static_cast<double>(std::max<int64_t>(front, 1));
+        const double wedge = 2.0 * r.best_score / (r.best_score + extend_);
+        constexpr int kSamples = 256;
+        double live = 0;
+        for (int k = 0; k < kSamples; ++k) {
+            const double i = static_cast<double>(front) + (m - static_cast<double>(front)) * (k + 0.5) / kSamples;
+            const double reach = per_row * i;  // rows and columns a cell needs left to keep
+            const double by_gain = m - i >= reach ? std::max(0.0, n - reach) : 0.0;
+            live += std::max(by_gain, std::min(n, wedge * (m - i)));
+        }
+        return std::min(1.0, live / (kSamples * n));
     }
 
     SlabLink& link_;
@@ -270,6 +302,8 @@ private:
     const int64_t rows_;
     int32_t out_corner_;  ///< H of the right edge column in the row above the next band sent
     const BackendOptions& options_;
+    const PruneRule prune_whole_;  ///< the prune rule over the whole matrix (for the ETA)
+    const int32_t extend_;         ///< the gap extension cost (for the ETA)
     SlabGroup* const group_;  ///< this process's slabs, for the progress (may be null)
     const int local_;
     const bool left_, right_;
@@ -377,7 +411,9 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
         return std::vector<int64_t>{};
     });
 
-    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, group, local);
+    const PruneRule prune_whole{options.pruning, scoring.best_score(), s0.length(), s1.length()};
+    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, prune_whole, scoring.gap_extend,
+                    group, local);
     worker.run(s0, s1, me.c0);
     const AlignmentEnd mine = worker.best(me.c0);
     link.flush();

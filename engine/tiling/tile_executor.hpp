@@ -61,8 +61,8 @@ public:
 
     virtual size_t device_bytes() const { return 0; }
 
-    /// Pruning (engine/pruning/prune_rule.hpp). Real cells skipped in the diagonals enqueued
-    /// so far (exact once they are done).
+    /// Pruning (engine/pruning/prune_rule.hpp). Non-blocking: real cells skipped so far, as
+    /// far as finished diagonals show; exact after synchronize().
     virtual int64_t cells_pruned() = 0;
     /// Non-blocking: the best score found so far, as far as finished diagonals show.
     virtual int32_t best_score_seen() = 0;

@@ -91,6 +91,7 @@ struct CudaTileRunner::Impl {
     unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
     int32_t* d_dead = nullptr;               ///< see PhaseArgs::dead
     int32_t* h_best_seen = nullptr;          ///< pinned: d_best_score, copied every kBestCopyEvery diagonals
+    unsigned long long* h_pruned_seen = nullptr;  ///< pinned: d_pruned, copied with it and at synchronize()
     int32_t shared_best = 0;                 ///< see share_best_score
     SlabEdges edges;
     /// kEdgeSlots left edges of 2R + 1 words in pinned host memory, which the short phase
@@ -176,6 +177,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_pruned);
         cudaFree(d_dead);
         cudaFreeHost(h_best_seen);
+        cudaFreeHost(h_pruned_seen);
         cudaFree(d_right);
         cudaFreeHost(h_left);
         cudaFreeHost(h_capture);
@@ -213,7 +215,9 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         im.d_pruned = im.alloc<unsigned long long>(1);
         im.d_dead = im.alloc<int32_t>(grid.blocks);
         CUDA_CHECK(cudaMallocHost(&im.h_best_seen, sizeof(int32_t)));
+        CUDA_CHECK(cudaMallocHost(&im.h_pruned_seen, sizeof(unsigned long long)));
         *im.h_best_seen = 0;
+        *im.h_pruned_seen = 0;
         if (scoring.substitution == cuda::Substitution::kTable) {
             const std::vector<int32_t> table = device_table(scoring);
             im.d_table = im.alloc<int32_t>(table.size());
@@ -296,18 +300,17 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     with_alpha(im.grid.alpha, [&](auto alpha) {
         with_substitution(im.substitution, [&](auto sub) { im.launch<decltype(alpha)::value, decltype(sub)::value>(d, a); });
     });
-    if (im.args.prune.on && d % kBestCopyEvery == 0)
+    if (im.args.prune.on && d % kBestCopyEvery == 0) {
         CUDA_CHECK(cudaMemcpyAsync(im.h_best_seen, im.d_best_score, sizeof(int32_t), cudaMemcpyDeviceToHost, im.stream));
+        CUDA_CHECK(cudaMemcpyAsync(im.h_pruned_seen, im.d_pruned, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                   im.stream));
+    }
     CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
     im.enqueued = d + 1;
 }
 
 int64_t CudaTileRunner::cells_pruned() {
-    Impl& im = *impl_;
-    synchronize();
-    unsigned long long cells = 0;
-    CUDA_CHECK(cudaMemcpy(&cells, im.d_pruned, sizeof cells, cudaMemcpyDeviceToHost));
-    return static_cast<int64_t>(cells);
+    return static_cast<int64_t>(*reinterpret_cast<const volatile unsigned long long*>(impl_->h_pruned_seen));
 }
 
 int32_t CudaTileRunner::best_score_seen() {
@@ -319,6 +322,9 @@ void CudaTileRunner::share_best_score(int32_t g) { impl_->shared_best = std::max
 
 void CudaTileRunner::synchronize() {
     Impl& im = *impl_;
+    if (im.args.prune.on)
+        CUDA_CHECK(cudaMemcpyAsync(im.h_pruned_seen, im.d_pruned, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                   im.stream));
     CUDA_CHECK(cudaStreamSynchronize(im.stream));
     for (const Impl::Piece& p : im.pieces)
         for (int64_t c = p.first; c < p.last; ++c) {

@@ -78,10 +78,10 @@ public:
     /// the oldest of them: a conservative answer).
     bool done(int64_t d) override;
 
-    /// Waits for the stream, then reads the device's sum.
+    /// The device's sum and best score as of the last diagonal whose copy has landed (one
+    /// every kBestCopyEvery diagonals, into pinned memory, in stream order; the sum again at
+    /// synchronize()).
     int64_t cells_pruned() override;
-    /// The device's best score as of the last diagonal whose copy has landed (one every
-    /// kBestCopyEvery diagonals, into pinned memory, in stream order).
     int32_t best_score_seen() override;
     /// Given to every later launch by value: the kernels prune against max(it, their own).
     void share_best_score(int32_t g) override;
