@@ -3,6 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/error.hpp"
+#include "engine/tiling/tile_executor.hpp"
+
 #include "kernels/reference/reference.hpp"
 #include "kernels/registry.hpp"
 #include "tests/test_support.hpp"
@@ -85,6 +94,37 @@ int64_t expect_pruning_exact(const std::string& backend, const std::vector<Pruni
             }
     }
     return pruned;
+}
+
+StopAndResume stop_then_resume(const std::string& first, BackendOptions first_options, const std::string& second,
+                               BackendOptions second_options, const Sequence& s0, const Sequence& s1,
+                               const Scoring& scoring, const std::string& path, double stop_after) {
+    StopAndResume out;
+    volatile std::sig_atomic_t stop = 0;
+    first_options.checkpoint.path = path;
+    first_options.checkpoint.every_seconds = 3600;
+    first_options.checkpoint.restart = true;
+    first_options.checkpoint.stop = &stop;
+    std::thread timer([&stop, stop_after] {
+        std::this_thread::sleep_for(std::chrono::duration<double>(stop_after));
+        stop = SIGINT;
+    });
+    try {
+        make_backend(first, first_options)->align(s0, s1, scoring);
+    } catch (const Interrupted&) {
+        out.stopped = true;
+    }
+    timer.join();
+    // Every piece of the stop checkpoint: F = -inf below row 0 only where a region was skipped.
+    const std::filesystem::path file(path);
+    for (const auto& entry : std::filesystem::directory_iterator(file.parent_path())) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(file.filename().string() + ".slab", 0) != 0) continue;
+        for (const int32_t f : read_checkpoint(entry.path().string()).f) out.pruned_columns += f == kScoreNegInf;
+    }
+    second_options.checkpoint.path = path;
+    out.result = make_backend(second, second_options)->align(s0, s1, scoring);
+    return out;
 }
 
 }  // namespace chromalign::test

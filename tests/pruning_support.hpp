@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/backend/options.hpp"
+#include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 
@@ -28,5 +29,19 @@ std::vector<PruningCase> pruning_cases(std::mt19937_64& rng, int64_t size);
 /// reference. Returns the cells the pruned runs skipped, in all.
 int64_t expect_pruning_exact(const std::string& backend, const std::vector<PruningCase>& cases,
                              const std::vector<BackendOptions>& grids);
+
+/// What stop_then_resume saw.
+struct StopAndResume {
+    bool stopped = false;        ///< the first run was stopped (it had not finished yet)
+    int64_t pruned_columns = 0;  ///< columns of the checkpointed rows marked pruned (F = -inf)
+    AlignmentEnd result;         ///< the resumed run's answer
+};
+
+/// Runs `first` with checkpoints at `path` and stops it `stop_after` seconds in, as a signal
+/// would (a checkpoint, then Interrupted), so that the row it keeps lies deep in the matrix;
+/// then finishes the comparison with `second` from that checkpoint.
+StopAndResume stop_then_resume(const std::string& first, BackendOptions first_options, const std::string& second,
+                               BackendOptions second_options, const Sequence& s0, const Sequence& s1,
+                               const Scoring& scoring, const std::string& path, double stop_after);
 
 }  // namespace chromalign::test

@@ -2,6 +2,7 @@
 //! pruning against the reference (every lane width, several grids, slabs and ranks).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <random>
 
@@ -123,6 +124,43 @@ TEST(CpuPruning, SkipsAboutHalfOfAMutatedPair) {
     std::printf("[ pruned   ] %.3f of a 40k x 40k mutated pair\n", fraction);
     EXPECT_GT(fraction, 0.35);
     EXPECT_LT(fraction, 0.75);
+}
+
+TEST(CpuPruning, CheckpointsResumeWithOrWithoutPruning) {
+    // About 0.7 s with pruning on 2 threads: the stop lands where many columns are pruned.
+    std::mt19937_64 rng(test::seed() + 24);
+    auto [s0, s1] = test::mutated_pair(120000, 120000, rng);
+    const Scoring scoring(1, -3, 5, 2);
+    BackendOptions on, off;
+    on.threads = off.threads = 2;
+    off.pruning = false;
+    const auto start = std::chrono::steady_clock::now();
+    const AlignmentEnd want = make_backend("cpu", on)->align(s0, s1, scoring);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    test::TempDir dir;
+    struct Leg {
+        const char* what;
+        BackendOptions first, second;
+    };
+    BackendOptions scalar_on = on;
+    for (const Leg& leg : {Leg{"pruned, resumed unpruned", on, off}, Leg{"unpruned, resumed pruned", off, on},
+                           Leg{"pruned, resumed pruned", on, on}}) {
+        const auto r = test::stop_then_resume("cpu", leg.first, "cpu", leg.second, s0, s1, scoring,
+                                              dir.file("run.ckpt"), 0.7 * seconds);
+        ASSERT_TRUE(r.stopped) << leg.what << ": the run ended before the stop";
+        EXPECT_EQ(r.result, want) << leg.what << ", seed " << test::seed();
+        if (leg.first.pruning)
+            EXPECT_GT(r.pruned_columns, 0) << leg.what << ": the checkpointed row says which columns were pruned";
+        else
+            EXPECT_EQ(r.pruned_columns, 0) << leg.what << ": F = -inf marks pruned columns only";
+    }
+    {
+        IsaScope scope("scalar");  // resumed on 32-bit lanes from a row written by 16-bit ones
+        const auto r = test::stop_then_resume("cpu", on, "cpu", scalar_on, s0, s1, scoring, dir.file("isa.ckpt"),
+                                              0.7 * seconds);
+        ASSERT_TRUE(r.stopped);
+        EXPECT_EQ(r.result, want);
+    }
 }
 
 }  // namespace

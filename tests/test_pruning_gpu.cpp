@@ -2,6 +2,8 @@
 //! reference, on grids with many blocks, slabs and several alphas.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <random>
 
 #include "kernels/registry.hpp"
@@ -59,6 +61,46 @@ TEST(CudaPruning, SkipsAboutHalfOfAMutatedPair) {
     std::printf("[ pruned   ] %.3f of a 1M x 1M mutated pair, grid %s\n", fraction, engine->layout().c_str());
     EXPECT_GT(fraction, 0.35);
     EXPECT_LT(fraction, 0.75);
+}
+
+TEST(CudaPruning, CheckpointsCrossBackendsAndPruningSettings) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 33);
+    auto [s0, s1] = test::mutated_pair(3000000, 3000000, rng);
+    const Scoring scoring(1, -3, 5, 2);
+    BackendOptions on, off;
+    off.pruning = false;
+    const auto start = std::chrono::steady_clock::now();
+    const AlignmentEnd want = make_backend("cuda", on)->align(s0, s1, scoring);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("[ timing   ] 3M x 3M mutated, pruning on: %.2f s\n", seconds);
+    test::TempDir dir;
+    struct Leg {
+        const char* what;
+        BackendOptions first, second;
+    };
+    for (const Leg& leg : {Leg{"pruned, resumed unpruned", on, off}, Leg{"unpruned, resumed pruned", off, on}}) {
+        const auto r = test::stop_then_resume("cuda", leg.first, "cuda", leg.second, s0, s1, scoring,
+                                              dir.file("run.ckpt"), 0.7 * seconds);
+        ASSERT_TRUE(r.stopped) << leg.what << ": the run ended before the stop";
+        EXPECT_EQ(r.result, want) << leg.what << ", seed " << test::seed();
+        if (leg.first.pruning) EXPECT_GT(r.pruned_columns, 0) << leg.what;
+        if (!leg.first.pruning) EXPECT_EQ(r.pruned_columns, 0) << leg.what;
+    }
+    // A smaller pair for the cpu leg: its pruned row resumes on the GPU, and the other way.
+    auto [a, b] = test::mutated_pair(400000, 400000, rng);
+    const auto cpu_start = std::chrono::steady_clock::now();
+    const AlignmentEnd small = make_backend("cpu", on)->align(a, b, scoring);
+    const double cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_start).count();
+    const auto to_cuda =
+        test::stop_then_resume("cpu", on, "cuda", off, a, b, scoring, dir.file("cpu.ckpt"), 0.7 * cpu_seconds);
+    ASSERT_TRUE(to_cuda.stopped);
+    EXPECT_GT(to_cuda.pruned_columns, 0);
+    EXPECT_EQ(to_cuda.result, small) << "cpu pruned -> cuda unpruned";
+    const auto to_cpu = test::stop_then_resume("cuda", on, "cpu", on, s0, s1, scoring, dir.file("gpu.ckpt"), 0.7 * seconds);
+    ASSERT_TRUE(to_cpu.stopped);
+    // The cpu finishes the last 30% of a 3M pair in a minute or two on the GPU machine's cores.
+    EXPECT_EQ(to_cpu.result, want) << "cuda pruned -> cpu pruned";
 }
 
 }  // namespace

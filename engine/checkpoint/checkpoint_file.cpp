@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "engine/error.hpp"
+#include "engine/tiling/tile_executor.hpp"
 #include "engine/version.hpp"
 
 namespace chromalign {
@@ -158,8 +159,9 @@ size_t header_bytes(uint32_t format) {
 
 /// What a row of a DP matrix under `c.scoring` cannot hold, or empty: H(row, j) lies in
 /// [0, kMaxBestScore]; F(row, j) = max(F(row-1, j) - ext, H(row-1, j) - open) >= -open for
-/// row >= 1 and F <= H; the best cell found so far scored at least every H of the row, lies in
-/// rows 1..m, and is (0, 0) exactly when its score is 0.
+/// row >= 1 and F <= H, except in a column pruning skipped, which holds H = 0, F = -inf
+/// (engine/pruning/prune_rule.hpp); the best cell found so far scored at least every H of the
+/// row, lies in rows 1..m, and is (0, 0) exactly when its score is 0.
 std::string implausible(const Checkpoint& c) {
     if (const std::string why = c.scoring.validate(); !why.empty()) return "its scoring is invalid (" + why + ")";
     if (c.best.score < 0 || c.best.score > kMaxBestScore) return "its best score is out of range";
@@ -168,7 +170,8 @@ std::string implausible(const Checkpoint& c) {
         return "its best cell lies outside the matrix";
     for (size_t j = 0; j < c.h.size(); ++j) {
         if (c.h[j] < 0 || c.h[j] > c.best.score) return "H of column " + std::to_string(j + 1) + " is out of range";
-        if (c.f[j] < -c.scoring.gap_open || c.f[j] > c.h[j])
+        const bool pruned = c.f[j] == kScoreNegInf && c.h[j] == 0;
+        if (!pruned && (c.f[j] < -c.scoring.gap_open || c.f[j] > c.h[j]))
             return "F of column " + std::to_string(j + 1) + " is out of range";
     }
     return {};

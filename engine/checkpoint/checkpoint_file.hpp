@@ -21,7 +21,10 @@ struct Checkpoint {
     Scoring scoring;
     int64_t row = 0;                 ///< DP row saved below; rows 1..row are finished
     AlignmentEnd best;               ///< best cell in rows computed so far (may go beyond row)
-    std::vector<int32_t> h, f;       ///< H(row, 1..n) and F(row, 1..n)
+    /// H(row, 1..n) and F(row, 1..n); a column that pruning skipped holds H = 0, F = -inf
+    /// (kScoreNegInf; a computed F is at least -gap_open): lower bounds, which resume exactly
+    /// and which a traceback must not take for the values there.
+    std::vector<int32_t> h, f;
 };
 
 /// 64-bit FNV-1a over the codes and the length: names the content, not the file.
