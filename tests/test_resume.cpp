@@ -13,8 +13,9 @@
 namespace chromalign {
 namespace {
 
-/// Big enough that a 2-thread CPU run lasts several seconds, so kills land mid-run.
-constexpr int64_t kLength = 400000;
+/// Big enough that a 2-thread CPU run lasts several seconds (about 5 s with pruning, which
+/// skips half of this mutated pair), so kills land mid-run.
+constexpr int64_t kLength = 560000;
 
 class Resume : public ::testing::Test {
 protected:
@@ -43,6 +44,7 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
     const std::string ck = harness_->path("kill.ckpt");
     const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "0.5s"};
     int killed = 0, resumed = 0;
+    std::string log;  // every run's stderr, for a failure message
     for (int moment = 0; moment < 5; ++moment) {
         // A random moment after this run's first checkpoint, so that every kill loses work
         // and the next run must resume, on a fast machine or a loaded one alike.
@@ -50,6 +52,7 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
         const test::ChildRun r = harness_->run(args, after_ms, SIGKILL, ck + ".slab0of1.1");
         std::printf("[ kill -9  ] %d ms after a checkpoint: exit %d%s\n", after_ms, r.exit_code,
                     r.err.find("resuming") != std::string::npos ? " (had resumed)" : "");
+        log += "--- run " + std::to_string(moment) + ", killed " + std::to_string(after_ms) + " ms after a checkpoint:\n" + r.err;
         resumed += r.err.find("resuming") != std::string::npos;
         if (r.exit_code == 0) {  // finished before the kill: the answer must still be exact
             EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected_);
@@ -65,7 +68,7 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
     ASSERT_EQ(last.exit_code, 0) << last.err;
     EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), expected_);
     EXPECT_GE(killed, 3) << "too few runs were killed mid-way to test anything";
-    EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), killed) << "a run did not resume";
+    EXPECT_GE(resumed + (last.err.find("resuming") != std::string::npos), killed) << "a run did not resume\n" << log;
     EXPECT_FALSE(one_slab_checkpoint_exists(ck) || file_exists(ck + ".complete")) << "a completed run removes its checkpoint";
 }
 
