@@ -47,8 +47,8 @@ TEST(ResumeGpu, CheckpointsCrossBetweenCudaAndCpu) {
 
 TEST(ResumeGpu, KillNineAtRandomMomentsThenResume) {
     SKIP_WITHOUT_GPU();
-    // About 5 s at 2 TCUPS, so the kills land mid-run.
-    test::ResumeHarness h(3200000, 3200000, test::seed());
+    // About 5 s at 2 TCUPS with half of the cells pruned, so the kills land mid-run.
+    test::ResumeHarness h(4500000, 4500000, test::seed());
     const test::ChildRun whole = h.run({"-q", "-b", "cuda"});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
     const AlignmentEnd expected = test::ResumeHarness::parse_tsv(whole.out);
