@@ -12,18 +12,19 @@ namespace chromalign::kernels::cuda {
 /// flag replaces the grid-wide barrier and the second launch of CUDAlign's two kernels.
 /// With p.dead, prune_block_runs (block_pruning.cuh) ran just before: a block whose run it
 /// skipped has nothing left to do here but block 0's delegated cells.
-template <int A, Substitution kSub>
+/// kTrace: the instance of a traced run (trace_stamps.cuh), which stamps the GPU clock.
+template <int A, Substitution kSub, bool kTrace>
 __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     BlockPlace at = place_block(p);
     if (p.dead && p.dead[blockIdx.x]) at.main_valid = false;
     if (!at.main_valid && !at.del_valid) return;
-    uint64_t* const stamps = block_stamps(p.stamps);
-    stamp_time(stamps, kBlockStart);
+    const TraceStamps<kTrace> trace(p.stamps);
+    trace.stamp(kBlockStart);
     Lane<A> L;
     short_phase<A, kSub>(L, p, at);
-    stamp_time(stamps, kShortPhaseEnd);
+    trace.stamp(kShortPhaseEnd);
     if (at.main_valid) long_phase<A, kSub>(L, p, at.b, at.band);
-    stamp_time(stamps, kBlockEnd);
+    trace.stamp(kBlockEnd);
 }
 
 }  // namespace chromalign::kernels::cuda

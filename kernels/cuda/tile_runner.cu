@@ -65,14 +65,19 @@ bool cuda_alpha_supported(int alpha) { return alpha == 4 || alpha == 8 || alpha 
 
 int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution) {
     CUDA_CHECK(cudaSetDevice(device));
-    int blocks = 0;
+    int production = 0, traced = 0;
     with_alpha(alpha, [&](auto a) {
         with_substitution(substitution, [&](auto sub) {
-            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &blocks, cuda::diagonal_phases<decltype(a)::value, decltype(sub)::value>, cuda::kWarp, 0));
+            constexpr int A = decltype(a)::value;
+            constexpr cuda::Substitution S = decltype(sub)::value;
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&production, cuda::diagonal_phases<A, S, false>,
+                                                                     cuda::kWarp, 0));
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&traced, cuda::diagonal_phases<A, S, true>,
+                                                                     cuda::kWarp, 0));
         });
     });
-    return blocks;
+    // A traced run launches the same grid with the traced instance: both must fit.
+    return std::min(production, traced);
 }
 
 struct CudaTileRunner::Impl {
@@ -150,7 +155,10 @@ struct CudaTileRunner::Impl {
         config.stream = stream;
         config.attrs = &cooperative;
         config.numAttrs = 1;
-        CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kSub>, a));
+        if (a.stamps)  // the traced instance: the production one carries no trace code
+            CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kSub, true>, a));
+        else
+            CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kSub, false>, a));
     }
 
     template <typename T>

@@ -34,7 +34,8 @@ CudaDeviceInfo cuda_device_info(int device);
 bool cuda_alpha_supported(int alpha);
 
 /// Blocks of one warp each that fit on one multiprocessor at once for this alpha and
-/// substitution (CudaScoringTerms): the kernel of each may need other registers.
+/// substitution (CudaScoringTerms): the kernel of each may need other registers; the smaller
+/// count of its production and traced instances, as a run may launch either.
 int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution);
 
 /// Owns the device buffers of one comparison (sequences, horizontal bus, vertical bus, best
