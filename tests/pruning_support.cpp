@@ -71,6 +71,26 @@ std::vector<PruningCase> pruning_cases(std::mt19937_64& rng, int64_t size) {
     return cases;
 }
 
+std::vector<PruningCase> edge_cases(std::mt19937_64& rng, const std::vector<int64_t>& bands, int64_t wide) {
+    std::vector<PruningCase> cases;
+    for (const int64_t band : bands)
+        for (const int64_t m : {int64_t{1}, band - 1, band, band + 1, 3 * band + 5})
+            for (const int64_t n : {int64_t{1}, int64_t{63}, int64_t{64}, int64_t{65}, wide}) {
+                auto [a, b] = mutated_pair(m, n, rng);
+                cases.push_back({"edge " + std::to_string(m) + " x " + std::to_string(n), a, b, Scoring(1, -3, 5, 2)});
+            }
+    return cases;
+}
+
+BackendOptions grid(int alpha, int max_blocks, int slabs, int threads) {
+    BackendOptions o;
+    o.alpha = alpha;
+    o.max_blocks = max_blocks;
+    o.slabs = slabs;
+    o.threads = threads;
+    return o;
+}
+
 int64_t expect_pruning_exact(const std::string& backend, const std::vector<PruningCase>& cases,
                              const std::vector<BackendOptions>& grids) {
     int64_t pruned = 0;

@@ -25,6 +25,13 @@ struct PruningCase {
 /// under the default scoring, HOXD70 and the test matrices.
 std::vector<PruningCase> pruning_cases(std::mt19937_64& rng, int64_t size);
 
+/// Mutated pairs of the edge sizes of tiles `band` rows high: m in 1, band - 1, band, band + 1,
+/// 3 band + 5 against n in 1, 63, 64, 65 and `wide`.
+std::vector<PruningCase> edge_cases(std::mt19937_64& rng, const std::vector<int64_t>& bands, int64_t wide);
+
+/// Options of a grid to test: 0 leaves a knob to the backend.
+BackendOptions grid(int alpha, int max_blocks, int slabs = 0, int threads = 0);
+
 /// Runs `backend` with each of `grids`, pruning on and off, on every case: both must equal the
 /// reference. Returns the cells the pruned runs skipped, in all.
 int64_t expect_pruning_exact(const std::string& backend, const std::vector<PruningCase>& cases,

@@ -58,16 +58,9 @@ public:
     ~IsaScope() { unsetenv("CHROMALIGN_CPU_ISA"); }
 };
 
+/// Two threads, one thread with many narrow tiles, three slabs.
 std::vector<BackendOptions> cpu_grids() {
-    std::vector<BackendOptions> grids(3);
-    grids[0].threads = 2;
-    grids[1].threads = 1;
-    grids[1].alpha = 4;
-    grids[1].max_blocks = 5;
-    grids[2].threads = 2;
-    grids[2].slabs = 3;
-    grids[2].max_blocks = 4;
-    return grids;
+    return {test::grid(0, 0, 0, 2), test::grid(4, 5, 0, 1), test::grid(0, 4, 3, 2)};
 }
 
 TEST(CpuPruning, SameAnswerAsTheReferenceWithAndWithoutPruning) {
@@ -84,13 +77,7 @@ TEST(CpuPruning, SameAnswerAsTheReferenceWithAndWithoutPruning) {
 
 TEST(CpuPruning, EdgeSizesOfTheTile) {
     std::mt19937_64 rng(test::seed() + 21);
-    std::vector<test::PruningCase> cases;
-    for (const int64_t rows_per_band : {64, 128}) // the tile heights of the grids below
-        for (const int64_t m : {int64_t{1}, rows_per_band - 1, rows_per_band, rows_per_band + 1, 3 * rows_per_band + 7})
-            for (const int64_t n : {int64_t{1}, int64_t{63}, int64_t{64}, int64_t{65}, int64_t{1001}}) {
-                auto [a, b] = test::mutated_pair(m, n, rng);
-                cases.push_back({"edge " + std::to_string(m) + " x " + std::to_string(n), a, b, Scoring(1, -3, 5, 2)});
-            }
+    const auto cases = test::edge_cases(rng, {64, 128}, 1001);  // the tile heights of the grids below
     std::vector<BackendOptions> grids = cpu_grids();
     grids.pop_back();  // three slabs need more columns than the narrowest pairs here have
     test::expect_pruning_exact("cpu", cases, grids);

@@ -16,16 +16,9 @@ namespace {
 #define SKIP_WITHOUT_GPU()                                             \
     if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
 
+/// The default grid, each alpha with few or many blocks, and three slabs.
 std::vector<BackendOptions> cuda_grids() {
-    std::vector<BackendOptions> grids(4);
-    grids[1].alpha = 4;
-    grids[1].max_blocks = 7;
-    grids[2].alpha = 8;
-    grids[2].max_blocks = 2;
-    grids[3].alpha = 16;
-    grids[3].max_blocks = 12;
-    grids[3].slabs = 3;
-    return grids;
+    return {test::grid(0, 0), test::grid(4, 7), test::grid(8, 2), test::grid(16, 12, 3)};
 }
 
 TEST(CudaPruning, SameAnswerAsTheReferenceWithAndWithoutPruning) {
@@ -39,13 +32,7 @@ TEST(CudaPruning, SameAnswerAsTheReferenceWithAndWithoutPruning) {
 TEST(CudaPruning, EdgeSizesOfTheBand) {
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 31);
-    std::vector<test::PruningCase> cases;
-    for (const int64_t band : {128, 512})
-        for (const int64_t m : {int64_t{1}, band - 1, band, band + 1, 3 * band + 5})
-            for (const int64_t n : {int64_t{1}, int64_t{63}, int64_t{64}, int64_t{65}, int64_t{2001}}) {
-                auto [a, b] = test::mutated_pair(m, n, rng);
-                cases.push_back({"edge " + std::to_string(m) + " x " + std::to_string(n), a, b, Scoring(1, -3, 5, 2)});
-            }
+    const auto cases = test::edge_cases(rng, {128, 512}, 2001);  // bands of alpha 4 and 16
     std::vector<BackendOptions> grids = cuda_grids();
     grids.pop_back();  // three slabs need more columns than the narrowest pairs here have
     test::expect_pruning_exact("cuda", cases, grids);

@@ -79,13 +79,7 @@ __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPla
     const int64_t first = c0 - (kWarp - 1) > 0 ? c0 - (kWarp - 1) : 0;
     for (int64_t c = first + t; c < c0 + p.block_cols - (kWarp - 1); c += kWarp) p.hbus[c] = make_int2(0, kNegInf);
     Lane<A> zero;
-#pragma unroll
-    for (int r = 0; r < A; ++r) {
-        zero.ho[r] = -p.terms.open;
-        zero.e[r] = kNegInf;
-    }
-    zero.hdiag_o = -p.terms.open;
-    zero.fbot = kNegInf;
+    start_rows(zero, p);  // H = 0, E = F = -inf: the state of column 0, a lower bound anywhere
     save_state(zero, p.vbus_out + int64_t{right} * kSlotWords<A>, t);
     if (t == 0) {
         const int64_t R = int64_t{A} * kWarp, row0 = at.band * R;
