@@ -35,13 +35,23 @@ std::vector<std::string> mpirun(int ranks) {
     return {"mpirun", "--oversubscribe", "--bind-to", "none", "-np", std::to_string(ranks)};
 }
 
+/// The share of cells pruned that a run's closing line reports ("..., 48.2% of cells pruned").
+double pruned_percent(const std::string& err) {
+    const size_t at = err.find("% of cells pruned");
+    if (at == std::string::npos) return -1;
+    const size_t start = err.rfind(' ', at);
+    return std::stod(err.substr(start + 1, at - start - 1));
+}
+
 /// Writes the pair into the harness's a.fa and b.fa, then checks 2 and 3 ranks of one slab,
-/// and 2 ranks of 2 slabs each (slabs 0 and 2 on rank 0), against one process.
-void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequence& s1, const std::string& what) {
+/// and 2 ranks of 2 slabs each (slabs 0 and 2 on rank 0), with pruning, against one process
+/// without; with `prunes`, the ranks must have skipped some cells.
+void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequence& s1, const std::string& what,
+                        bool prunes = false) {
     io::write_fasta(h.path("a.fa"), s0);
     io::write_fasta(h.path("b.fa"), s1);
     h.set_launcher({});
-    const test::ChildRun one = h.run({"-q", "-b", "cpu", "-t", "1"});
+    const test::ChildRun one = h.run({"-q", "-b", "cpu", "-t", "1", "--no-pruning"});
     ASSERT_EQ(one.exit_code, 0) << one.err;
     const AlignmentEnd want = test::ResumeHarness::parse_tsv(one.out);
     for (const auto& [ranks, slabs] : {std::pair<int, int>{2, 1}, {3, 1}, {2, 2}}) {
@@ -55,6 +65,7 @@ void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequen
                   std::string::npos)
             << r.out;
         EXPECT_NE(r.err.find("pipeline"), std::string::npos) << r.err;
+        if (prunes) EXPECT_GT(pruned_percent(r.err), 0) << run << ":\n" << r.err;
     }
 }
 
@@ -68,7 +79,7 @@ TEST(MpiCli, RandomMutatedAndRealPairsMatchOneProcess) {
     }
     for (const auto& [m, n] : {std::pair<int64_t, int64_t>{20000, 15000}, {777, 5000}, {9001, 193}}) {
         auto [s0, s1] = test::mutated_pair(m, n, rng, 0.01);
-        expect_ranks_agree(h, s0, s1, "mutated pair " + std::to_string(m) + " x " + std::to_string(n));
+        expect_ranks_agree(h, s0, s1, "mutated pair " + std::to_string(m) + " x " + std::to_string(n), m == 20000);
     }
     const std::string example = std::string(CHROMALIGN_SOURCE_DIR) + "/data/example/";
     expect_ranks_agree(h, io::read_fasta(example + "NC_004830.2_deformed_wing_virus.fasta.gz", {}),
