@@ -1,0 +1,53 @@
+//! @file A local alignment itself (the traceback's answer): its runs in SAM's letters, their
+//! statistics, and its score recomputed from the sequences.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+/// `length` columns of one kind, in SAM's letters with S1 as the reference and S0 as the
+/// query: '=' pairs equal A/C/G/T bases (N equals nothing, itself included), 'X' any other
+/// pair, 'I' an S0 base against a gap, 'D' an S1 base against a gap.
+struct AlignmentRun {
+    char op = '=';
+    int64_t length = 0;
+    bool operator==(const AlignmentRun& o) const { return op == o.op && length == o.length; }
+};
+
+/// S0[s0_start .. s0_end] aligned to S1[s1_start .. s1_end] (1-based, inclusive), run by run
+/// from the start. An empty alignment (score 0) has no runs and every coordinate 0.
+struct Alignment {
+    int32_t score = 0;
+    int64_t s0_start = 0, s0_end = 0;
+    int64_t s1_start = 0, s1_end = 0;
+    std::vector<AlignmentRun> runs;
+
+    /// "12=1X3I40=": the runs as a SAM CIGAR ("*" when empty).
+    std::string cigar() const;
+};
+
+/// What an alignment holds, column by column.
+struct AlignmentStats {
+    int64_t columns = 0;     ///< alignment length: pairs and gap bases
+    int64_t matches = 0;     ///< '=' columns
+    int64_t mismatches = 0;  ///< 'X' columns
+    int64_t gap_opens = 0;   ///< 'I' and 'D' runs (two adjacent runs are two gaps)
+    int64_t gap_bases = 0;   ///< 'I' and 'D' columns
+    double identity() const { return columns > 0 ? static_cast<double>(matches) / static_cast<double>(columns) : 0; }
+};
+
+AlignmentStats alignment_stats(const Alignment& alignment);
+
+/// The score of `alignment` recomputed from the sequences: each pair's substitution score,
+/// minus open + (k - 1) * min(extend, open) for each run of k gap columns (the recurrence lets
+/// a gap open next to one of its kind, so with extend > open a run costs open per column). Throws Error when the runs do not span the
+/// coordinates, leave the sequences, or call a pair '=' or 'X' wrongly.
+int64_t rescore(const Alignment& alignment, const Sequence& s0, const Sequence& s1, const Scoring& scoring);
+
+}  // namespace chromalign

@@ -1,0 +1,24 @@
+//! @file Textbook Gotoh with a full-matrix traceback: the oracle of the traceback stage.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/alignment/alignment.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+/// Cells reference_traceback takes at most (one byte each).
+constexpr int64_t kMaxTracebackCells = int64_t{1} << 28;
+
+/// The best local alignment, from full DP matrices (one byte of traceback per cell). It ends
+/// at the cell the tie rule of engine/result.hpp picks (reference_align's), and among the
+/// co-optimal alignments ending there it is the one this path rule gives, walking back:
+///   1. in H, a diagonal whose predecessor H is 0 starts the alignment there (the shortest);
+///   2. else the diagonal, then F (an S0 base against a gap: 'I'), then E ('D');
+///   3. in F or E, the gap opens (returns to H) as soon as its value allows, else extends.
+/// Shares no code with the fast engines. Throws Error beyond kMaxTracebackCells.
+Alignment reference_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring);
+
+}  // namespace chromalign
