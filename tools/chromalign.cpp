@@ -14,6 +14,8 @@
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/version.hpp"
+#include "kernels/reference/traceback.hpp"
+#include "io/alignment_formats.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
@@ -95,6 +97,10 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     if (!o.quiet)
         for (const auto& n : notes) std::cerr << "chromalign: note: " << n << "\n";
     o.scoring.check_no_overflow(s0.length(), s1.length());
+    if (!o.traceback.empty() && s0.length() > kMaxTracebackCells / s1.length())
+        throw Error("--traceback: " + std::to_string(s0.length()) + " x " + std::to_string(s1.length()) +
+                    " cells is beyond what the full-matrix traceback holds (2^28 cells); the linear-memory "
+                    "traceback of whole chromosomes is not built yet");
 
     // Several ranks: rank 0 speaks for the job; the others only report their warnings.
     const bool speaks = ranks.rank == 0;
@@ -153,6 +159,18 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
     report.cells_pruned = cells_pruned;
+    Alignment alignment;
+    if (!o.traceback.empty()) {
+        alignment = reference_traceback(s0, s1, o.scoring);
+        if (alignment.score != result.score || alignment.s0_end != result.s0_end || alignment.s1_end != result.s1_end)
+            throw Error("internal: the traceback ends at " + std::to_string(alignment.s0_end) + ", " +
+                        std::to_string(alignment.s1_end) + " with " + std::to_string(alignment.score) +
+                        ", not where the alignment stage found its best cell");
+        const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
+                                                                      : io::parse_alignment_format(o.alignment_format);
+        io::write_alignment(o.traceback, format, io::AlignedPair{s0, s1, alignment, command_line});
+        report.alignment = &alignment;
+    }
     const std::string text = cli::format_report(report, o.format);
     if (o.output.empty() || o.output == "-") {
         std::cout << text << std::flush;

@@ -12,6 +12,7 @@
 
 #include "engine/error.hpp"
 #include "engine/scoring/matrix_file.hpp"
+#include "io/alignment_formats.hpp"
 #include "kernels/registry.hpp"
 
 namespace po = boost::program_options;
@@ -143,6 +144,14 @@ void check_options(const Options& o) {
     const CheckpointOptions& ck = o.backend_options.checkpoint;
     if (ck.path.empty() && (ck.restart || ck.strict || !ck.keep_rows_dir.empty()))
         throw UsageError("--restart, --checkpoint-strict and --keep-rows need --checkpoint FILE");
+    if (!o.alignment_format.empty()) {
+        if (o.traceback.empty()) throw UsageError("--alignment-format needs --traceback FILE");
+        try {
+            io::parse_alignment_format(o.alignment_format);
+        } catch (const Error& e) {
+            throw UsageError(e.what());
+        }
+    }
     if (!ck.path.empty() && o.backend == "reference")
         throw UsageError("--checkpoint needs a tiled backend (cpu or cuda), not reference");
 }
@@ -192,6 +201,8 @@ Options parse_options(int argc, const char* const* argv) {
         ("no-pruning", po::bool_switch(&no_pruning), "compute every cell (default: skip blocks that cannot reach the best score found so far; the answer is the same)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output)")
+        ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output); for now pairs of at most 2^28 cells, traced back in full matrices")
+        ("alignment-format", po::value<std::string>(&o.alignment_format), "sam, bam, cram, paf, maf or view (default: by the --traceback file's extension; else view)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
         ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress as FILE.slab<k>of<N>.<0|1> (one per column slab; FILE.lock while running) and resume from them when they match")
         ("checkpoint-every", po::value<std::string>(&every)->default_value(every), "interval between checkpoints: 90, 30s, 10m or 1h")

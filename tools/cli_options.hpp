@@ -30,6 +30,8 @@ struct Options {
     bool device_given = false; ///< --device was set (else an MPI rank takes its node-local rank)
     Format format = Format::kText;
     std::string output;        ///< empty: standard output
+    std::string traceback;     ///< --traceback FILE: write the alignment itself there ("-": stdout)
+    std::string alignment_format;  ///< --alignment-format; empty: by the extension of `traceback`
     bool quiet = false;
     bool help = false;
     bool version = false;

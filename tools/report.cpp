@@ -42,6 +42,17 @@ std::string text_report(const RunReport& r) {
         << "pruned\t" << fixed(r.pruned_fraction(), 4) << " (" << r.cells_pruned << " cells)\n"
         << "backend\t" << r.backend << "\n"
         << "device\t" << r.device << "\n";
+    if (r.alignment) {
+        const AlignmentStats s = alignment_stats(*r.alignment);
+        out << "s0_start\t" << r.alignment->s0_start << "\n"
+            << "s1_start\t" << r.alignment->s1_start << "\n"
+            << "alignment_length\t" << s.columns << "\n"
+            << "matches\t" << s.matches << "\n"
+            << "mismatches\t" << s.mismatches << "\n"
+            << "gap_opens\t" << s.gap_opens << "\n"
+            << "gap_bases\t" << s.gap_bases << "\n"
+            << "identity\t" << fixed(s.identity(), 6) << "\n";
+    }
     return out.str();
 }
 
@@ -95,8 +106,15 @@ std::string json_report(const RunReport& r) {
         << "  \"device_bytes\": " << r.device_bytes << ",\n"
         << "  \"layout\": \"" << json_escape(r.layout) << "\",\n"
         << "  \"scoring\": {" << json_substitution(r) << ", \"gap_open\": " << r.scoring.gap_open
-        << ", \"gap_extend\": " << r.scoring.gap_extend << "}\n"
-        << "}\n";
+        << ", \"gap_extend\": " << r.scoring.gap_extend << "}";
+    if (r.alignment) {
+        const AlignmentStats s = alignment_stats(*r.alignment);
+        out << ",\n  \"alignment\": {\"s0_start\": " << r.alignment->s0_start << ", \"s1_start\": "
+            << r.alignment->s1_start << ", \"length\": " << s.columns << ", \"matches\": " << s.matches
+            << ", \"mismatches\": " << s.mismatches << ", \"gap_opens\": " << s.gap_opens
+            << ", \"gap_bases\": " << s.gap_bases << ", \"identity\": " << fixed(s.identity(), 6) << "}";
+    }
+    out << "\n}\n";
     return out.str();
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/alignment/alignment.hpp"
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "tools/cli_options.hpp"
@@ -26,6 +27,7 @@ struct RunReport {
     std::string backend, device, layout;
     size_t device_bytes = 0;
     int64_t cells_pruned = 0;  ///< real cells pruning skipped
+    const Alignment* alignment = nullptr;  ///< with --traceback: the alignment itself
 
     int64_t cells() const { return s0.length * s1.length; }
     double pruned_fraction() const { return cells() > 0 ? static_cast<double>(cells_pruned) / static_cast<double>(cells()) : 0; }

@@ -1,0 +1,42 @@
+//! @file An alignment as SAM/BAM/CRAM (through htslib), PAF, MAF and a readable block view.
+//! S1 is the reference (target) and S0 the query everywhere, as in the CIGAR's letters.
+#pragma once
+
+#include <string>
+
+#include "engine/alignment/alignment.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign::io {
+
+/// What every format needs: the pair, the alignment, and the command line for headers.
+struct AlignedPair {
+    const Sequence& s0;
+    const Sequence& s1;
+    const Alignment& alignment;
+    std::string command_line;  ///< the SAM header's @PG CL
+};
+
+enum class AlignmentFormat { kSam, kBam, kCram, kPaf, kMaf, kView };
+
+/// "sam", "bam", "cram", "paf", "maf", "view"; throws Error for anything else.
+AlignmentFormat parse_alignment_format(const std::string& name);
+/// The format a file name's extension names (.sam .bam .cram .paf .maf), else kView.
+AlignmentFormat alignment_format_of(const std::string& path);
+
+/// Writes the alignment to `path` ("-": standard output). SAM-like formats go through htslib:
+/// @HD, @SQ of S1, @PG; one record of S0 with the unaligned ends hard-clipped, SEQ the aligned
+/// bases (other codes as N), QUAL *, tags AS (score) and NM (mismatches and gap bases); an
+/// empty alignment is one unmapped record. Throws Error naming the file on any failure.
+void write_alignment(const std::string& path, AlignmentFormat format, const AlignedPair& pair);
+
+/// One PAF line: 0-based half-open coordinates, residue matches, block length, MAPQ 255,
+/// then AS:i, NM:i and cg:Z: (the CIGAR). Empty for an empty alignment.
+std::string paf_line(const AlignedPair& pair);
+/// A MAF file: header, then one block ("a score=...", S1's then S0's "s" line).
+std::string maf_text(const AlignedPair& pair);
+/// The alignment 60 columns a line: S1, a line of | (match) . (mismatch) and blanks, S0, with
+/// the 1-based positions of each line's first and last base in the margins.
+std::string block_view(const AlignedPair& pair);
+
+}  // namespace chromalign::io

@@ -1,0 +1,184 @@
+//! @file The alignment writers: SAM and BAM that samtools reads back, PAF, MAF and the block
+//! view, all agreeing with the alignment; and the CLI's --traceback.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "engine/error.hpp"
+#include "io/alignment_formats.hpp"
+#include "kernels/reference/traceback.hpp"
+#include "tests/resume_harness.hpp"
+#include "tools/report.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+/// Standard output of `command` (and whether it exited 0).
+std::string run_command(const std::string& command, bool& ok) {
+    std::string out;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) {
+        ok = false;
+        return out;
+    }
+    char buffer[4096];
+    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+    ok = pclose(pipe) == 0;
+    return out;
+}
+
+bool have_samtools() {
+    bool ok = false;
+    run_command("samtools --version > /dev/null 2>&1", ok);
+    return ok;
+}
+
+std::vector<std::string> fields(const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    for (std::string f; std::getline(in, f, '\t');) out.push_back(f);
+    return out;
+}
+
+std::string without_gaps(const std::string& row) {
+    std::string out;
+    for (const char c : row)
+        if (c != '-') out += c;
+    return out;
+}
+
+struct Case {
+    Sequence s0, s1;
+    Alignment a;
+};
+
+/// A mutated pair with flanks, so the alignment starts and ends inside both sequences.
+Case make_case(std::mt19937_64& rng) {
+    auto [core0, core1] = test::mutated_pair(3000, 3000, rng, 0.01);
+    auto [flank0, flank1] = test::random_pair(200, 300, rng);
+    const std::string a = test::preview(flank0, 1000) + test::preview(core0, 5000) + test::preview(flank1, 1000);
+    const std::string b = test::preview(flank1, 1000) + test::preview(core1, 5000);
+    Case c{make_sequence("query", a), make_sequence("target", b), {}};
+    c.a = reference_traceback(c.s0, c.s1, Scoring(1, -3, 5, 2));
+    return c;
+}
+
+TEST(AlignmentFormats, SamAndBamAreReadBySamtools) {
+    if (!have_samtools()) GTEST_SKIP() << "samtools is not installed";
+    std::mt19937_64 rng(test::seed() + 50);
+    const Case c = make_case(rng);
+    ASSERT_GT(c.a.s0_start, 1);
+    test::TempDir dir;
+    for (const char* ext : {"sam", "bam"}) {
+        const std::string path = dir.file(std::string("out.") + ext);
+        io::write_alignment(path, io::alignment_format_of(path), io::AlignedPair{c.s0, c.s1, c.a, "chromalign test"});
+        bool ok = false;
+        const std::string flagstat = run_command("samtools flagstat " + path + " 2>&1", ok);
+        ASSERT_TRUE(ok) << flagstat;
+        EXPECT_NE(flagstat.find("1 + 0 mapped"), std::string::npos) << flagstat;
+        const std::string view = run_command("samtools view " + path + " 2>&1", ok);
+        ASSERT_TRUE(ok) << view;
+        const auto f = fields(view.substr(0, view.find('\n')));
+        ASSERT_GE(f.size(), 11u) << view;
+        EXPECT_EQ(f[0], "query");
+        EXPECT_EQ(f[2], "target");
+        EXPECT_EQ(f[3], std::to_string(c.a.s1_start));
+        std::string cigar = std::to_string(c.a.s0_start - 1) + "H" + c.a.cigar();
+        if (c.a.s0_end < c.s0.length()) cigar += std::to_string(c.s0.length() - c.a.s0_end) + "H";
+        EXPECT_EQ(f[5], cigar);
+        EXPECT_EQ(static_cast<int64_t>(f[9].size()), c.a.s0_end - c.a.s0_start + 1);
+        EXPECT_NE(view.find("AS:i:" + std::to_string(c.a.score)), std::string::npos);
+        const AlignmentStats s = alignment_stats(c.a);
+        EXPECT_NE(view.find("NM:i:" + std::to_string(s.mismatches + s.gap_bases)), std::string::npos);
+        // samtools recomputes NM and MD from the reference: they must agree with ours.
+        std::ofstream(dir.file("ref.fa")) << ">target\n" << test::preview(c.s1, 100000) << "\n";
+        const std::string calmd = run_command("samtools calmd " + path + " " + dir.file("ref.fa") + " 2>/dev/null", ok);
+        EXPECT_NE(calmd.find("NM:i:" + std::to_string(s.mismatches + s.gap_bases)), std::string::npos) << calmd;
+    }
+    // An empty alignment is one unmapped record.
+    const Alignment none;
+    io::write_alignment(dir.file("none.sam"), io::AlignmentFormat::kSam, io::AlignedPair{c.s0, c.s1, none, "x"});
+    bool ok = false;
+    const std::string flagstat = run_command("samtools flagstat " + dir.file("none.sam"), ok);
+    EXPECT_TRUE(ok);
+    EXPECT_NE(flagstat.find("0 + 0 mapped"), std::string::npos) << flagstat;
+}
+
+TEST(AlignmentFormats, PafMafAndViewAgreeWithTheAlignment) {
+    std::mt19937_64 rng(test::seed() + 51);
+    const Case c = make_case(rng);
+    const io::AlignedPair pair{c.s0, c.s1, c.a, ""};
+    const AlignmentStats s = alignment_stats(c.a);
+    const auto paf = fields(io::paf_line(pair));
+    ASSERT_EQ(paf.size(), 15u);
+    EXPECT_EQ(paf[1], std::to_string(c.s0.length()));
+    EXPECT_EQ(paf[2], std::to_string(c.a.s0_start - 1));
+    EXPECT_EQ(paf[3], std::to_string(c.a.s0_end));
+    EXPECT_EQ(paf[7], std::to_string(c.a.s1_start - 1));
+    EXPECT_EQ(paf[8], std::to_string(c.a.s1_end));
+    EXPECT_EQ(paf[9], std::to_string(s.matches));
+    EXPECT_EQ(paf[10], std::to_string(s.columns));
+    EXPECT_EQ(paf[14], "cg:Z:" + c.a.cigar() + "\n");
+
+    std::stringstream maf(io::maf_text(pair));
+    std::vector<std::vector<std::string>> rows;
+    for (std::string line; std::getline(maf, line);)
+        if (line.rfind("s ", 0) == 0) {
+            std::stringstream words(line);
+            std::vector<std::string> w;
+            for (std::string x; words >> x;) w.push_back(x);
+            rows.push_back(w);
+        }
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0][6].size(), rows[1][6].size()) << "the rows of a block are as long";
+    EXPECT_EQ(static_cast<int64_t>(rows[0][6].size()), s.columns);
+    const std::string s1 = test::preview(c.s1, 100000), s0 = test::preview(c.s0, 100000);
+    EXPECT_EQ(without_gaps(rows[0][6]), s1.substr(static_cast<size_t>(c.a.s1_start - 1), std::stoul(rows[0][3])));
+    EXPECT_EQ(without_gaps(rows[1][6]), s0.substr(static_cast<size_t>(c.a.s0_start - 1), std::stoul(rows[1][3])));
+
+    const std::string view = io::block_view(pair);
+    EXPECT_NE(view.find(" " + std::to_string(c.a.s1_end) + "\n"), std::string::npos) << "S1's end in the margin";
+    EXPECT_NE(view.find(" " + std::to_string(c.a.s0_end) + "\n"), std::string::npos) << "S0's end in the margin";
+    EXPECT_EQ(io::alignment_format_of("x.paf"), io::AlignmentFormat::kPaf);
+    EXPECT_EQ(io::alignment_format_of("x.txt"), io::AlignmentFormat::kView);
+    EXPECT_THROW(io::parse_alignment_format("gff"), Error);
+}
+
+TEST(AlignmentFormats, CliWritesTheAlignmentAndReportsIt) {
+    test::ResumeHarness h(2000, 2000, test::seed() + 52);
+    const test::ChildRun r = h.run({"-q", "-b", "cpu", "--traceback", h.path("out.paf")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream paf(h.path("out.paf"));
+    std::string line;
+    ASSERT_TRUE(std::getline(paf, line));
+    const auto f = fields(line);
+    ASSERT_EQ(f.size(), 15u);
+    const AlignmentEnd end = test::ResumeHarness::parse_tsv(r.out);
+    EXPECT_EQ(f[3], std::to_string(end.s0_end));
+    EXPECT_EQ(f[8], std::to_string(end.s1_end));
+    EXPECT_EQ(f[12], "AS:i:" + std::to_string(end.score));
+    const test::ChildRun sam = h.run({"-q", "-b", "cpu", "--traceback", h.path("out.sam")});
+    ASSERT_EQ(sam.exit_code, 0) << sam.err;
+    // The report gains the alignment's figures.
+    std::mt19937_64 rng(test::seed() + 53);
+    const Case c = make_case(rng);
+    cli::RunReport report;
+    report.alignment = &c.a;
+    const std::string json = cli::format_report(report, cli::Format::kJson);
+    const AlignmentStats st = alignment_stats(c.a);
+    for (const std::string& kv : {"\"s0_start\": " + std::to_string(c.a.s0_start), "\"length\": " + std::to_string(st.columns),
+                                  "\"matches\": " + std::to_string(st.matches), "\"gap_bases\": " + std::to_string(st.gap_bases)})
+        EXPECT_NE(json.find(kv), std::string::npos) << kv << " in\n" << json;
+    EXPECT_NE(json.find("\"identity\": "), std::string::npos);
+    const test::ChildRun usage = h.run({"-q", "--alignment-format", "sam"});
+    EXPECT_EQ(usage.exit_code, 2) << usage.err;
+    const test::ChildRun bad = h.run({"-q", "--traceback", h.path("x"), "--alignment-format", "gff"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+}  // namespace
+}  // namespace chromalign
