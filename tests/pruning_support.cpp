@@ -108,8 +108,11 @@ int64_t expect_pruning_exact(const std::string& backend, const std::vector<Pruni
                                      << ", " << got.s1_end << ") want " << want.score << " (" << want.s0_end << ", "
                                      << want.s1_end << "), seed " << seed() << "\n s0 " << preview(c.s0) << "\n s1 "
                                      << preview(c.s1);
-                if (on) pruned += engine->cells_pruned();
-                if (!on) EXPECT_EQ(engine->cells_pruned(), 0) << "--no-pruning skipped cells";
+                if (on) {
+                    pruned += engine->cells_pruned();
+                } else {
+                    EXPECT_EQ(engine->cells_pruned(), 0) << "--no-pruning skipped cells";
+                }
                 if (::testing::Test::HasFailure()) return pruned;
             }
     }

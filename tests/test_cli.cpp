@@ -1,6 +1,7 @@
 //! @file End-to-end tests of the chromalign binary: exit codes, error lines, output formats,
 //! presets and record selection, each a run of the built program on tiny FASTA files.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdint>
@@ -240,71 +241,35 @@ Scoring make_scoring(int32_t match, int32_t mismatch, int32_t gap_open, int32_t 
 // A small JSON checker (the output is flat apart from the scoring object)
 // ---------------------------------------------------------------------------------------------
 
-/// True when braces balance outside strings and never close more than they opened.
-bool braces_balance(const std::string& json) {
-    int depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < json.size(); ++i) {
-        const char c = json[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{') {
-            ++depth;
-        } else if (c == '}' && --depth < 0) {
-            return false;
-        }
+/// Whether the text is one valid JSON document (parsed with nlohmann-json).
+bool braces_balance(const std::string& json) { return nlohmann::json::accept(json); }
+
+/// The value of `key` in the JSON object `json`, if it parses and holds one of type T.
+template <typename T>
+std::optional<T> json_value(const std::string& json, const std::string& key) {
+    const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains(key)) return std::nullopt;
+    const nlohmann::json& v = j.at(key);
+    if constexpr (std::is_same_v<T, std::string>) {
+        if (!v.is_string()) return std::nullopt;
+    } else if constexpr (std::is_integral_v<T>) {
+        if (!v.is_number_integer()) return std::nullopt;
+    } else {
+        if (!v.is_number()) return std::nullopt;
     }
-    return depth == 0 && !in_string;
+    return v.get<T>();
 }
 
-/// The integer after "key": , which must be followed by ',' or '}' or a newline.
-std::optional<int64_t> json_int(const std::string& json, const std::string& key) {
-    const std::string tag = "\"" + key + "\": ";
-    const size_t at = json.find(tag);
-    if (at == std::string::npos) return std::nullopt;
-    const char* begin = json.c_str() + at + tag.size();
-    char* end = nullptr;
-    const long long value = std::strtoll(begin, &end, 10);
-    if (end == begin || (*end != ',' && *end != '}' && *end != '\n')) return std::nullopt;
-    return value;
-}
-
-/// The number after "key": (any JSON number form strtod accepts).
-std::optional<double> json_number(const std::string& json, const std::string& key) {
-    const std::string tag = "\"" + key + "\": ";
-    const size_t at = json.find(tag);
-    if (at == std::string::npos) return std::nullopt;
-    const char* begin = json.c_str() + at + tag.size();
-    char* end = nullptr;
-    const double value = std::strtod(begin, &end);
-    if (end == begin || (*end != ',' && *end != '}' && *end != '\n')) return std::nullopt;
-    return value;
-}
-
-/// The string after "key": , unescaped only for \" and \\ (enough for our names and paths).
+std::optional<int64_t> json_int(const std::string& json, const std::string& key) { return json_value<int64_t>(json, key); }
+std::optional<double> json_number(const std::string& json, const std::string& key) { return json_value<double>(json, key); }
 std::optional<std::string> json_string(const std::string& json, const std::string& key) {
-    const std::string tag = "\"" + key + "\": \"";
-    size_t at = json.find(tag);
-    if (at == std::string::npos) return std::nullopt;
-    std::string value;
-    for (at += tag.size(); at < json.size() && json[at] != '"'; ++at) {
-        if (json[at] == '\\' && at + 1 < json.size()) ++at;
-        value += json[at];
-    }
-    if (at >= json.size()) return std::nullopt;
-    return value;
+    return json_value<std::string>(json, key);
 }
 
-/// The text of the "scoring" object, braces included, or "" when absent.
+/// The "scoring" object as JSON text, or "" when absent.
 std::string json_scoring(const std::string& json) {
-    const size_t key = json.find("\"scoring\": {");
-    if (key == std::string::npos) return "";
-    const size_t open = json.find('{', key);
-    const size_t close = json.find('}', open);
-    return close == std::string::npos ? "" : json.substr(open, close - open + 1);
+    const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+    return !j.is_discarded() && j.contains("scoring") ? j.at("scoring").dump() : "";
 }
 
 /// Checks the JSON shape and that its scoring object holds `want`.
@@ -601,27 +566,16 @@ TEST(CliScoring, ConfigOverridesPresetButNotFlag) {
 // Substitution matrices: --matrix, matrix presets, and how the reports show them
 // ---------------------------------------------------------------------------------------------
 
-/// The "matrix" array of the JSON scoring object as text, "[[91, -114, ...], ...]".
-std::string json_matrix(const Scoring& s) {
-    std::string text = "[";
-    for (int a = 0; a < 4; ++a) {
-        text += a ? ", [" : "[";
-        for (int b = 0; b < 4; ++b) text += (b ? ", " : "") + std::to_string(s.matrix[a][b]);
-        text += "]";
-    }
-    return text + "]";
-}
-
 /// Checks the JSON scoring object of a matrix run, and the score against the reference.
 void expect_matrix_run(const CliRun& run, const Scoring& want, const std::string& matrix_file) {
     const std::string scoring = json_scoring(run.out);
     ASSERT_FALSE(scoring.empty()) << run.out;
-    EXPECT_NE(scoring.find("\"matrix\": " + json_matrix(want)), std::string::npos) << scoring;
+    EXPECT_EQ(nlohmann::json::parse(scoring).at("matrix"), nlohmann::json(want.matrix)) << scoring;
     EXPECT_EQ(json_string(scoring, "matrix_file"), matrix_file) << scoring;
     EXPECT_EQ(json_int(scoring, "other"), want.other) << scoring;
     EXPECT_EQ(json_int(scoring, "gap_open"), want.gap_open) << scoring;
     EXPECT_EQ(json_int(scoring, "gap_extend"), want.gap_extend) << scoring;
-    EXPECT_EQ(scoring.find("\"match\""), std::string::npos) << scoring;
+    EXPECT_FALSE(nlohmann::json::parse(scoring).contains("match")) << scoring;
     EXPECT_TRUE(braces_balance(run.out)) << run.out;
     const AlignmentEnd ref = reference_align(make_sequence("a0", inputs().s0_bases),
                                              make_sequence("b1", inputs().s1_bases), want);

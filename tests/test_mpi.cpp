@@ -65,7 +65,9 @@ void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequen
                   std::string::npos)
             << r.out;
         EXPECT_NE(r.err.find("pipeline"), std::string::npos) << r.err;
-        if (prunes) EXPECT_GT(pruned_percent(r.err), 0) << run << ":\n" << r.err;
+        if (prunes) {
+            EXPECT_GT(pruned_percent(r.err), 0) << run << ":\n" << r.err;
+        }
     }
 }
 

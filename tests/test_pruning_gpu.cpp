@@ -71,8 +71,11 @@ TEST(CudaPruning, CheckpointsCrossBackendsAndPruningSettings) {
                                               dir.file("run.ckpt"), 0.7 * seconds);
         ASSERT_TRUE(r.stopped) << leg.what << ": the run ended before the stop";
         EXPECT_EQ(r.result, want) << leg.what << ", seed " << test::seed();
-        if (leg.first.pruning) EXPECT_GT(r.pruned_columns, 0) << leg.what;
-        if (!leg.first.pruning) EXPECT_EQ(r.pruned_columns, 0) << leg.what;
+        if (leg.first.pruning) {
+            EXPECT_GT(r.pruned_columns, 0) << leg.what;
+        } else {
+            EXPECT_EQ(r.pruned_columns, 0) << leg.what;
+        }
     }
     // A smaller pair for the cpu leg: its pruned row resumes on the GPU, and the other way.
     auto [a, b] = test::mutated_pair(400000, 400000, rng);

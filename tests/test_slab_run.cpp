@@ -73,7 +73,9 @@ TEST(CutSlabs, EqualSharesWithExactGridsAndTheRestLast) {
     std::vector<SlabShape> wide(3, SlabShape{512, 1584});
     wide[1].min_block_cols = 256;
     for (const Slab& s : cut_slabs(100000, wide))
-        if (s.c0 + s.width < 100000) EXPECT_GE(s.width / s.blocks, 256) << "slab at " << s.c0;
+        if (s.c0 + s.width < 100000) {
+            EXPECT_GE(s.width / s.blocks, 256) << "slab at " << s.c0;
+        }
 }
 
 TEST(SlabRun, RandomAndMutatedPairsMatchReference) {
@@ -141,14 +143,17 @@ TEST(SlabRun, ProgressCountsTheCellsOfEverySlabOfTheProcess) {
             EXPECT_LE(p.cells_done, cells);
             EXPECT_LE(p.cells_pruned, p.cells_this_run);
             EXPECT_GE(p.cells_left_live, 0);
-            if (pruning)  // the ETA leaves out what pruning is expected to skip
+            if (pruning) {  // the ETA leaves out what pruning is expected to skip
                 EXPECT_LE(p.cells_left_live, p.cells_left);
-            else
+            } else {
                 EXPECT_EQ(p.cells_left_live, p.cells_left);
-            if (!pruning) EXPECT_EQ(p.cells_pruned, 0);
+                EXPECT_EQ(p.cells_pruned, 0);
+            }
             last = p.cells_this_run;
         }
-        if (pruning) EXPECT_LT(reports.back().cells_left_live, reports.back().cells_left) << "no cell expected to be skipped";
+        if (pruning) {
+            EXPECT_LT(reports.back().cells_left_live, reports.back().cells_left) << "no cell expected to be skipped";
+        }
     }
 }
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace chromalign::cli {
 namespace {
 
@@ -73,69 +75,56 @@ std::string tsv_report(const RunReport& r) {
     return out.str();
 }
 
-/// The scoring object's substitution keys: match and mismatch, or the matrix (rows A, C, G, T),
-/// other and, when it came from one, the file.
-std::string json_substitution(const RunReport& r) {
-    if (!shows_matrix(r))
-        return "\"match\": " + std::to_string(r.scoring.match()) + ", \"mismatch\": " + std::to_string(r.scoring.mismatch());
-    std::string text;
-    if (!r.matrix_file.empty()) text += "\"matrix_file\": \"" + json_escape(r.matrix_file) + "\", ";
-    return text + "\"matrix\": [" + matrix_rows(r.scoring, "[", ", ", "]", ", ") + "], \"other\": " +
-           std::to_string(r.scoring.other);
+/// The scoring object: match and mismatch, or the matrix (rows A, C, G, T), other and, when it
+/// came from one, the file; then the gap costs.
+nlohmann::ordered_json json_scoring(const RunReport& r) {
+    nlohmann::ordered_json s;
+    if (!shows_matrix(r)) {
+        s["match"] = r.scoring.match();
+        s["mismatch"] = r.scoring.mismatch();
+    } else {
+        if (!r.matrix_file.empty()) s["matrix_file"] = r.matrix_file;
+        s["matrix"] = r.scoring.matrix;
+        s["other"] = r.scoring.other;
+    }
+    s["gap_open"] = r.scoring.gap_open;
+    s["gap_extend"] = r.scoring.gap_extend;
+    return s;
 }
 
 std::string json_report(const RunReport& r) {
-    std::ostringstream out;
-    out << "{\n"
-        << "  \"score\": " << r.result.score << ",\n"
-        << "  \"s0_end\": " << r.result.s0_end << ",\n"
-        << "  \"s1_end\": " << r.result.s1_end << ",\n"
-        << "  \"s0_name\": \"" << json_escape(r.s0.name) << "\",\n"
-        << "  \"s1_name\": \"" << json_escape(r.s1.name) << "\",\n"
-        << "  \"s0_path\": \"" << json_escape(r.s0.path) << "\",\n"
-        << "  \"s1_path\": \"" << json_escape(r.s1.path) << "\",\n"
-        << "  \"s0_length\": " << r.s0.length << ",\n"
-        << "  \"s1_length\": " << r.s1.length << ",\n"
-        << "  \"cells\": " << r.cells() << ",\n"
-        << "  \"seconds\": " << fixed(r.seconds, 6) << ",\n"
-        << "  \"gcups\": " << fixed(r.gcups(), 6) << ",\n"
-        << "  \"cells_pruned\": " << r.cells_pruned << ",\n"
-        << "  \"pruned_fraction\": " << fixed(r.pruned_fraction(), 6) << ",\n"
-        << "  \"backend\": \"" << json_escape(r.backend) << "\",\n"
-        << "  \"device\": \"" << json_escape(r.device) << "\",\n"
-        << "  \"device_bytes\": " << r.device_bytes << ",\n"
-        << "  \"layout\": \"" << json_escape(r.layout) << "\",\n"
-        << "  \"scoring\": {" << json_substitution(r) << ", \"gap_open\": " << r.scoring.gap_open
-        << ", \"gap_extend\": " << r.scoring.gap_extend << "}";
+    nlohmann::ordered_json j;
+    j["score"] = r.result.score;
+    j["s0_end"] = r.result.s0_end;
+    j["s1_end"] = r.result.s1_end;
+    j["s0_name"] = r.s0.name;
+    j["s1_name"] = r.s1.name;
+    j["s0_path"] = r.s0.path;
+    j["s1_path"] = r.s1.path;
+    j["s0_length"] = r.s0.length;
+    j["s1_length"] = r.s1.length;
+    j["cells"] = r.cells();
+    j["seconds"] = r.seconds;
+    j["gcups"] = r.gcups();
+    j["cells_pruned"] = r.cells_pruned;
+    j["pruned_fraction"] = r.pruned_fraction();
+    j["backend"] = r.backend;
+    j["device"] = r.device;
+    j["device_bytes"] = r.device_bytes;
+    j["layout"] = r.layout;
+    j["scoring"] = json_scoring(r);
     if (r.alignment) {
         const AlignmentStats s = alignment_stats(*r.alignment);
-        out << ",\n  \"alignment\": {\"s0_start\": " << r.alignment->s0_start << ", \"s1_start\": "
-            << r.alignment->s1_start << ", \"length\": " << s.columns << ", \"matches\": " << s.matches
-            << ", \"mismatches\": " << s.mismatches << ", \"gap_opens\": " << s.gap_opens
-            << ", \"gap_bases\": " << s.gap_bases << ", \"identity\": " << fixed(s.identity(), 6) << "}";
+        j["alignment"] = {{"s0_start", r.alignment->s0_start}, {"s1_start", r.alignment->s1_start},
+                          {"length", s.columns},   {"matches", s.matches},
+                          {"mismatches", s.mismatches}, {"gap_opens", s.gap_opens},
+                          {"gap_bases", s.gap_bases},   {"identity", s.identity()}};
     }
-    out << "\n}\n";
-    return out.str();
+    // Names and paths are bytes, not always UTF-8: invalid sequences become U+FFFD.
+    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
-
-std::string json_escape(const std::string& text) {
-    std::string out;
-    for (unsigned char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out;
-}
 
 std::string format_report(const RunReport& report, Format format) {
     switch (format) {

@@ -37,7 +37,4 @@ struct RunReport {
 /// The whole output, ending in a newline.
 std::string format_report(const RunReport& report, Format format);
 
-/// Minimal JSON string escaping (quotes, backslash, control bytes).
-std::string json_escape(const std::string& text);
-
 }  // namespace chromalign::cli

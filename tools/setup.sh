@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-example}
 case "$mode" in example|test) ;; *) echo "usage: tools/setup.sh example|test" >&2; exit 2 ;; esac
 
-packages="cmake make g++ pkg-config libhts-dev libboost-program-options-dev zlib1g-dev libgtest-dev libopenmpi-dev openmpi-bin samtools"
+packages="cmake make g++ pkg-config libhts-dev libboost-program-options-dev zlib1g-dev libgtest-dev libopenmpi-dev openmpi-bin samtools nlohmann-json3-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
