@@ -150,7 +150,9 @@ StopAndResume stop_then_resume(const std::string& first, BackendOptions first_op
         for (const int32_t f : read_checkpoint(entry.path().string()).f) out.pruned_columns += f == kScoreNegInf;
     }
     second_options.checkpoint.path = path;
-    out.result = make_backend(second, second_options)->align(s0, s1, scoring);
+    auto resumed = make_backend(second, second_options);
+    out.result = resumed->align(s0, s1, scoring);
+    out.cells_resumed = resumed->cells_resumed();
     return out;
 }
 

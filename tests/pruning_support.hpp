@@ -42,6 +42,7 @@ struct StopAndResume {
     bool stopped = false;        ///< the first run was stopped (it had not finished yet)
     int64_t pruned_columns = 0;  ///< columns of the checkpointed rows marked pruned (F = -inf)
     AlignmentEnd result;         ///< the resumed run's answer
+    int64_t cells_resumed = 0;   ///< what the resumed run took from the checkpoint
 };
 
 /// Runs `first` with checkpoints at `path` and stops it `stop_after` seconds in, as a signal

@@ -424,8 +424,9 @@ TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
     EXPECT_EQ(json.substr(json.size() - std::min<size_t>(2, json.size())), "}\n") << json;
     EXPECT_TRUE(braces_balance(json)) << json;
     for (const char* key : {"score", "s0_end", "s1_end", "s0_name", "s1_name", "s0_path", "s1_path",
-                            "s0_length", "s1_length", "cells", "seconds", "gcups", "backend",
-                            "device", "scoring", "match", "mismatch", "gap_open", "gap_extend"})
+                            "s0_length", "s1_length", "cells", "cells_this_run", "seconds", "gcups",
+                            "cells_pruned", "pruned_fraction", "backend", "device", "scoring", "match",
+                            "mismatch", "gap_open", "gap_extend"})
         EXPECT_EQ(count_of(json, std::string("\"") + key + "\":"), 1) << key << " in\n" << json;
 
     const Sequence s0 = make_sequence("a0", in.s0_bases);
@@ -438,6 +439,7 @@ TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
     EXPECT_EQ(json_int(json, "s0_length"), s0.length()) << json;
     EXPECT_EQ(json_int(json, "s1_length"), s1.length()) << json;
     EXPECT_EQ(json_int(json, "cells"), s0.length() * s1.length()) << json;
+    EXPECT_EQ(json_int(json, "cells_this_run"), s0.length() * s1.length()) << "nothing was resumed";
     EXPECT_EQ(json_string(json, "s0_name"), "a0") << json;
     EXPECT_EQ(json_string(json, "s1_name"), "b1") << json;
     EXPECT_EQ(json_string(json, "s0_path"), in.s0.string()) << json;

@@ -136,6 +136,10 @@ TEST(CpuPruning, CheckpointsResumeWithOrWithoutPruning) {
                                               dir.file("run.ckpt"), 0.7 * seconds);
         ASSERT_TRUE(r.stopped) << leg.what << ": the run ended before the stop";
         EXPECT_EQ(r.result, want) << leg.what << ", seed " << test::seed();
+        // GCUPS after a resume count only what this run finished.
+        EXPECT_GT(r.cells_resumed, 0) << leg.what;
+        EXPECT_LT(r.cells_resumed, s0.length() * s1.length()) << leg.what;
+        EXPECT_EQ(r.cells_resumed % s1.length(), 0) << "whole rows";
         if (leg.first.pruning)
             EXPECT_GT(r.pruned_columns, 0) << leg.what << ": the checkpointed row says which columns were pruned";
         else

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/checkpoint/pieces.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
 
@@ -59,9 +60,12 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
             continue;
         }
         ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
-        // A kill that lands after the run removed its checkpoint (while it exits) ends a
-        // finished run: the next one starts afresh, so it is not a kill mid-way.
-        if (r.err.find("run complete") != std::string::npos) continue;
+        // A kill that lands once the run has finished its cells (its completion marker
+        // written, or its checkpoint removed, while it exits) ends a finished run: the next one
+        // starts afresh, so it is not a kill mid-way.
+        if (r.err.find("run complete") != std::string::npos || file_exists(completion_marker(ck)) ||
+            !one_slab_checkpoint_exists(ck))
+            continue;
         ++killed;
     }
     const test::ChildRun last = harness_->run(args);

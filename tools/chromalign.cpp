@@ -125,7 +125,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     auto backend = make_backend(o.backend, bo);
     const auto start = std::chrono::steady_clock::now();
     AlignmentEnd result;
-    int64_t cells_pruned = 0;
+    int64_t cells_pruned = 0, cells_resumed = 0;
     int slabs = 1;
     if (ranks.link) {
         SlabEngine* engine = backend->slab_engine();
@@ -136,9 +136,11 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         const SlabRunResult run = run_slabs(s0, s1, o.scoring, *engine, group, link_for, bo);
         result = run.best;
         cells_pruned = run.cells_pruned;
+        cells_resumed = run.cells_resumed;
     } else {
         result = backend->align(s0, s1, o.scoring);
         cells_pruned = backend->cells_pruned();
+        cells_resumed = backend->cells_resumed();
     }
     const auto stop = std::chrono::steady_clock::now();
     printer.finish();
@@ -159,6 +161,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
     report.cells_pruned = cells_pruned;
+    report.cells_resumed = cells_resumed;
     Alignment alignment;
     if (!o.traceback.empty()) {
         alignment = reference_traceback(s0, s1, o.scoring);

@@ -39,6 +39,7 @@ std::string text_report(const RunReport& r) {
         << "scoring\t" << r.scoring.to_string() << "\n"
         << (r.matrix_file.empty() ? "" : "matrix_file\t" + r.matrix_file + "\n")
         << "cells\t" << r.cells() << "\n"
+        << "cells_this_run\t" << r.cells_this_run() << "\n"
         << "seconds\t" << fixed(r.seconds, 3) << "\n"
         << "gcups\t" << fixed(r.gcups(), 2) << "\n"
         << "pruned\t" << fixed(r.pruned_fraction(), 4) << " (" << r.cells_pruned << " cells)\n"
@@ -104,6 +105,7 @@ std::string json_report(const RunReport& r) {
     j["s0_length"] = r.s0.length;
     j["s1_length"] = r.s1.length;
     j["cells"] = r.cells();
+    j["cells_this_run"] = r.cells_this_run();
     j["seconds"] = r.seconds;
     j["gcups"] = r.gcups();
     j["cells_pruned"] = r.cells_pruned;

@@ -27,11 +27,14 @@ struct RunReport {
     std::string backend, device, layout;
     size_t device_bytes = 0;
     int64_t cells_pruned = 0;  ///< real cells pruning skipped
+    int64_t cells_resumed = 0; ///< cells a resumed run took from its checkpoint
     const Alignment* alignment = nullptr;  ///< with --traceback: the alignment itself
 
     int64_t cells() const { return s0.length * s1.length; }
+    /// Cells of m*n this run finished (computed or skipped): all but a resumed run's.
+    int64_t cells_this_run() const { return cells() - cells_resumed; }
     double pruned_fraction() const { return cells() > 0 ? static_cast<double>(cells_pruned) / static_cast<double>(cells()) : 0; }
-    double gcups() const { return seconds > 0 ? static_cast<double>(cells()) / seconds / 1e9 : 0; }
+    double gcups() const { return seconds > 0 ? static_cast<double>(cells_this_run()) / seconds / 1e9 : 0; }
 };
 
 /// The whole output, ending in a newline.

@@ -25,6 +25,8 @@ public:
     virtual size_t device_bytes() const { return 0; }  ///< accelerator memory of the last run
     virtual std::string layout() const { return {}; }  ///< grid of the last run, if tiled
     virtual int64_t cells_pruned() const { return 0; } ///< real cells the last run skipped
+    /// Cells the last run took from a checkpoint rather than computing (0: it started afresh).
+    virtual int64_t cells_resumed() const { return 0; }
     /// The tiled backends' engine for column-slab runs (engine/orchestration/slab_run.hpp);
     /// null for the others.
     virtual SlabEngine* slab_engine() { return nullptr; }

@@ -421,6 +421,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     for (const int64_t t : worker.timings()) shared.push_back(t);
     const auto all = link.allgather(shared);
     SlabRunResult result;
+    result.cells_resumed = row * s1.length();  // every rank resumed from this row
     std::vector<std::vector<int64_t>> timings;
     for (const auto& v : all) {
         const AlignmentEnd cand{static_cast<int32_t>(v[0]), v[1], v[2]};

@@ -61,6 +61,7 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
 struct SlabRunResult {
     AlignmentEnd best;         ///< the best cell of the whole comparison
     int64_t cells_pruned = 0;  ///< real cells that pruning skipped, over every slab and rank
+    int64_t cells_resumed = 0; ///< cells above the row the run resumed from (0: it started afresh)
 };
 
 /// Runs this rank's slab of the comparison: streams left edges in from rank - 1 and right

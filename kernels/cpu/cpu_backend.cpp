@@ -110,10 +110,12 @@ public:
         scoring.check_no_overflow(s0.length(), s1.length());
         const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
         cells_pruned_ = run.cells_pruned;
+        cells_resumed_ = run.cells_resumed;
         return run.best;
     }
 
     int64_t cells_pruned() const override { return cells_pruned_; }
+    int64_t cells_resumed() const override { return cells_resumed_; }
 
     SlabEngine* slab_engine() override { return this; }
 
@@ -149,6 +151,7 @@ private:
     int slab_bits_ = 0;  ///< the lanes of the shape slab_shape() gave, which the executor keeps
     std::string layout_;
     int64_t cells_pruned_ = 0;  ///< of the last run
+    int64_t cells_resumed_ = 0; ///< of the last run
 };
 
 }  // namespace

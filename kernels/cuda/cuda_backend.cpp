@@ -50,12 +50,14 @@ public:
         if (s1.length() < Tuning::kMinBlockColsForSlabs * slab_blocks(scoring) * slabs_) sharing_ = 1;
         const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
         cells_pruned_ = run.cells_pruned;
+        cells_resumed_ = run.cells_resumed;
         if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";
         sharing_ = slabs_;
         return run.best;
     }
 
     int64_t cells_pruned() const override { return cells_pruned_; }
+    int64_t cells_resumed() const override { return cells_resumed_; }
 
     SlabEngine* slab_engine() override { return this; }
 
@@ -111,6 +113,7 @@ private:
     std::mutex mutex_;
     size_t device_bytes_ = 0;  ///< of every executor of the last run
     int64_t cells_pruned_ = 0;  ///< of the last run
+    int64_t cells_resumed_ = 0; ///< of the last run
     std::string layout_;
 };
 
