@@ -81,13 +81,14 @@ std::string describe_byte(uint8_t byte) {
     return std::string("byte ") + hex;
 }
 
-std::string invalid_byte_message(std::string_view line) {
+/// `line` is a piece of a line that starts at column `offset` + 1.
+std::string invalid_byte_message(std::string_view line, int64_t offset) {
     const auto* bytes = reinterpret_cast<const uint8_t*>(line.data());
     size_t column = 0;
     while (column < line.size() && !(kCodeTable[bytes[column]] & kInvalid)) ++column;
     const uint8_t byte = bytes[column];
-    std::string what =
-        "invalid character " + describe_byte(byte) + " at column " + std::to_string(column + 1);
+    std::string what = "invalid character " + describe_byte(byte) + " at column " +
+                       std::to_string(offset + static_cast<int64_t>(column) + 1);
     if (byte == ' ' || byte == '\t')
         return what + "; spaces and tabs are not allowed inside sequence lines";
     return what + "; sequence lines may hold only nucleotide letters (ACGTU and IUPAC codes)";
@@ -120,7 +121,9 @@ int64_t parse_coordinate(std::string_view text) {
 }
 
 /// One pass over a FASTA file, line by line. It knows the current line number and the record
-/// the lines belong to, so every error it raises names file, record and line.
+/// the lines belong to, so every error it raises names file, record and line. Lines come in
+/// pieces of at most kPiece bytes, so a long line (a chromosome on one line, or a file with no
+/// newline at all) is never held whole: a piece is read, checked and encoded, then dropped.
 class FastaScanner {
 public:
     /// Opens `path`; throws InputError when it cannot be opened or is a BGZF file cut short.
@@ -146,8 +149,8 @@ public:
 
     /// Skips leading blank lines and parses the first header. Throws when there is none.
     void read_first_header() {
-        while (next_line()) {
-            if (line_.empty()) continue;
+        while (next_piece()) {
+            if (!starts_line_ || blank_line()) continue;
             if (line_[0] != '>')
                 fail_file("no FASTA record (first non-empty line does not start with '>')");
             parse_header();
@@ -160,8 +163,8 @@ public:
 
     /// Reads lines up to the next header without encoding them. Returns false at end of file.
     bool skip_to_next_header() {
-        while (next_line()) {
-            if (!line_.empty() && line_[0] == '>') {
+        while (next_piece()) {
+            if (starts_line_ && !line_.empty() && line_[0] == '>') {
                 parse_header();
                 return true;
             }
@@ -182,9 +185,9 @@ public:
             selector.has_region() ? selector.end : std::numeric_limits<int64_t>::max();
         seq.codes.reserve(static_cast<size_t>(std::min(last - first + 1, reserve_estimate())));
         int64_t length = 0;
-        while (next_line()) {
-            if (line_.empty()) continue;
-            if (line_[0] == '>') {
+        while (next_piece()) {
+            if (starts_line_ && blank_line()) continue;
+            if (starts_line_ && line_[0] == '>') {
                 parse_header();
                 break;
             }
@@ -211,22 +214,62 @@ public:
     bool at_header() const { return at_header_; }
 
 private:
-    /// Reads the next physical line into line_ (htslib strips one trailing '\r'). Returns false
-    /// at a clean end of file; throws when decompression or reading fails.
-    bool next_line() {
-        const int status = bgzf_getline(fp_, '\n', &buffer_);
-        if (status < -1 || fp_->errcode != 0) {
-            ++line_no_;
-            fail(describe_bgzf_error(fp_->errcode));
-        }
+    /// Whether the piece just read is a whole line without any byte.
+    bool blank_line() const { return line_.empty() && !continues_; }
+
+    /// Reads the next piece of the current line, or the first of the next line, into line_:
+    /// up to the newline, without it and without one '\r' before it, or kPiece bytes of a line
+    /// that goes on. Returns false at a clean end of file; throws when reading fails.
+    bool next_piece() {
+        offset_ = continues_ ? offset_ + static_cast<int64_t>(line_.size()) : 0;
+        starts_line_ = !continues_;
         at_header_ = false;
-        if (status == -1) return false;
-        ++line_no_;
-        line_ = std::string_view(buffer_.s, buffer_.l);
+        if (end_ - begin_ < kPiece) refill();
+        if (begin_ == end_ && !continues_) {
+            if (read_error_.empty()) return false;
+            ++line_no_;  // where the bytes ran out: the error is reported there, with its record
+            fail(read_error_);
+        }
+        if (starts_line_) ++line_no_;
+        const char* data = buffer_.data();
+        const char* newline = static_cast<const char*>(std::memchr(data + begin_, '\n', end_ - begin_));
+        size_t stop = newline ? static_cast<size_t>(newline - data) : end_;
+        continues_ = newline == nullptr && !(eof_ && end_ - begin_ <= kPiece);
+        if (continues_) {
+            stop = std::min(stop, begin_ + kPiece);
+            if (stop > begin_ && data[stop - 1] == '\r') --stop;  // it may come before the newline
+        }
+        size_t length = stop - begin_;
+        if (!continues_ && length > 0 && data[begin_ + length - 1] == '\r') --length;
+        line_ = std::string_view(data + begin_, length);
+        begin_ = newline && !continues_ ? stop + 1 : stop;
         return true;
     }
 
+    /// Moves the unread bytes to the front and reads until kPiece bytes are unread. A read
+    /// error ends the bytes; next_piece reports it once the bytes before it are used up.
+    void refill() {
+        if (eof_) return;
+        std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+        end_ -= begin_;
+        begin_ = 0;
+        while (!eof_ && end_ < kPiece) {
+            // Small reads: a failing bgzf_read loses what it decompressed in that call, and the
+            // bytes before a corrupt spot should still be parsed, so the error names its record.
+            const size_t want = std::min(buffer_.size() - end_, kRead);
+            const ssize_t got = bgzf_read(fp_, buffer_.data() + end_, want);
+            if (got < 0 || fp_->errcode != 0) {
+                read_error_ = describe_bgzf_error(fp_->errcode);
+                eof_ = true;
+                return;
+            }
+            if (got == 0) eof_ = true;
+            end_ += static_cast<size_t>(got);
+        }
+    }
+
     void parse_header() {
+        if (continues_) fail_file("header line longer than " + std::to_string(kPiece) + " bytes");
         // A carriage return left inside a header means CR-only line ends (classic Mac OS): the
         // whole file is one "line", which would make a record name (and messages) of all of it.
         if (line_.find('\r') != std::string_view::npos)
@@ -253,7 +296,7 @@ private:
             encode_span(bytes + keep_from, static_cast<size_t>(keep_to - keep_from),
                         codes.data() + old_size) |
             check_span(bytes + keep_to, static_cast<size_t>(size - keep_to));
-        if (seen & kInvalid) fail(invalid_byte_message(line_));
+        if (seen & kInvalid) fail(invalid_byte_message(line_, offset_));
     }
 
     /// Guess of the decompressed size, to reserve the codes vector once for the common case.
@@ -277,14 +320,22 @@ private:
     void close() {
         if (fp_ != nullptr) bgzf_close(fp_);
         fp_ = nullptr;
-        ks_free(&buffer_);
     }
+
+    static constexpr size_t kPiece = size_t{1} << 20;  ///< longest piece of a line held at once
+    static constexpr size_t kRead = size_t{1} << 16;   ///< bytes asked of one bgzf_read
 
     std::string path_;
     BGZF* fp_ = nullptr;
-    kstring_t buffer_ = KS_INITIALIZE;
-    std::string_view line_;   ///< current line, a view into buffer_
-    int64_t line_no_ = 0;     ///< 1-based number of line_; 0 before the first line
+    std::vector<char> buffer_ = std::vector<char>(2 * kPiece);  ///< bytes read, [begin_, end_) unread
+    size_t begin_ = 0, end_ = 0;
+    bool eof_ = false;        ///< the file has no more bytes than buffer_ holds
+    std::string read_error_;  ///< why reading stopped early, if it did
+    std::string_view line_;   ///< current piece of the current line, a view into buffer_
+    bool starts_line_ = false;  ///< line_ is the first piece of its line
+    bool continues_ = false;  ///< the line goes on after line_
+    int64_t offset_ = 0;      ///< bytes of the line before line_
+    int64_t line_no_ = 0;     ///< 1-based number of line_'s line; 0 before the first line
     std::string record_;      ///< name from the last header parsed; empty before the first
     bool at_header_ = false;  ///< line_ is the header that set record_
 };

@@ -402,5 +402,39 @@ TEST(BundledExample, DeformedWingVirus) {
     EXPECT_TRUE(notes.empty());
 }
 
+TEST(FastaLongLines, LinesLongerThanAPieceReadWholeAndErrorsNameTheirColumn) {
+    // The reader holds 1 MiB of a line at a time: lines of 2.5 MB cross pieces, with LF and
+    // CRLF ends, a CR falling on a piece boundary, and no final newline.
+    const std::string bases = pseudo_random_bases(2500000);
+    const fs::path dir = fs::temp_directory_path() / ("chromalign_long_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    for (const std::string& end : {std::string("\n"), std::string("\r\n")}) {
+        write_file(dir / "long.fa", ">long\n" + bases + end + bases.substr(0, 1048575) + end + ">next\nAC" + end);
+        const Sequence seq = read_fasta((dir / "long.fa").string(), RecordSelector{}, nullptr);
+        ASSERT_EQ(seq.length(), 2500000 + 1048575) << "line end " << (end.size() == 2 ? "CRLF" : "LF");
+        EXPECT_EQ(seq.codes, make_sequence("x", bases + bases.substr(0, 1048575)).codes);
+    }
+    write_file(dir / "tail.fa", ">tail\n" + bases);  // one line, no newline at all
+    EXPECT_EQ(read_fasta((dir / "tail.fa").string(), RecordSelector{}, nullptr).length(), 2500000);
+    std::string bad = bases;
+    bad[2000000] = '*';
+    write_file(dir / "bad.fa", ">bad\n" + bad + "\n");
+    try {
+        read_fasta((dir / "bad.fa").string(), RecordSelector{}, nullptr);
+        ADD_FAILURE() << "an invalid character was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("line 2: invalid character '*' (0x2A) at column 2000001"), std::string::npos)
+            << e.what();
+    }
+    write_file(dir / "header.fa", ">" + bases + "\nACGT\n");
+    try {
+        read_fasta((dir / "header.fa").string(), RecordSelector{}, nullptr);
+        ADD_FAILURE() << "a header of 2.5 MB was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("header line longer than"), std::string::npos) << e.what();
+    }
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace chromalign::io
