@@ -44,7 +44,7 @@ double pruned_percent(const std::string& err) {
     return std::stod(err.substr(start + 1, at - start - 1));
 }
 
-/// Writes the pair into the harness's a.fa and b.fa, then checks 2 and 3 ranks of one slab,
+/// Writes the pair into the harness's a.fa and b.fa, then checks 2, 3 and 4 ranks of one slab,
 /// and 2 ranks of 2 slabs each (slabs 0 and 2 on rank 0), with pruning, against one process
 /// without; with `prunes`, the ranks must have skipped some cells.
 void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequence& s1, const std::string& what,
@@ -55,7 +55,7 @@ void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequen
     const test::ChildRun one = h.run({"-q", "-b", "cpu", "-t", "1", "--no-pruning"});
     ASSERT_EQ(one.exit_code, 0) << one.err;
     const AlignmentEnd want = test::ResumeHarness::parse_tsv(one.out);
-    for (const auto& [ranks, slabs] : {std::pair<int, int>{2, 1}, {3, 1}, {2, 2}}) {
+    for (const auto& [ranks, slabs] : {std::pair<int, int>{2, 1}, {3, 1}, {4, 1}, {2, 2}}) {
         const std::string run = what + ", " + std::to_string(ranks) + " ranks of " + std::to_string(slabs) + " slabs";
         h.set_launcher(mpirun(ranks));
         const test::ChildRun r = h.run({"-b", "cpu", "-t", "1", "--slabs", std::to_string(slabs)});
