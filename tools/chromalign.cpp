@@ -97,7 +97,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     if (!o.quiet)
         for (const auto& n : notes) std::cerr << "chromalign: note: " << n << "\n";
     o.scoring.check_no_overflow(s0.length(), s1.length());
-    if (!o.traceback.empty() && s0.length() > kMaxTracebackCells / s1.length())
+    if (!o.traceback.empty() && !traceback_fits(s0.length(), s1.length()))
         throw Error("--traceback: " + std::to_string(s0.length()) + " x " + std::to_string(s1.length()) +
                     " cells is beyond what the full-matrix traceback holds (2^28 cells); the linear-memory "
                     "traceback of whole chromosomes is not built yet");

@@ -74,10 +74,9 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
 class SlabRank {
 public:
     SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner,
-             const BackendOptions& options, const PruneRule& prune_whole, int32_t extend, SlabGroup* group, int local)
+             const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local)
         : link_(link), ck_(ck), ex_(ex), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
-          options_(options), prune_whole_(prune_whole), extend_(extend), group_(group), local_(local),
-          left_(link.rank() > 0),
+          options_(options), scoring_(scoring), group_(group), local_(local), left_(link.rank() > 0),
           right_(link.rank() + 1 < link.ranks()),
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf) {}
 
@@ -262,14 +261,16 @@ private:
         p.cells_done = ck_.first_row() * s1.length() +
                        static_cast<int64_t>(fraction * static_cast<double>(left_rows) * static_cast<double>(s1.length()));
         const int64_t front = std::min(s0.length(), p.cells_done / s1.length());
-        p.cells_left_live = static_cast<int64_t>(static_cast<double>(p.cells_left) * live_fraction_below(front));
+        p.cells_left_live = static_cast<int64_t>(static_cast<double>(p.cells_left) *
+                                                 live_fraction_below(front, s0.length(), s1.length()));
         p.seconds = seconds;
         p.best_score = ex_.best().score;
         options_.on_progress(p);
     }
 
-    /// The share of the cells below row `front` that pruning is expected to leave, for the
-    /// ETA; a model of a related pair, whose best alignment runs near the main diagonal.
+    /// The share of the cells below row `front` of the rows x cols matrix that pruning is
+    /// expected to leave, for the ETA; a model of a related pair, whose best alignment runs
+    /// near the main diagonal.
     /// A cell (i, j) is kept when H(i, j) + gain(i, j) reaches the best score G known when it
     /// is decided (prune_rule.hpp). Far from the alignment H is small, so the cell is kept
     /// when gain alone, best_score * min(m - i, n - j), reaches G; and G grows about linearly
@@ -277,13 +278,12 @@ private:
     /// gap that leads there: at a distance of k columns, about k * extend below, while the
     /// gain falls by up to k * best_score, so cells within best * (m - i) / (best + extend)
     /// of it on either side are kept. The model counts, row by row, the larger of the two.
-    double live_fraction_below(int64_t front) const {
-        const PruneRule& r = prune_whole_;
-        if (!r.on || front >= r.m || r.best_score <= 0 || best_ <= 0) return 1.0;
-        const double m = static_cast<double>(r.m), n = static_cast<double>(r.n);
-        const double per_row = static_cast<double>(best_) / static_cast<double>(r.best_score) /
-                               static_cast<double>(std::max<int64_t>(front, 1));
-        const double wedge = 2.0 * r.best_score / (r.best_score + extend_);
+    double live_fraction_below(int64_t front, int64_t rows, int64_t cols) const {
+        const int32_t best_score = scoring_.best_score();
+        if (!options_.pruning || front >= rows || best_score <= 0 || best_ <= 0) return 1.0;
+        const double m = static_cast<double>(rows), n = static_cast<double>(cols);
+        const double per_row = static_cast<double>(best_) / best_score / static_cast<double>(std::max<int64_t>(front, 1));
+        const double wedge = 2.0 * best_score / (best_score + scoring_.gap_extend);
         constexpr int kSamples = 256;
         double live = 0;
         for (int k = 0; k < kSamples; ++k) {
@@ -302,8 +302,7 @@ private:
     const int64_t rows_;
     int32_t out_corner_;  ///< H of the right edge column in the row above the next band sent
     const BackendOptions& options_;
-    const PruneRule prune_whole_;  ///< the prune rule over the whole matrix (for the ETA)
-    const int32_t extend_;         ///< the gap extension cost (for the ETA)
+    const Scoring& scoring_;  ///< for the ETA's model of what pruning leaves
     SlabGroup* const group_;  ///< this process's slabs, for the progress (may be null)
     const int local_;
     const bool left_, right_;
@@ -411,9 +410,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
         return std::vector<int64_t>{};
     });
 
-    const PruneRule prune_whole{options.pruning, scoring.best_score(), s0.length(), s1.length()};
-    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, prune_whole, scoring.gap_extend,
-                    group, local);
+    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, scoring, group, local);
     worker.run(s0, s1, me.c0);
     const AlignmentEnd mine = worker.best(me.c0);
     link.flush();

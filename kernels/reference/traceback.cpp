@@ -32,7 +32,7 @@ void add(std::vector<AlignmentRun>& reversed, char op) {
 Alignment reference_traceback(const Sequence& s0, const Sequence& s1, const Scoring& sc) {
     const int64_t m = s0.length(), n = s1.length();
     sc.check_no_overflow(m, n);
-    if (m > 0 && n > kMaxTracebackCells / m)
+    if (m > 0 && n > 0 && !traceback_fits(m, n))
         throw Error("reference_traceback: " + std::to_string(m) + " x " + std::to_string(n) + " cells is too many");
     const int64_t kNegInf = INT64_MIN / 4;
     const size_t width = static_cast<size_t>(n + 1);

@@ -12,6 +12,9 @@ namespace chromalign {
 /// Cells reference_traceback takes at most (one byte each).
 constexpr int64_t kMaxTracebackCells = int64_t{1} << 28;
 
+/// Whether an m x n matrix (m, n >= 1) is within kMaxTracebackCells, without overflow.
+inline bool traceback_fits(int64_t m, int64_t n) { return m <= kMaxTracebackCells / n; }
+
 /// The best local alignment, from full DP matrices (one byte of traceback per cell). It ends
 /// at the cell the tie rule of engine/result.hpp picks (reference_align's), and among the
 /// co-optimal alignments ending there it is the one this path rule gives, walking back:
