@@ -1,0 +1,198 @@
+//! @file The certified walk and the recursion over windows.
+#include "engine/traceback/linear_traceback.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/error.hpp"
+
+namespace chromalign {
+namespace {
+
+enum class State : uint8_t { kH, kE, kF };
+
+/// Where the walk stands: cell (i, j) in `state`, whose true value is v.
+struct WalkPoint {
+    int64_t i = 0, j = 0;
+    State state = State::kH;
+    int64_t v = 0;
+};
+
+enum class Outcome {
+    kStart,  ///< the alignment starts at the point (its first cell)
+    kTop,    ///< the walk reached the top row of the rows it was given
+    kWiden,  ///< a step could not be certified, or left the columns held
+};
+
+/// Runs of an alignment, last run first.
+struct ReversedRuns {
+    std::vector<AlignmentRun> runs;
+    void add(char op) {
+        if (!runs.empty() && runs.back().op == op)
+            ++runs.back().length;
+        else
+            runs.push_back({op, 1});
+    }
+    void append(const ReversedRuns& more) {
+        for (const AlignmentRun& r : more.runs) {
+            if (!runs.empty() && runs.back().op == r.op)
+                runs.back().length += r.length;
+            else
+                runs.push_back(r);
+        }
+    }
+};
+
+class Walker {
+public:
+    Walker(const Sequence& s0, const Sequence& s1, const Scoring& sc, const TracebackLimits& limits,
+           TracebackCounts& counts)
+        : s0_(s0), s1_(s1), t_(sc), limits_(limits), counts_(counts) {}
+
+    /// Walks back over the rows of `src` until the start, or the top row of `src`.
+    Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out) {
+        for (;;) {
+            if (p.i == src.top()) return Outcome::kTop;
+            if (p.j < src.lo()) return Outcome::kWiden;
+            const int64_t r = src.row_above(p.i), height = p.i - r;
+            // A path of `height` rows spans about as many columns; the bound needs a margin
+            // left of it that grows with the height (window.hpp), found by doubling.
+            int64_t lo = std::max(src.lo(), p.j - (height + height / 4 + 64));
+            for (;;) {
+                WindowSpec w;
+                w.top = r;
+                w.bottom = p.i;
+                w.lo = lo;
+                w.hi = p.j;
+                w.k = src.k();
+                if (lo > src.lo()) w.k = std::max(w.k, src.edge_term(r, lo - 1, t_.gap) - (t_.best + t_.gap) * r);
+                w.top_exact = src.row_exact(r);
+                WalkPoint q = p;
+                ReversedRuns runs;
+                const Outcome o = solve(w, src.read(r, lo, p.j), q, runs);
+                if (o != Outcome::kWiden) {
+                    out.append(runs);
+                    p = q;
+                    if (o == Outcome::kStart) return o;
+                    break;
+                }
+                if (lo == src.lo()) return Outcome::kWiden;
+                ++counts_.widened;
+                lo = std::max(src.lo(), p.j - 2 * (p.j - lo) - 64);
+            }
+        }
+    }
+
+private:
+    /// The walk from p (a cell of window w's rows below its top) until it leaves w's rows.
+    Outcome solve(const WindowSpec& w, WindowRow top, WalkPoint& p, ReversedRuns& out) {
+        const int64_t cols = w.width() + 1;
+        if (w.rows() <= 1 || w.rows() * cols <= limits_.window_cells) {
+            counts_.cells += w.rows() * w.width();
+            ++counts_.windows;
+            return walk_cells(w, window_cells(s0_, s1_, t_, w, top), p, out);
+        }
+        // Children of about step x step cells are held whole; the rows kept fit their budget.
+        const int64_t by_cells = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
+        const int64_t by_memory = (w.rows() * cols * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
+        const int64_t step = std::clamp<int64_t>(std::max(by_cells, by_memory), 1, w.rows() / 2);
+        KeptRows kept(w, std::move(top));
+        counts_.cells += w.rows() * w.width();
+        sweep_window(s0_, s1_, t_, w, WindowRow(kept.read(w.top, w.lo, w.hi)),
+                     [&](int64_t i, const int32_t* h, const int32_t*, const int32_t* f) {
+                         if ((i - w.top) % step != 0 || i == w.bottom) return;
+                         kept.keep(WindowRow{i, std::vector<int32_t>(h, h + cols), std::vector<int32_t>(f, f + cols)});
+                     });
+        return walk_rows(kept, p, out);
+    }
+
+    /// 1: the true value is `need` (the window's value is); 0: it is not (the window misses it,
+    /// and so does every path the window leaves out); -1: the window cannot tell.
+    int certain(const WindowSpec& w, int64_t i, int64_t j, int32_t value, int64_t need) const {
+        if (value == need) return 1;
+        if (i == w.top && w.top_exact) return 0;
+        return t_.bound(w.k, i, j) < need ? 0 : -1;
+    }
+
+    /// The reference's walk (kernels/reference/traceback.hpp) over a window held whole.
+    Outcome walk_cells(const WindowSpec& w, const WindowCells& c, WalkPoint& p, ReversedRuns& out) const {
+        const auto at = [&](int64_t i, int64_t j) { return c.at(i - w.top, j - w.lo + 1); };
+        for (;;) {
+            if (p.i == w.top) return Outcome::kTop;
+            if (p.j < w.lo) return Outcome::kWiden;
+            const size_t here = at(p.i, p.j);
+            if (p.state == State::kH) {
+                const uint8_t x = s0_.codes[static_cast<size_t>(p.i - 1)], y = s1_.codes[static_cast<size_t>(p.j - 1)];
+                const int64_t need = p.v - t_.table[std::min<uint8_t>(x, 4)][std::min<uint8_t>(y, 4)];
+                const int diag = certain(w, p.i - 1, p.j - 1, c.h[at(p.i - 1, p.j - 1)], need);
+                if (diag < 0) return Outcome::kWiden;
+                if (diag == 1) {
+                    out.add(x < kBaseOther && x == y ? '=' : 'X');
+                    if (need == 0) return Outcome::kStart;  // H(i-1, j-1) = 0: the shortest start
+                    --p.i;
+                    --p.j;
+                    p.v = need;
+                    continue;
+                }
+                const int from_f = certain(w, p.i, p.j, c.f[here], p.v);
+                if (from_f < 0) return Outcome::kWiden;
+                if (from_f == 1) {
+                    p.state = State::kF;
+                    continue;
+                }
+                const int from_e = certain(w, p.i, p.j, c.e[here], p.v);
+                if (from_e < 0) return Outcome::kWiden;
+                if (from_e == 0)
+                    throw Error("traceback: no move into cell " + std::to_string(p.i) + ", " + std::to_string(p.j) +
+                                " with score " + std::to_string(p.v) + " (is the end cell a best one?)");
+                p.state = State::kE;
+            } else if (p.state == State::kF) {
+                const int opens = certain(w, p.i - 1, p.j, c.h[at(p.i - 1, p.j)], p.v + t_.open);
+                if (opens < 0) return Outcome::kWiden;
+                out.add('I');
+                p.v += opens == 1 ? t_.open : t_.ext;
+                p.state = opens == 1 ? State::kH : State::kF;
+                --p.i;
+            } else {
+                const int opens = certain(w, p.i, p.j - 1, c.h[at(p.i, p.j - 1)], p.v + t_.open);
+                if (opens < 0) return Outcome::kWiden;
+                out.add('D');
+                p.v += opens == 1 ? t_.open : t_.ext;
+                p.state = opens == 1 ? State::kH : State::kE;
+                --p.j;
+            }
+        }
+    }
+
+    const Sequence& s0_;
+    const Sequence& s1_;
+    const TracebackTerms t_;
+    const TracebackLimits limits_;
+    TracebackCounts& counts_;
+};
+
+}  // namespace
+
+Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
+                           RowSource& rows, const TracebackLimits& limits, TracebackCounts* counts) {
+    Alignment a;
+    if (end.score <= 0) return a;
+    if (end.s0_end < 1 || end.s0_end > s0.length() || end.s1_end < 1 || end.s1_end > s1.length())
+        throw Error("traceback: end cell " + std::to_string(end.s0_end) + ", " + std::to_string(end.s1_end) +
+                    " is outside the matrix");
+    TracebackCounts ignored;
+    Walker walker(s0, s1, scoring, limits, counts ? *counts : ignored);
+    WalkPoint p{end.s0_end, end.s1_end, State::kH, end.score};
+    ReversedRuns runs;
+    if (walker.walk_rows(rows, p, runs) != Outcome::kStart)
+        throw Error("internal: the traceback found no start above row " + std::to_string(p.i));
+    a.score = end.score;
+    a.s0_start = p.i;
+    a.s1_start = p.j;
+    a.s0_end = end.s0_end;
+    a.s1_end = end.s1_end;
+    a.runs.assign(runs.runs.rbegin(), runs.runs.rend());
+    return a;
+}
+
+}  // namespace chromalign

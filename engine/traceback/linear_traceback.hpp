@@ -1,0 +1,41 @@
+//! @file The traceback in linear memory: the walk of kernels/reference/traceback.hpp, step for
+//! step, over windows recomputed from rows kept above it.
+//!
+//! The walk starts at stage 1's end cell and goes back by the reference's path rule. It needs
+//! the true H, E, F of the cells it tests; it reads them from a window cut between the last
+//! kept row above it and its current cell (window.hpp). A window value that meets what the walk
+//! needs is true; one that misses is a true miss where the window's bound U is lower; anything
+//! else makes the walk widen the window to the left and try again. A window too large for
+//! memory is swept once, keeping rows every `step`, and the walk recurses into it the same way.
+//! Since every step is certified, the alignment is the reference's byte for byte, whatever rows
+//! were kept, whatever the windows were, and whatever computed them.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/alignment/alignment.hpp"
+#include "engine/result.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+#include "engine/traceback/row_source.hpp"
+
+namespace chromalign {
+
+struct TracebackLimits {
+    int64_t window_cells = int64_t{1} << 22;  ///< the largest window held whole (12 bytes a cell)
+    int64_t kept_row_bytes = int64_t{1} << 28;  ///< memory for the rows one sweep keeps
+};
+
+/// What the traceback did, for reports and tests.
+struct TracebackCounts {
+    int64_t cells = 0;    ///< window cells computed (sweeps and whole windows)
+    int64_t windows = 0;  ///< windows walked whole
+    int64_t widened = 0;  ///< windows recomputed wider
+};
+
+/// The alignment that ends at `end` (stage 1's answer), from the rows of `rows` (row 0 at
+/// least). Throws Error when `end` is not a best cell of s0 x s1 under `scoring`.
+Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
+                           RowSource& rows, const TracebackLimits& limits = {}, TracebackCounts* counts = nullptr);
+
+}  // namespace chromalign

@@ -1,0 +1,50 @@
+//! @file Row 0 and rows kept in memory as RowSources.
+#include "engine/traceback/row_source.hpp"
+
+#include <algorithm>
+
+#include "engine/error.hpp"
+#include "engine/tiling/tile_executor.hpp"
+
+namespace chromalign {
+
+WindowRow FirstRowOnly::read(int64_t row, int64_t from, int64_t to) {
+    WindowRow r;
+    r.row = row;
+    r.h.assign(static_cast<size_t>(to - from + 2), 0);
+    r.f.assign(r.h.size(), kScoreNegInf);
+    return r;
+}
+
+const WindowRow& KeptRows::find(int64_t row) const {
+    const auto it = std::lower_bound(rows_.begin(), rows_.end(), row,
+                                     [](const WindowRow& r, int64_t x) { return r.row < x; });
+    if (it == rows_.end() || it->row != row) throw Error("internal: traceback row " + std::to_string(row) + " not kept");
+    return *it;
+}
+
+int64_t KeptRows::row_above(int64_t i) const {
+    const auto it = std::lower_bound(rows_.begin(), rows_.end(), i,
+                                     [](const WindowRow& r, int64_t x) { return r.row < x; });
+    return std::prev(it)->row;  // rows_[0] is the top, and i > top
+}
+
+WindowRow KeptRows::read(int64_t row, int64_t from, int64_t to) {
+    const WindowRow& r = find(row);
+    const auto first = static_cast<std::ptrdiff_t>(from - w_.lo), last = static_cast<std::ptrdiff_t>(to - w_.lo + 2);
+    WindowRow out;
+    out.row = row;
+    out.h.assign(r.h.begin() + first, r.h.begin() + last);
+    out.f.assign(r.f.begin() + first, r.f.begin() + last);
+    return out;
+}
+
+int64_t KeptRows::edge_term(int64_t row, int64_t to, int64_t gap) {
+    const WindowRow& r = find(row);
+    int64_t best = gap * (w_.lo - 1);  // the edge column counts H = 0
+    for (int64_t c = w_.lo; c <= to; ++c)
+        best = std::max(best, std::max<int64_t>(0, r.h[static_cast<size_t>(c - w_.lo + 1)]) + gap * c);
+    return best;
+}
+
+}  // namespace chromalign

@@ -1,0 +1,63 @@
+//! @file Rows of the DP matrix that the traceback cuts windows from: stage 1's special rows,
+//! the rows a window sweep keeps in memory, or row 0 alone.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/traceback/window.hpp"
+
+namespace chromalign {
+
+/// A set of rows known over columns lo() - 1 .. hi() (column lo() - 1 is an edge: the matrix's
+/// column 0, or a window's fresh edge), with the bound k() of the paths those values miss.
+class RowSource {
+public:
+    virtual ~RowSource() = default;
+    virtual int64_t lo() const = 0;
+    virtual int64_t k() const = 0;
+    virtual int64_t top() const = 0;  ///< the first row held
+    /// The last row held that is above row i (i > top()).
+    virtual int64_t row_above(int64_t i) const = 0;
+    /// Whether `row` holds true values (a row of stage 1), not lower bounds.
+    virtual bool row_exact(int64_t row) const = 0;
+    /// H and F of `row` over columns from - 1 .. to (from >= lo()), column from - 1 first.
+    virtual WindowRow read(int64_t row, int64_t from, int64_t to) = 0;
+    /// The largest max(0, H(row, c)) + gap * c over c in [lo() - 1, to], H at lo() - 1 counting 0:
+    /// what a window cut at column to + 1 adds to its bound (window.hpp).
+    virtual int64_t edge_term(int64_t row, int64_t to, int64_t gap) = 0;
+};
+
+/// Row 0 alone (H = 0, F = -inf): the traceback with no special rows.
+class FirstRowOnly : public RowSource {
+public:
+    int64_t lo() const override { return 1; }
+    int64_t k() const override { return kNoMissedPaths; }
+    int64_t top() const override { return 0; }
+    int64_t row_above(int64_t) const override { return 0; }
+    bool row_exact(int64_t) const override { return true; }
+    WindowRow read(int64_t row, int64_t from, int64_t to) override;
+    int64_t edge_term(int64_t, int64_t to, int64_t gap) override { return gap * to; }
+};
+
+/// Rows a sweep of one window kept in memory, its top row first.
+class KeptRows : public RowSource {
+public:
+    KeptRows(const WindowSpec& window, WindowRow top) : w_(window) { rows_.push_back(std::move(top)); }
+    void keep(WindowRow row) { rows_.push_back(std::move(row)); }
+
+    int64_t lo() const override { return w_.lo; }
+    int64_t k() const override { return w_.k; }
+    int64_t top() const override { return w_.top; }
+    int64_t row_above(int64_t i) const override;
+    bool row_exact(int64_t row) const override { return row == w_.top && w_.top_exact; }
+    WindowRow read(int64_t row, int64_t from, int64_t to) override;
+    int64_t edge_term(int64_t row, int64_t to, int64_t gap) override;
+
+private:
+    const WindowRow& find(int64_t row) const;
+    WindowSpec w_;
+    std::vector<WindowRow> rows_;  ///< increasing rows
+};
+
+}  // namespace chromalign

@@ -1,0 +1,84 @@
+//! @file A window of the DP matrix recomputed from a row above it: the linear-memory
+//! traceback's building block, and the bound that says where its values are exact.
+//!
+//! A window is rows (top, bottom] x columns [lo, hi]. Its top row's H and F over columns
+//! lo - 1 .. hi are given (a special row of stage 1, or a row of an enclosing window); the
+//! column left of it is a fresh edge, H = 0 and E = -inf. So the window leaves out every path
+//! that comes in from the left, and its values are lower bounds of the true ones, each the
+//! score of a real path.
+//!
+//! The bound. Let M be the best substitution score and e = min(open, extend) the least a gap
+//! column costs. A path of a rows and b columns scores at most M min(a, b) - e |a - b|, which
+//! is at most (M + e) a - e b. So every path into (i, j) that visits a column c < lo at some
+//! row >= top scores at most
+//!     U(i, j) = K + (M + e) i - e j,
+//! where K is the window's `k`: the largest max(0, H(top, c)) + e c over those columns, less
+//! (M + e) top, or that of the enclosing window when larger (WindowSpec::k says how it is
+//! formed). Hence true = max(window, something <= U): a window value that meets what the walk
+//! needs is right, and one that misses it is a true miss when U is below what it needs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+/// K of a window that misses no path (its left edge is the matrix's column 0).
+constexpr int64_t kNoMissedPaths = INT64_MIN / 4;
+
+/// One DP row over columns lo - 1 .. hi of a window (index k holds column lo - 1 + k).
+struct WindowRow {
+    int64_t row = 0;
+    std::vector<int32_t> h, f;
+};
+
+struct WindowSpec {
+    int64_t top = 0, bottom = 0;  ///< rows top + 1 .. bottom are computed
+    int64_t lo = 1, hi = 0;       ///< columns lo .. hi
+    /// U(i, j) = k + (M + e) i - e j bounds every path this window misses; kNoMissedPaths
+    /// when none is missed. A window cut from an enclosing one (columns from lo_outer) takes
+    /// max(k_outer, max over c in [lo_outer - 1, lo - 1] of (max(0, H(top, c)) + e c) - (M + e) top),
+    /// H(top, lo_outer - 1) counting as 0; with lo == lo_outer, just k_outer.
+    int64_t k = kNoMissedPaths;
+    bool top_exact = false;  ///< the top row holds true values (a special row of stage 1)
+
+    int64_t rows() const { return bottom - top; }
+    int64_t width() const { return hi - lo + 1; }
+};
+
+/// The scoring terms the traceback uses.
+struct TracebackTerms {
+    int32_t open = 0, ext = 0;
+    int64_t best = 0;  ///< M, the best substitution score
+    int64_t gap = 0;   ///< e = min(open, extend)
+    int32_t table[5][5] = {};  ///< s(a, b) for codes 0..4
+
+    explicit TracebackTerms(const Scoring& scoring);
+    /// U(i, j) of a window with bound k.
+    int64_t bound(int64_t k, int64_t i, int64_t j) const {
+        return k == kNoMissedPaths ? kNoMissedPaths : k + (best + gap) * i - gap * j;
+    }
+};
+
+/// Values of every cell of a window, its top row included (row `top` has E = -inf).
+struct WindowCells {
+    int64_t cols = 0;  ///< width + 1: column lo - 1 first
+    std::vector<int32_t> h, e, f;
+    size_t at(int64_t r, int64_t k) const { return static_cast<size_t>(r * cols + k); }
+};
+
+/// Computes the window row by row from `top` (columns lo - 1 .. hi) and hands each computed
+/// row (top + 1 .. bottom) to `row_done(i, h, e, f)`, arrays indexed like WindowRow.
+void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                  const WindowRow& top,
+                  const std::function<void(int64_t i, const int32_t* h, const int32_t* e, const int32_t* f)>& row_done);
+
+/// The whole window in memory (rows() + 1 rows of width() + 1 cells, 12 bytes each).
+WindowCells window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                         const WindowRow& top);
+
+}  // namespace chromalign

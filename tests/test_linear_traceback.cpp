@@ -1,0 +1,140 @@
+//! @file The linear-memory traceback equals the full-matrix reference byte for byte, whatever
+//! rows it starts from and however small its windows: random, mutated, tie-rich and edge-size
+//! pairs, every preset, rows kept at random places, windows that must widen many times.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "engine/error.hpp"
+#include "engine/traceback/linear_traceback.hpp"
+#include "engine/tiling/tile_executor.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/reference/traceback.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+/// True rows of the whole matrix at chosen places, as stage 1 would keep them.
+class TrueRows : public RowSource {
+public:
+    TrueRows(const Sequence& s0, const Sequence& s1, const Scoring& sc, std::vector<int64_t> wanted) {
+        const TracebackTerms t(sc);
+        WindowSpec w;
+        w.bottom = s0.length();
+        w.hi = s1.length();
+        FirstRowOnly zero;
+        rows_[0] = zero.read(0, 1, w.hi);
+        sweep_window(s0, s1, t, w, rows_[0], [&](int64_t i, const int32_t* h, const int32_t*, const int32_t* f) {
+            if (std::find(wanted.begin(), wanted.end(), i) == wanted.end()) return;
+            rows_[i] = WindowRow{i, std::vector<int32_t>(h, h + w.hi + 1), std::vector<int32_t>(f, f + w.hi + 1)};
+        });
+    }
+    int64_t lo() const override { return 1; }
+    int64_t k() const override { return kNoMissedPaths; }
+    int64_t top() const override { return 0; }
+    int64_t row_above(int64_t i) const override { return std::prev(rows_.lower_bound(i))->first; }
+    bool row_exact(int64_t) const override { return true; }
+    WindowRow read(int64_t row, int64_t from, int64_t to) override {
+        const WindowRow& r = rows_.at(row);
+        return WindowRow{row, std::vector<int32_t>(r.h.begin() + from - 1, r.h.begin() + to + 1),
+                         std::vector<int32_t>(r.f.begin() + from - 1, r.f.begin() + to + 1)};
+    }
+    int64_t edge_term(int64_t row, int64_t to, int64_t gap) override {
+        int64_t best = 0;
+        for (int64_t c = 1; c <= to; ++c) best = std::max(best, std::max<int64_t>(0, rows_.at(row).h[c]) + gap * c);
+        return best;
+    }
+
+private:
+    std::map<int64_t, WindowRow> rows_;
+};
+
+void expect_same(const Sequence& s0, const Sequence& s1, const Scoring& sc, RowSource& rows,
+                 const TracebackLimits& limits, const std::string& what, TracebackCounts* counts = nullptr) {
+    const Alignment want = reference_traceback(s0, s1, sc);
+    const AlignmentEnd end{want.score, want.s0_end, want.s1_end};
+    const Alignment got = linear_traceback(s0, s1, sc, end, rows, limits, counts);
+    ASSERT_EQ(got.score, want.score) << what << ", seed " << test::seed();
+    EXPECT_EQ(got.s0_start, want.s0_start) << what << ", seed " << test::seed();
+    EXPECT_EQ(got.s1_start, want.s1_start) << what;
+    EXPECT_EQ(got.cigar(), want.cigar()) << what << ", seed " << test::seed();
+    if (got.score > 0) {
+        EXPECT_EQ(rescore(got, s0, s1, sc), got.score) << what;
+    }
+}
+
+std::vector<int64_t> random_rows(int64_t m, int count, std::mt19937_64& rng) {
+    std::vector<int64_t> rows;
+    for (int k = 0; k < count && m > 1; ++k) rows.push_back(1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(m - 1)));
+    return rows;
+}
+
+TEST(LinearTraceback, EqualsTheReferenceFromRowZeroWithTinyWindows) {
+    std::mt19937_64 rng(test::seed() + 71);
+    std::vector<test::NamedScoring> scorings = test::matrix_scorings(rng);
+    scorings.push_back({"cudalign", Scoring(1, -3, 5, 2)});
+    scorings.push_back({"blastn", Scoring(2, -3, 7, 2)});
+    scorings.push_back({"extend above open", Scoring(1, -3, 2, 5)});
+    scorings.push_back({"hoxd70", test::hoxd70()});
+    TracebackCounts counts;
+    for (int k = 0; k < 80; ++k) {
+        const test::NamedScoring& s = scorings[static_cast<size_t>(k) % scorings.size()];
+        const int64_t m = 1 + static_cast<int64_t>(rng() % 500), n = 1 + static_cast<int64_t>(rng() % 500);
+        auto [a, b] = k % 4 == 0 ? test::random_pair(m, n, rng) : test::mutated_pair(m, n, rng, k % 5 == 0 ? 0.02 : 0);
+        // Windows of 64 .. 4096 cells and rows for a few kilobytes: recursion several deep.
+        const TracebackLimits limits{int64_t{64} << (k % 7), int64_t{2048} << (k % 3)};
+        FirstRowOnly zero;
+        expect_same(a, b, s.scoring, zero, limits, "pair #" + std::to_string(k) + " " + std::to_string(m) + " x " +
+                                                       std::to_string(n) + ", " + s.name, &counts);
+        if (HasFatalFailure()) return;
+    }
+    EXPECT_GT(counts.widened, 0) << "no window had to widen: the bound was never tested";
+}
+
+TEST(LinearTraceback, EqualsTheReferenceFromKeptRows) {
+    std::mt19937_64 rng(test::seed() + 72);
+    const Scoring sc(1, -3, 5, 2);
+    for (int k = 0; k < 30; ++k) {
+        const int64_t m = 2 + static_cast<int64_t>(rng() % 700), n = 2 + static_cast<int64_t>(rng() % 700);
+        auto [a, b] = test::mutated_pair(m, n, rng, k % 3 == 0 ? 0.01 : 0);
+        TrueRows rows(a, b, sc, random_rows(m, 1 + k % 20, rng));
+        const TracebackLimits limits{int64_t{256} << (k % 5), int64_t{4096}};
+        expect_same(a, b, sc, rows, limits, "kept rows, pair #" + std::to_string(k));
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(LinearTraceback, TieRichAndEdgeSizes) {
+    std::mt19937_64 rng(test::seed() + 73);
+    const Scoring sc(1, -3, 5, 2);
+    const TracebackLimits tiny{64, 1024};
+    const std::string x = test::preview(test::mutated_pair(300, 1, rng).first, 300);
+    FirstRowOnly zero;
+    expect_same(make_sequence("a", x), make_sequence("b", x + x), sc, zero, tiny, "S1 = S0 twice");
+    expect_same(make_sequence("a", x + x), make_sequence("b", x), sc, zero, tiny, "S0 = S1 twice");
+    expect_same(make_sequence("a", std::string(200, 'A')), make_sequence("b", std::string(150, 'A')), sc, zero, tiny,
+                "homopolymers");
+    std::string tandem;
+    for (int k = 0; k < 40; ++k) tandem += "ACGTTGCA";
+    expect_same(make_sequence("a", tandem), make_sequence("b", tandem.substr(3) + "GG" + tandem), sc, zero, tiny,
+                "tandem repeats");
+    for (const int64_t m : {1, 2, 7, 8, 9, 63, 64, 65})
+        for (const int64_t n : {1, 2, 31, 32, 33, 200}) {
+            auto [a, b] = test::mutated_pair(m, n, rng);
+            expect_same(a, b, sc, zero, tiny, "edge " + std::to_string(m) + " x " + std::to_string(n));
+        }
+}
+
+TEST(LinearTraceback, RefusesAnEndThatIsNotABestCell) {
+    const Sequence a = make_sequence("a", "ACGTACGTAC"), b = make_sequence("b", "ACGTACGTAC");
+    FirstRowOnly zero;
+    EXPECT_THROW(linear_traceback(a, b, Scoring{}, AlignmentEnd{10, 10, 9}, zero), Error);
+    EXPECT_THROW(linear_traceback(a, b, Scoring{}, AlignmentEnd{10, 11, 10}, zero), Error);
+    EXPECT_EQ(linear_traceback(a, b, Scoring{}, AlignmentEnd{10, 10, 10}, zero).cigar(), "10=");
+}
+
+}  // namespace
+}  // namespace chromalign
