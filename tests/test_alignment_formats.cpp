@@ -2,6 +2,9 @@
 //! view, all agreeing with the alignment; and the CLI's --traceback.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <iterator>
+
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -178,6 +181,54 @@ TEST(AlignmentFormats, CliWritesTheAlignmentAndReportsIt) {
     EXPECT_EQ(usage.exit_code, 2) << usage.err;
     const test::ChildRun bad = h.run({"-q", "--traceback", h.path("x"), "--alignment-format", "gff"});
     EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+size_t special_row_files(const std::string& dir) {
+    size_t count = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) count += e.path().extension() == ".srow";
+    return count;
+}
+
+// The traceback from stage 1's special rows (one slab or several, each writing its piece)
+// and from row 0 alone writes the same alignment as the reference backend's full recompute.
+TEST(AlignmentFormats, CliTracebackIsTheSameFromAnyRowsAndBackend) {
+    test::ResumeHarness h(7000, 6500, test::seed() + 54);
+    const test::ChildRun want = h.run({"-q", "-b", "reference", "--traceback", h.path("ref.paf")});
+    ASSERT_EQ(want.exit_code, 0) << want.err;
+    const std::string expected = file_text(h.path("ref.paf"));
+    ASSERT_FALSE(expected.empty());
+    const std::vector<std::vector<std::string>> variants = {
+        {"-b", "cpu", "--traceback-dir", h.path("rows1")},
+        {"-b", "cpu", "--slabs", "3", "--traceback-dir", h.path("rows3")},
+        {"-b", "cpu", "--slabs", "2", "--no-pruning", "--traceback-dir", h.path("rows3")},  // another run's rows: same pair
+        {"-b", "cpu", "--traceback-disk", "0"},
+        {"-b", "cpu", "--traceback-disk", "200K"},
+    };
+    for (const auto& v : variants) {
+        std::vector<std::string> args = {"-q", "--traceback", h.path("out.paf")};
+        args.insert(args.end(), v.begin(), v.end());
+        const test::ChildRun r = h.run(args);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(file_text(h.path("out.paf")), expected) << v[v.size() - 1];
+    }
+    EXPECT_GE(special_row_files(h.path("rows1")), 5u) << "7000 rows keep one row per 1024 or so";
+    EXPECT_GE(special_row_files(h.path("rows3")), 15u) << "three slabs write a piece each";
+    // Rows of another comparison in the directory are ignored, never used.
+    test::ResumeHarness other(7000, 6500, test::seed() + 55);
+    const test::ChildRun r = other.run({"-q", "-b", "cpu", "--traceback", other.path("o.paf"), "--traceback-dir", h.path("rows1")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const test::ChildRun o = other.run({"-q", "-b", "reference", "--traceback", other.path("oref.paf")});
+    EXPECT_EQ(file_text(other.path("o.paf")), file_text(other.path("oref.paf")));
+    const test::ChildRun usage = h.run({"-q", "--traceback-dir", h.path("rows1")});
+    EXPECT_EQ(usage.exit_code, 2) << usage.err;
+    const test::ChildRun bad_size = h.run({"-q", "--traceback", h.path("x.paf"), "--traceback-disk", "8Q"});
+    EXPECT_EQ(bad_size.exit_code, 2) << bad_size.err;
 }
 
 }  // namespace

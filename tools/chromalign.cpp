@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -14,7 +16,8 @@
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/version.hpp"
-#include "kernels/reference/traceback.hpp"
+#include "engine/traceback/linear_traceback.hpp"
+#include "engine/traceback/special_rows.hpp"
 #include "io/alignment_formats.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
@@ -82,6 +85,37 @@ private:
 
 cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.length()}; }
 
+/// Where stage 1 keeps its special rows for --traceback: --traceback-dir (made if missing,
+/// kept), else a fresh temporary directory removed at the end. None without --traceback.
+struct SpecialRowsDir {
+    std::string path;
+    bool temporary = false;
+
+    SpecialRowsDir(const cli::Options& o, bool several_ranks) {
+        if (o.traceback.empty() || o.traceback_disk == 0) return;
+        if (!o.traceback_dir.empty()) {
+            std::error_code ec;
+            std::filesystem::create_directories(o.traceback_dir, ec);
+            if (!std::filesystem::is_directory(o.traceback_dir))
+                throw Error("--traceback-dir: cannot make directory '" + o.traceback_dir + "'");
+            path = o.traceback_dir;
+            return;
+        }
+        if (several_ranks) return;  // ranks on other nodes could not see one temporary directory
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/chromalign-rows-XXXXXX";
+        if (!mkdtemp(pattern.data())) throw Error("cannot make a temporary directory for special rows: " + pattern);
+        path = pattern;
+        temporary = true;
+    }
+    ~SpecialRowsDir() {
+        std::error_code ec;
+        if (temporary) std::filesystem::remove_all(path, ec);
+    }
+    SpecialRowsDir(const SpecialRowsDir&) = delete;
+    SpecialRowsDir& operator=(const SpecialRowsDir&) = delete;
+};
+
 /// This process's place in a run over several ranks (mpirun/srun); one rank otherwise.
 struct RankInfo {
     /// Set when there are several ranks: the link of slab `local` of this process.
@@ -97,10 +131,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     if (!o.quiet)
         for (const auto& n : notes) std::cerr << "chromalign: note: " << n << "\n";
     o.scoring.check_no_overflow(s0.length(), s1.length());
-    if (!o.traceback.empty() && !traceback_fits(s0.length(), s1.length()))
-        throw Error("--traceback: " + std::to_string(s0.length()) + " x " + std::to_string(s1.length()) +
-                    " cells is beyond what the full-matrix traceback holds (2^28 cells); the linear-memory "
-                    "traceback of whole chromosomes is not built yet");
+    const SpecialRowsDir rows_dir(o, ranks.link != nullptr);
 
     // Several ranks: rank 0 speaks for the job; the others only report their warnings.
     const bool speaks = ranks.rank == 0;
@@ -114,6 +145,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         else if (text.compare(0, 7, "warning") == 0)
             std::cerr << "chromalign: rank " << ranks.rank << ": " << text << "\n";
     };
+    if (!rows_dir.path.empty()) bo.special_rows = SpecialRowOptions{rows_dir.path, o.traceback_disk};
     if (!bo.checkpoint.path.empty()) {
         bo.checkpoint.stop = &g_stop_signal;
         install_stop_handlers();
@@ -164,11 +196,20 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     report.cells_resumed = cells_resumed;
     Alignment alignment;
     if (!o.traceback.empty()) {
-        alignment = reference_traceback(s0, s1, o.scoring);
-        if (alignment.score != result.score || alignment.s0_end != result.s0_end || alignment.s1_end != result.s1_end)
-            throw Error("internal: the traceback ends at " + std::to_string(alignment.s0_end) + ", " +
-                        std::to_string(alignment.s1_end) + " with " + std::to_string(alignment.score) +
-                        ", not where the alignment stage found its best cell");
+        const auto traceback_start = std::chrono::steady_clock::now();
+        std::unique_ptr<RowSource> rows = std::make_unique<FirstRowOnly>();
+        if (!rows_dir.path.empty()) {
+            auto special = std::make_unique<SpecialRows>(rows_dir.path, RowsIdentity::of(s0, s1), o.scoring);
+            report.special_rows = special->count();
+            rows = std::move(special);
+        }
+        TracebackCounts counts;
+        alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts);
+        report.traceback_cells = counts.cells;
+        if (rescore(alignment, s0, s1, o.scoring) != result.score)
+            throw Error("internal: the alignment found does not score " + std::to_string(result.score));
+        report.traceback_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - traceback_start).count();
         const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
                                                                       : io::parse_alignment_format(o.alignment_format);
         io::write_alignment(o.traceback, format, io::AlignedPair{s0, s1, alignment, command_line});

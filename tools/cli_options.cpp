@@ -110,6 +110,27 @@ double parse_duration(const std::string& text, const char* flag) {
     return value * scale;
 }
 
+/// "8G", "500M", "1T", "123" (bytes); binary units.
+int64_t parse_size(const std::string& text, const char* flag) {
+    size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    const double scale = unit.empty() ? 1
+                         : unit == "K" ? 0x1p10
+                         : unit == "M" ? 0x1p20
+                         : unit == "G" ? 0x1p30
+                         : unit == "T" ? 0x1p40
+                                       : 0;
+    if (used == 0 || scale == 0 || !(value >= 0) || value * scale > 0x1p60)
+        throw UsageError(std::string(flag) + " must be a size such as 8G, 500M or 0 (got '" + text + "')");
+    return static_cast<int64_t>(value * scale);
+}
+
 Format parse_format(const std::string& f) {
     if (f == "text") return Format::kText;
     if (f == "tsv") return Format::kTsv;
@@ -144,6 +165,7 @@ void check_options(const Options& o) {
     const CheckpointOptions& ck = o.backend_options.checkpoint;
     if (ck.path.empty() && (ck.restart || ck.strict || !ck.keep_rows_dir.empty()))
         throw UsageError("--restart, --checkpoint-strict and --keep-rows need --checkpoint FILE");
+    if (!o.traceback_dir.empty() && o.traceback.empty()) throw UsageError("--traceback-dir needs --traceback FILE");
     if (!o.alignment_format.empty()) {
         if (o.traceback.empty()) throw UsageError("--alignment-format needs --traceback FILE");
         try {
@@ -179,7 +201,7 @@ std::vector<std::string> preset_names() {
 
 Options parse_options(int argc, const char* const* argv) {
     Options o;
-    std::string format = "text", s0_record, s1_record, config_file, every = "60s";
+    std::string format = "text", s0_record, s1_record, config_file, every = "60s", disk = "8G";
     bool no_pruning = false;
     po::options_description meta("Options");
     meta.add_options()
@@ -201,8 +223,10 @@ Options parse_options(int argc, const char* const* argv) {
         ("no-pruning", po::bool_switch(&no_pruning), "compute every cell (default: skip blocks that cannot reach the best score found so far; the answer is the same)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output)")
-        ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output); for now pairs of at most 2^28 cells, traced back in full matrices")
+        ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output)")
         ("alignment-format", po::value<std::string>(&o.alignment_format), "sam, bam, cram, paf, maf or view (default: by the --traceback file's extension; else view)")
+        ("traceback-dir", po::value<std::string>(&o.traceback_dir), "keep stage 1's special rows for the traceback in this directory (default: a temporary one, removed afterwards)")
+        ("traceback-disk", po::value<std::string>(&disk)->default_value(disk), "disk the special rows may take: 8G, 500M, 0 (none: the traceback recomputes from row 0)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
         ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress as FILE.slab<k>of<N>.<0|1> (one per column slab; FILE.lock while running) and resume from them when they match")
         ("checkpoint-every", po::value<std::string>(&every)->default_value(every), "interval between checkpoints: 90, 30s, 10m or 1h")
@@ -264,6 +288,7 @@ Options parse_options(int argc, const char* const* argv) {
     o.s1_record = parse_record(s1_record, "--s1-record");
     o.format = parse_format(format);
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
+    o.traceback_disk = parse_size(disk, "--traceback-disk");
     o.backend_options.pruning = !no_pruning;
     o.device_given = !vm["device"].defaulted();
     o.scoring = make_scoring(scoring_flags, vm, &o.matrix_file);

@@ -32,6 +32,8 @@ struct Options {
     std::string output;        ///< empty: standard output
     std::string traceback;     ///< --traceback FILE: write the alignment itself there ("-": stdout)
     std::string alignment_format;  ///< --alignment-format; empty: by the extension of `traceback`
+    std::string traceback_dir;     ///< --traceback-dir: where stage 1 keeps its special rows (kept)
+    int64_t traceback_disk = 0;    ///< --traceback-disk, in bytes
     bool quiet = false;
     bool help = false;
     bool version = false;

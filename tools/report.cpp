@@ -54,7 +54,9 @@ std::string text_report(const RunReport& r) {
             << "mismatches\t" << s.mismatches << "\n"
             << "gap_opens\t" << s.gap_opens << "\n"
             << "gap_bases\t" << s.gap_bases << "\n"
-            << "identity\t" << fixed(s.identity(), 6) << "\n";
+            << "identity\t" << fixed(s.identity(), 6) << "\n"
+            << "traceback_seconds\t" << fixed(r.traceback_seconds, 3) << " (from " << r.special_rows
+            << " special rows, " << r.traceback_cells << " cells recomputed)\n";
     }
     return out.str();
 }
@@ -120,7 +122,9 @@ std::string json_report(const RunReport& r) {
         j["alignment"] = {{"s0_start", r.alignment->s0_start}, {"s1_start", r.alignment->s1_start},
                           {"length", s.columns},   {"matches", s.matches},
                           {"mismatches", s.mismatches}, {"gap_opens", s.gap_opens},
-                          {"gap_bases", s.gap_bases},   {"identity", s.identity()}};
+                          {"gap_bases", s.gap_bases},   {"identity", s.identity()},
+                          {"traceback_seconds", r.traceback_seconds}, {"special_rows", r.special_rows},
+                          {"traceback_cells", r.traceback_cells}};
     }
     // Names and paths are bytes, not always UTF-8: invalid sequences become U+FFFD.
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -29,6 +29,9 @@ struct RunReport {
     int64_t cells_pruned = 0;  ///< real cells pruning skipped
     int64_t cells_resumed = 0; ///< cells a resumed run took from its checkpoint
     const Alignment* alignment = nullptr;  ///< with --traceback: the alignment itself
+    double traceback_seconds = 0;          ///< the traceback stage
+    int64_t special_rows = 0;              ///< stage 1's rows it started from
+    int64_t traceback_cells = 0;           ///< cells the traceback recomputed
 
     int64_t cells() const { return s0.length * s1.length; }
     /// Cells of m*n this run finished (computed or skipped): all but a resumed run's.

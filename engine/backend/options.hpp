@@ -34,6 +34,12 @@ struct CheckpointOptions {
     const volatile std::sig_atomic_t* stop = nullptr;
 };
 
+/// Special rows for the traceback (engine/traceback/special_rows.hpp), kept by the tiled backends.
+struct SpecialRowOptions {
+    std::string dir;           ///< empty: none kept
+    int64_t budget_bytes = 0;  ///< disk the rows of one comparison may take
+};
+
 /// Knobs shared by every backend; 0 means "the backend chooses" (each backend's defaults are
 /// in its own folder under kernels/).
 struct BackendOptions {
@@ -49,6 +55,7 @@ struct BackendOptions {
     std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
     std::function<void(const std::string&)> on_note;    ///< informational lines, if set
     CheckpointOptions checkpoint;
+    SpecialRowOptions special_rows;
 };
 
 }  // namespace chromalign

@@ -13,6 +13,7 @@
 #include "engine/transport/local_link.hpp"
 #include "engine/checkpoint/checkpointer.hpp"
 #include "engine/tiling/tile_grid.hpp"
+#include "engine/traceback/special_rows.hpp"
 
 namespace chromalign {
 namespace {
@@ -74,8 +75,9 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
 class SlabRank {
 public:
     SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner,
-             const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local)
-        : link_(link), ck_(ck), ex_(ex), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
+             const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local,
+             SpecialRowWriter* special, int64_t special_bands)
+        : link_(link), ck_(ck), ex_(ex), special_(special), special_bands_(special_bands), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
           options_(options), scoring_(scoring), group_(group), local_(local), left_(link.rank() > 0),
           right_(link.rank() + 1 < link.ranks()),
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf) {}
@@ -96,6 +98,7 @@ public:
                 pump(d + 1);
                 if (ck_.write(ex_, best(c0))) stop(d);
             }
+            keep_special_rows(d);
             pump(d + 1);
             if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
             const SlabGroup::Cells mine{g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, 0)), g_.m * g_.n,
@@ -127,6 +130,22 @@ public:
     }
 
 private:
+    /// Collects the special rows in flight after diagonal d; hands the complete ones to the
+    /// writer (which writes in the background).
+    void keep_special_rows(int64_t d) {
+        for (auto it = special_rows_.begin(); it != special_rows_.end();) {
+            if (!it->capture(ex_, d)) {
+                ++it;
+                continue;
+            }
+            wait_until([&] { return ex_.done(d); }, d + 1);
+            Checkpoint row;
+            it->take(ex_, ck_.first_row(), row);
+            special_->write(row.row, std::move(row.h), std::move(row.f));
+            it = special_rows_.erase(it);
+        }
+    }
+
     /// Spins on `ready`, moving messages and finished writes meanwhile; yields the core so
     /// that ranks sharing cores (CPU backend, oversubscribed) keep computing.
     template <typename Ready>
@@ -171,6 +190,12 @@ private:
             ex_.set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
         } else {
             decide_checkpoint(d, seq, stop);
+        }
+        // Past a stop band the left edges are fresh and the rows not exact: none is kept.
+        const bool exact = !left_ || stop_band_ < 0 || d <= stop_band_;
+        if (special_ && exact && (d + 1) % special_bands_ == 0 && d + 1 < g_.bands) {
+            special_rows_.emplace_back();
+            special_rows_.back().start(d, g_.n);
         }
         if (seq > 0) {
             ck_.start(d, seq, stop);
@@ -298,6 +323,9 @@ private:
     SlabLink& link_;
     Checkpointer& ck_;
     TileExecutor& ex_;
+    SpecialRowWriter* const special_;  ///< null: no special rows kept
+    const int64_t special_bands_;      ///< bands from one special row to the next
+    std::deque<BandCapture> special_rows_;  ///< special rows being collected
     const TileGrid& g_;
     const int64_t rows_;
     int32_t out_corner_;  ///< H of the right edge column in the row above the next band sent
@@ -410,8 +438,18 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
         return std::vector<int64_t>{};
     });
 
-    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, scoring, group, local);
+    std::unique_ptr<SpecialRowWriter> special;
+    const int64_t spacing = options.special_rows.dir.empty()
+                                ? 0
+                                : special_row_spacing(s0.length(), s1.length(), options.special_rows.budget_bytes,
+                                                      shape.rows_per_band);
+    if (spacing > 0)
+        special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, RowsIdentity::of(s0, s1), me.c0 + 1,
+                                                     me.width, scoring, options.on_note);
+    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, scoring, group, local,
+                    special.get(), spacing / shape.rows_per_band);
     worker.run(s0, s1, me.c0);
+    if (special) special->finish();
     const AlignmentEnd mine = worker.best(me.c0);
     link.flush();
     std::vector<int64_t> shared{mine.score, mine.s0_end, mine.s1_end, worker.cells_pruned()};

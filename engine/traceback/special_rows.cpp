@@ -1,0 +1,253 @@
+//! @file Writing and reading special rows.
+#include "engine/traceback/special_rows.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/error.hpp"
+#include "engine/tiling/tile_executor.hpp"
+
+namespace chromalign {
+namespace {
+
+constexpr char kMagic[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '1'};
+constexpr int64_t kBlock = 4096;
+constexpr int32_t kMaxDelta = 65535;
+
+struct Header {
+    char magic[8];
+    int64_t row, m, n, first, width;
+    uint64_t fingerprint0, fingerprint1;
+    int32_t open, ext, gap, reserved;
+    int64_t blocks;
+    uint32_t crc;  ///< of the bytes above
+    uint32_t pad;
+};
+static_assert(sizeof(Header) == 96, "the header is written as it is in memory");
+
+uint32_t header_crc(const Header& h) {
+    return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(&h), offsetof(Header, crc)));
+}
+
+int64_t first_block(int64_t first) { return first / kBlock; }
+int64_t block_count(int64_t first, int64_t width) { return (first + width - 1) / kBlock - first / kBlock + 1; }
+
+/// pread of exactly `size` bytes at `offset`.
+void read_at(int fd, void* data, size_t size, int64_t offset, const std::string& path) {
+    auto* p = static_cast<char*>(data);
+    while (size > 0) {
+        const ssize_t got = pread(fd, p, size, static_cast<off_t>(offset));
+        if (got <= 0) throw Error(path + ": cannot read special row (" + (got < 0 ? std::strerror(errno) : "too short") + ")");
+        p += got;
+        size -= static_cast<size_t>(got);
+        offset += got;
+    }
+}
+
+}  // namespace
+
+RowsIdentity RowsIdentity::of(const Sequence& s0, const Sequence& s1) {
+    return RowsIdentity{s0.length(), s1.length(), sequence_fingerprint(s0), sequence_fingerprint(s1)};
+}
+
+int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows) {
+    const int64_t per_row = kSpecialRowBytesPerColumn * n + static_cast<int64_t>(sizeof(Header)) + 8 * (n / kBlock + 2);
+    const int64_t rows = budget_bytes / per_row;
+    if (rows < 1 || band_rows < 1) return 0;
+    // At least 1024 rows apart: the traceback's windows are about that tall anyway, and
+    // writing more often would cost stage 1 disk bandwidth for no gain.
+    const int64_t spacing = std::max<int64_t>({1024, (m + rows) / (rows + 1), band_rows});
+    return (spacing + band_rows - 1) / band_rows * band_rows;
+}
+
+SpecialRowWriter::SpecialRowWriter(std::string dir, const RowsIdentity& id, int64_t first_col, int64_t width,
+                                   const Scoring& sc, std::function<void(const std::string&)> warn)
+    : dir_(std::move(dir)), id_(id), first_(first_col), width_(width), open_(sc.gap_open), ext_(sc.gap_extend),
+      gap_(std::min(sc.gap_open, sc.gap_extend)), warn_(std::move(warn)) {
+    if (int64_t{open_} - ext_ >= kMaxDelta) {
+        failed_ = true;  // F could not be kept exactly in 16 bits
+        if (warn_) warn_("warning: gap open - extend >= 65535: no special rows kept, the traceback starts from row 0");
+    }
+}
+
+SpecialRowWriter::~SpecialRowWriter() {
+    try {
+        finish();
+    } catch (...) {
+    }
+}
+
+void SpecialRowWriter::finish() {
+    if (pending_.valid()) pending_.get();
+}
+
+void SpecialRowWriter::write(int64_t row, std::vector<int32_t> h, std::vector<int32_t> f) {
+    if (failed_) return;
+    finish();
+    pending_ = std::async(std::launch::async, [this, row, h = std::move(h), f = std::move(f)] {
+        try {
+            put(row, h, f);
+        } catch (const Error& e) {
+            failed_ = true;
+            if (warn_) warn_(std::string("warning: ") + e.what() + "; no more special rows are kept (the traceback "
+                             "will take longer, with the same answer)");
+        }
+    });
+}
+
+void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f) {
+    Header hd{};
+    std::memcpy(hd.magic, kMagic, sizeof kMagic);
+    hd.row = row;
+    hd.m = id_.m;
+    hd.n = id_.n;
+    hd.fingerprint0 = id_.fingerprint0;
+    hd.fingerprint1 = id_.fingerprint1;
+    hd.first = first_;
+    hd.width = width_;
+    hd.open = open_;
+    hd.ext = ext_;
+    hd.gap = gap_;
+    hd.blocks = block_count(first_, width_);
+    hd.crc = header_crc(hd);
+    std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks), INT64_MIN);
+    std::vector<uint16_t> delta(static_cast<size_t>(width_));
+    for (int64_t k = 0; k < width_; ++k) {
+        const int64_t c = first_ + k, hv = h[static_cast<size_t>(k)];
+        int64_t& b = blocks[static_cast<size_t>(c / kBlock - first_block(first_))];
+        b = std::max(b, std::max<int64_t>(0, hv) + int64_t{gap_} * c);
+        delta[static_cast<size_t>(k)] =
+            static_cast<uint16_t>(std::clamp<int64_t>(hv - f[static_cast<size_t>(k)], 0, kMaxDelta));
+    }
+    const std::string name = "row" + std::to_string(row) + ".col" + std::to_string(first_) + "-" +
+                             std::to_string(first_ + width_ - 1) + ".srow";
+    const std::string path = dir_ + "/" + name, tmp = path + ".tmp";
+    FILE* out = std::fopen(tmp.c_str(), "wb");
+    if (!out) throw Error("cannot write special row " + tmp + ": " + std::strerror(errno));
+    bool ok = std::fwrite(&hd, sizeof hd, 1, out) == 1 &&
+              std::fwrite(blocks.data(), sizeof(int64_t), blocks.size(), out) == blocks.size() &&
+              std::fwrite(h.data(), sizeof(int32_t), static_cast<size_t>(width_), out) == static_cast<size_t>(width_) &&
+              std::fwrite(delta.data(), sizeof(uint16_t), delta.size(), out) == delta.size();
+    const int err = errno;
+    ok = std::fclose(out) == 0 && ok;
+    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw Error("cannot write special row " + path + ": " + std::strerror(ok ? errno : err));
+    }
+}
+
+SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const Scoring& sc)
+    : dir_(dir), n_(id.n), gap_(std::min(sc.gap_open, sc.gap_extend)) {
+    const int64_t n = id.n;
+    std::error_code ec;
+    std::map<int64_t, Row> found;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string path = entry.path().string();
+        if (entry.path().extension() != ".srow" || !entry.is_regular_file(ec)) continue;
+        const int fd = open(path.c_str(), O_RDONLY);
+        if (fd < 0) continue;
+        Header hd{};
+        const bool read_ok = pread(fd, &hd, sizeof hd, 0) == static_cast<ssize_t>(sizeof hd);
+        bool usable = read_ok && std::memcmp(hd.magic, kMagic, sizeof kMagic) == 0 && hd.crc == header_crc(hd) &&
+                      hd.m == id.m && hd.n == n && hd.fingerprint0 == id.fingerprint0 &&
+                      hd.fingerprint1 == id.fingerprint1 && hd.open == sc.gap_open && hd.ext == sc.gap_extend &&
+                      hd.gap == gap_ && hd.first >= 1 && hd.width >= 1 && hd.first + hd.width - 1 <= n &&
+                      hd.row >= 1 && hd.row < id.m &&
+                      hd.blocks == block_count(hd.first, hd.width) &&
+                      static_cast<int64_t>(entry.file_size(ec)) ==
+                          static_cast<int64_t>(sizeof hd) + 8 * hd.blocks + kSpecialRowBytesPerColumn * hd.width;
+        if (usable) {
+            std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks));
+            read_at(fd, blocks.data(), blocks.size() * 8, sizeof hd, path);
+            Row& row = found[hd.row];
+            row.pieces.push_back(Piece{path, hd.first, hd.width});
+            row.blocks.resize(static_cast<size_t>(n / kBlock + 1), INT64_MIN);
+            for (int64_t b = 0; b < hd.blocks; ++b) {
+                int64_t& into = row.blocks[static_cast<size_t>(first_block(hd.first) + b)];
+                into = std::max(into, blocks[static_cast<size_t>(b)]);
+            }
+        }
+        close(fd);
+    }
+    for (auto& [r, row] : found) {  // only rows whose pieces tile 1 .. n
+        std::sort(row.pieces.begin(), row.pieces.end(), [](const Piece& a, const Piece& b) { return a.first < b.first; });
+        int64_t next = 1;
+        for (const Piece& p : row.pieces)
+            if (p.first == next) next += p.width;
+        if (next == n + 1 && static_cast<int64_t>(row.pieces.size()) > 0) {
+            std::vector<Piece> tiling;
+            next = 1;
+            for (const Piece& p : row.pieces)
+                if (p.first == next) {
+                    tiling.push_back(p);
+                    next += p.width;
+                }
+            row.pieces = std::move(tiling);
+            rows_.emplace(r, std::move(row));
+        }
+    }
+}
+
+int64_t SpecialRows::row_above(int64_t i) const {
+    const auto it = rows_.lower_bound(i);
+    return it == rows_.begin() ? 0 : std::prev(it)->first;
+}
+
+void SpecialRows::read_h(const Row& row, int64_t from, int64_t to, int32_t* h, int32_t* f) const {
+    for (const Piece& p : row.pieces) {
+        const int64_t a = std::max(from, p.first), b = std::min(to, p.first + p.width - 1);
+        if (a > b) continue;
+        const int fd = open(p.path.c_str(), O_RDONLY);
+        if (fd < 0) throw Error(p.path + ": cannot open special row: " + std::strerror(errno));
+        const int64_t blocks = block_count(p.first, p.width), count = b - a + 1;
+        const int64_t h_at = static_cast<int64_t>(sizeof(Header)) + 8 * blocks;
+        try {
+            read_at(fd, h + (a - from), static_cast<size_t>(count) * 4, h_at + 4 * (a - p.first), p.path);
+            if (f) {
+                std::vector<uint16_t> d(static_cast<size_t>(count));
+                read_at(fd, d.data(), d.size() * 2, h_at + 4 * p.width + 2 * (a - p.first), p.path);
+                for (int64_t k = 0; k < count; ++k) f[a - from + k] = h[a - from + k] - d[static_cast<size_t>(k)];
+            }
+        } catch (...) {
+            close(fd);
+            throw;
+        }
+        close(fd);
+    }
+}
+
+WindowRow SpecialRows::read(int64_t row, int64_t from, int64_t to) {
+    WindowRow r;
+    r.row = row;
+    r.h.assign(static_cast<size_t>(to - from + 2), 0);
+    r.f.assign(r.h.size(), kScoreNegInf);
+    if (row == 0) return r;
+    const int64_t first = std::max<int64_t>(from - 1, 1);  // column 0 is the matrix's edge
+    read_h(rows_.at(row), first, to, r.h.data() + (first - (from - 1)), r.f.data() + (first - (from - 1)));
+    return r;
+}
+
+int64_t SpecialRows::edge_term(int64_t row, int64_t to, int64_t gap) {
+    if (gap != gap_) throw Error("internal: special rows were bounded with another gap cost");
+    if (row == 0) return gap * to;
+    const Row& r = rows_.at(row);
+    int64_t best = 0;  // column 0
+    const int64_t partial = to / kBlock;  // the block holding `to`, read column by column
+    for (int64_t b = 0; b < partial; ++b) best = std::max(best, r.blocks[static_cast<size_t>(b)]);
+    const int64_t from = std::max<int64_t>(1, partial * kBlock);
+    if (from <= to) {
+        std::vector<int32_t> h(static_cast<size_t>(to - from + 1));
+        read_h(r, from, to, h.data(), nullptr);
+        for (int64_t c = from; c <= to; ++c) best = std::max(best, std::max<int64_t>(0, h[c - from]) + gap * c);
+    }
+    return best;
+}
+
+}  // namespace chromalign

@@ -1,0 +1,91 @@
+//! @file Special rows: the rows of H and F that stage 1 keeps on disk for the traceback.
+//!
+//! Each slab writes its columns of a kept row to DIR/row<R>.col<first>-<last>.srow: a header
+//! (row, columns, the comparison's lengths and fingerprints, its gap costs, a CRC), block maxima (below), H as int32,
+//! and F as the uint16 H - F. F only matters below where H - F <= open - extend (a lower F
+//! loses to H - open), so H - F saturates at 65535 and stays exact for every later row. Block
+//! maxima of max(0, H) + e c over 4096 columns let the traceback bound a window's missing
+//! paths (window.hpp) without reading the row. A file lands by rename: a row is whole or absent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+#include "engine/traceback/row_source.hpp"
+
+namespace chromalign {
+
+/// Bytes a kept row takes per column on disk.
+constexpr int64_t kSpecialRowBytesPerColumn = 6;
+
+/// Rows between two kept rows for an m x n matrix within `budget_bytes`, a multiple of the
+/// band height `band_rows`; 0 when not even one row fits.
+int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows);
+
+/// Which comparison rows belong to: the lengths and content fingerprints of both sequences.
+struct RowsIdentity {
+    int64_t m = 0, n = 0;
+    uint64_t fingerprint0 = 0, fingerprint1 = 0;
+    static RowsIdentity of(const Sequence& s0, const Sequence& s1);
+};
+
+/// One slab's writer: its columns first_col .. first_col + width - 1 (1-based) of each row.
+class SpecialRowWriter {
+public:
+    SpecialRowWriter(std::string dir, const RowsIdentity& id, int64_t first_col, int64_t width, const Scoring& scoring,
+                     std::function<void(const std::string&)> warn);
+    ~SpecialRowWriter();
+    /// Writes `row` in the background (after the previous write). A failure warns once and
+    /// stops this writer: the traceback then works from the rows that landed.
+    void write(int64_t row, std::vector<int32_t> h, std::vector<int32_t> f);
+    void finish();  ///< waits for the last write
+
+private:
+    void put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f);
+    std::string dir_;
+    RowsIdentity id_;
+    int64_t first_, width_;
+    int32_t open_, ext_, gap_;
+    std::function<void(const std::string&)> warn_;
+    std::future<void> pending_;
+    bool failed_ = false;
+};
+
+/// The rows of DIR whose pieces cover columns 1 .. n, written for this comparison under
+/// `scoring` (others are ignored), with row 0.
+class SpecialRows : public RowSource {
+public:
+    SpecialRows(const std::string& dir, const RowsIdentity& id, const Scoring& scoring);
+
+    int64_t count() const { return static_cast<int64_t>(rows_.size()); }  ///< rows held, not counting 0
+    int64_t lo() const override { return 1; }
+    int64_t k() const override { return kNoMissedPaths; }
+    int64_t top() const override { return 0; }
+    int64_t row_above(int64_t i) const override;
+    bool row_exact(int64_t) const override { return true; }
+    WindowRow read(int64_t row, int64_t from, int64_t to) override;
+    int64_t edge_term(int64_t row, int64_t to, int64_t gap) override;
+
+private:
+    struct Piece {
+        std::string path;
+        int64_t first = 0, width = 0;
+    };
+    struct Row {
+        std::vector<Piece> pieces;    ///< by first column
+        std::vector<int64_t> blocks;  ///< max of max(0, H) + e c per 4096 columns, over all pieces
+    };
+    void read_h(const Row& row, int64_t from, int64_t to, int32_t* h, int32_t* f) const;
+    std::string dir_;
+    int64_t n_;
+    int32_t gap_;
+    std::map<int64_t, Row> rows_;
+};
+
+}  // namespace chromalign
