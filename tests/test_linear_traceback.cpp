@@ -27,10 +27,15 @@ public:
         w.hi = s1.length();
         FirstRowOnly zero;
         rows_[0] = zero.read(0, 1, w.hi);
-        sweep_window(s0, s1, t, w, rows_[0], [&](int64_t i, const int32_t* h, const int32_t*, const int32_t* f) {
-            if (std::find(wanted.begin(), wanted.end(), i) == wanted.end()) return;
-            rows_[i] = WindowRow{i, std::vector<int32_t>(h, h + w.hi + 1), std::vector<int32_t>(f, f + w.hi + 1)};
-        });
+        std::vector<int32_t> h(2 * static_cast<size_t>(w.hi + 1)), e(h.size()), f(h.size());
+        const auto slot = [&](std::vector<int32_t>& v, int64_t i) { return v.data() + (i % 2) * (w.hi + 1); };
+        sweep_window(
+            s0, s1, t, w, rows_[0], [&](int64_t i) { return RowSlots{slot(h, i), slot(e, i), slot(f, i)}; },
+            [&](int64_t i) {
+                if (std::find(wanted.begin(), wanted.end(), i) == wanted.end()) return;
+                rows_[i] = WindowRow{i, std::vector<int32_t>(slot(h, i), slot(h, i) + w.hi + 1),
+                                     std::vector<int32_t>(slot(f, i), slot(f, i) + w.hi + 1)};
+            });
     }
     int64_t lo() const override { return 1; }
     int64_t k() const override { return kNoMissedPaths; }

@@ -90,7 +90,8 @@ private:
         if (w.rows() <= 1 || w.rows() * cols <= limits_.window_cells) {
             counts_.cells += w.rows() * w.width();
             ++counts_.windows;
-            return walk_cells(w, window_cells(s0_, s1_, t_, w, top), p, out);
+            window_cells(s0_, s1_, t_, w, top, cells_);
+            return walk_cells(w, cells_, p, out);
         }
         // Children of about step x step cells are held whole; the rows kept fit their budget.
         const int64_t by_cells = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
@@ -98,11 +99,20 @@ private:
         const int64_t step = std::clamp<int64_t>(std::max(by_cells, by_memory), 1, w.rows() / 2);
         KeptRows kept(w, std::move(top));
         counts_.cells += w.rows() * w.width();
-        sweep_window(s0_, s1_, t_, w, WindowRow(kept.read(w.top, w.lo, w.hi)),
-                     [&](int64_t i, const int32_t* h, const int32_t*, const int32_t* f) {
-                         if ((i - w.top) % step != 0 || i == w.bottom) return;
-                         kept.keep(WindowRow{i, std::vector<int32_t>(h, h + cols), std::vector<int32_t>(f, f + cols)});
-                     });
+        // Two rows in turn; a row to keep is copied out once the next one no longer reads it.
+        std::vector<int32_t> buffers(static_cast<size_t>(6 * cols));
+        sweep_window(
+            s0_, s1_, t_, w, kept.read(w.top, w.lo, w.hi),
+            [&](int64_t i) {
+                int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+                return RowSlots{base, base + cols, base + 2 * cols};
+            },
+            [&](int64_t i) {
+                if ((i - w.top) % step != 0 || i == w.bottom) return;
+                const int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+                kept.keep(WindowRow{i, std::vector<int32_t>(base, base + cols),
+                                    std::vector<int32_t>(base + 2 * cols, base + 3 * cols)});
+            });
         return walk_rows(kept, p, out);
     }
 
@@ -169,6 +179,7 @@ private:
     const TracebackTerms t_;
     const TracebackLimits limits_;
     TracebackCounts& counts_;
+    WindowCells cells_;  ///< the window held whole, reused
 };
 
 }  // namespace

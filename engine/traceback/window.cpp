@@ -14,49 +14,60 @@ TracebackTerms::TracebackTerms(const Scoring& sc)
 }
 
 void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
-                  const WindowRow& top,
-                  const std::function<void(int64_t i, const int32_t* h, const int32_t* e, const int32_t* f)>& row_done) {
+                  const WindowRow& top, const std::function<RowSlots(int64_t i)>& slots,
+                  const std::function<void(int64_t i)>& row_done) {
     const size_t cols = static_cast<size_t>(w.width() + 1);
-    std::vector<int32_t> h_prev(top.h.begin(), top.h.begin() + static_cast<std::ptrdiff_t>(cols));
-    std::vector<int32_t> f(top.f.begin(), top.f.begin() + static_cast<std::ptrdiff_t>(cols));
-    std::vector<int32_t> h_cur(cols), e_row(cols, kScoreNegInf);
+    const int32_t* h_prev = top.h.data();
+    const int32_t* f_prev = top.f.data();
     const uint8_t* b = s1.codes.data() + (w.lo - 1);  // b[k - 1]: the base of column lo - 1 + k
     for (int64_t i = w.top + 1; i <= w.bottom; ++i) {
         const int32_t* s = t.table[std::min<uint8_t>(s0.codes[static_cast<size_t>(i - 1)], 4)];
+        const RowSlots out = slots(i);
         // E, F >= H - open >= -open once computed, and the edge's -inf only loses ext or is
         // replaced: no value leaves int32.
-        int32_t e = kScoreNegInf;
-        h_cur[0] = 0;  // the fresh left edge
+        int32_t e = kScoreNegInf, h_left = 0;  // the fresh left edge
+        out.h[0] = 0;
+        out.e[0] = out.f[0] = kScoreNegInf;
         for (size_t k = 1; k < cols; ++k) {
-            e = std::max(e - t.ext, h_cur[k - 1] - t.open);
-            f[k] = std::max(f[k] - t.ext, h_prev[k] - t.open);
+            e = std::max(e - t.ext, h_left - t.open);
+            const int32_t f = std::max(f_prev[k] - t.ext, h_prev[k] - t.open);
             const int32_t diag = h_prev[k - 1] + s[std::min<uint8_t>(b[k - 1], 4)];
-            h_cur[k] = std::max(std::max(0, diag), std::max(e, f[k]));
-            e_row[k] = e;
+            h_left = std::max(std::max(0, diag), std::max(e, f));
+            out.h[k] = h_left;
+            out.e[k] = e;
+            out.f[k] = f;
         }
-        row_done(i, h_cur.data(), e_row.data(), f.data());
-        std::swap(h_prev, h_cur);
+        row_done(i);
+        h_prev = out.h;
+        f_prev = out.f;
     }
 }
 
-WindowCells window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
-                         const WindowRow& top) {
-    WindowCells c;
+void WindowCells::reserve(size_t cells) {
+    if (cells > capacity_) {
+        memory_.reset();  // the old block goes before the new one comes
+        memory_.reset(new int32_t[3 * cells]);
+        capacity_ = cells;
+    }
+    h = memory_.get();
+    e = h + capacity_;
+    f = e + capacity_;
+}
+
+void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                  const WindowRow& top, WindowCells& c) {
     c.cols = w.width() + 1;
-    const size_t size = static_cast<size_t>((w.rows() + 1) * c.cols);
-    c.h.resize(size);
-    c.e.resize(size);
-    c.f.resize(size);
-    std::copy(top.h.begin(), top.h.begin() + c.cols, c.h.begin());
-    std::copy(top.f.begin(), top.f.begin() + c.cols, c.f.begin());
-    std::fill(c.e.begin(), c.e.begin() + c.cols, kScoreNegInf);
-    sweep_window(s0, s1, t, w, top, [&](int64_t i, const int32_t* h, const int32_t* e, const int32_t* f) {
-        const size_t at = c.at(i - w.top, 0);
-        std::copy(h, h + c.cols, c.h.begin() + static_cast<std::ptrdiff_t>(at));
-        std::copy(e, e + c.cols, c.e.begin() + static_cast<std::ptrdiff_t>(at));
-        std::copy(f, f + c.cols, c.f.begin() + static_cast<std::ptrdiff_t>(at));
-    });
-    return c;
+    c.reserve(static_cast<size_t>((w.rows() + 1) * c.cols));
+    std::copy(top.h.begin(), top.h.begin() + c.cols, c.h);
+    std::copy(top.f.begin(), top.f.begin() + c.cols, c.f);
+    std::fill(c.e, c.e + c.cols, kScoreNegInf);
+    sweep_window(
+        s0, s1, t, w, top,
+        [&](int64_t i) {
+            const size_t at = c.at(i - w.top, 0);
+            return RowSlots{c.h + at, c.e + at, c.f + at};
+        },
+        [](int64_t) {});
 }
 
 }  // namespace chromalign

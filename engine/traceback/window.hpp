@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "engine/scoring/scoring.hpp"
@@ -64,21 +65,35 @@ struct TracebackTerms {
     }
 };
 
-/// Values of every cell of a window, its top row included (row `top` has E = -inf).
-struct WindowCells {
+/// Values of every cell of a window, its top row included (row `top` has E = -inf). Reused
+/// from window to window: its memory is neither freed nor cleared in between.
+class WindowCells {
+public:
     int64_t cols = 0;  ///< width + 1: column lo - 1 first
-    std::vector<int32_t> h, e, f;
+    int32_t *h = nullptr, *e = nullptr, *f = nullptr;
     size_t at(int64_t r, int64_t k) const { return static_cast<size_t>(r * cols + k); }
+    /// Room for `cells` values of each kind (contents undefined).
+    void reserve(size_t cells);
+
+private:
+    std::unique_ptr<int32_t[]> memory_;
+    size_t capacity_ = 0;
 };
 
-/// Computes the window row by row from `top` (columns lo - 1 .. hi) and hands each computed
-/// row (top + 1 .. bottom) to `row_done(i, h, e, f)`, arrays indexed like WindowRow.
-void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
-                  const WindowRow& top,
-                  const std::function<void(int64_t i, const int32_t* h, const int32_t* e, const int32_t* f)>& row_done);
+/// Where a sweep puts row i's H, E, F (width() + 1 values each, indexed like WindowRow).
+struct RowSlots {
+    int32_t *h, *e, *f;
+};
 
-/// The whole window in memory (rows() + 1 rows of width() + 1 cells, 12 bytes each).
-WindowCells window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
-                         const WindowRow& top);
+/// Computes the window row by row from `top` (columns lo - 1 .. hi) into the slots `slots(i)`
+/// gives for each row i = top + 1 .. bottom, then calls `row_done(i)`. A row's slots must stay
+/// intact until the next row is done (it is read for that row).
+void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                  const WindowRow& top, const std::function<RowSlots(int64_t i)>& slots,
+                  const std::function<void(int64_t i)>& row_done);
+
+/// The whole window into `cells` (rows() + 1 rows of width() + 1 cells, 12 bytes each).
+void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                  const WindowRow& top, WindowCells& cells);
 
 }  // namespace chromalign
