@@ -203,6 +203,10 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
             report.special_rows = special->count();
             rows = std::move(special);
         }
+        if (!o.quiet)
+            std::fprintf(stderr, "chromalign: best score %d at %lld, %lld after %.3f s; tracing back from %lld special rows\n",
+                         result.score, static_cast<long long>(result.s0_end), static_cast<long long>(result.s1_end),
+                         report.seconds, static_cast<long long>(report.special_rows));
         TracebackCounts counts;
         alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts);
         report.traceback_cells = counts.cells;
