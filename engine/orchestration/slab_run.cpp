@@ -439,10 +439,13 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     });
 
     std::unique_ptr<SpecialRowWriter> special;
+    // The cuda executor stages a band's bottom row in one buffer until the capture ends
+    // (B + 1 diagonals later): there, one capture at a time, or two would mix their rows.
+    const int64_t capture_rows = shape.rows_per_band * (engine.captures_may_overlap() ? 1 : shape.blocks + 1);
     const int64_t spacing = options.special_rows.dir.empty()
                                 ? 0
                                 : special_row_spacing(s0.length(), s1.length(), options.special_rows.budget_bytes,
-                                                      shape.rows_per_band);
+                                                      capture_rows);
     if (spacing > 0)
         special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, RowsIdentity::of(s0, s1), me.c0 + 1,
                                                      me.width, scoring, options.on_note);

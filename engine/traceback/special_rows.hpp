@@ -24,8 +24,8 @@ namespace chromalign {
 /// Bytes a kept row takes per column on disk.
 constexpr int64_t kSpecialRowBytesPerColumn = 6;
 
-/// Rows between two kept rows for an m x n matrix within `budget_bytes`, a multiple of the
-/// band height `band_rows`; 0 when not even one row fits.
+/// Rows between two kept rows for an m x n matrix within `budget_bytes`, a multiple of
+/// `band_rows` (the rows of the bands a capture spans); 0 when not even one row fits.
 int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows);
 
 /// Which comparison rows belong to: the lengths and content fingerprints of both sequences.
