@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -145,7 +145,8 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         else if (text.compare(0, 7, "warning") == 0)
             std::cerr << "chromalign: rank " << ranks.rank << ": " << text << "\n";
     };
-    if (!rows_dir.path.empty()) bo.special_rows = SpecialRowOptions{rows_dir.path, o.traceback_disk};
+    bo.special_rows.dir = rows_dir.path;
+    bo.special_rows.budget_bytes = o.traceback_disk;
     if (!bo.checkpoint.path.empty()) {
         bo.checkpoint.stop = &g_stop_signal;
         install_stop_handlers();
@@ -199,7 +200,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         const auto traceback_start = std::chrono::steady_clock::now();
         std::unique_ptr<RowSource> rows = std::make_unique<FirstRowOnly>();
         if (!rows_dir.path.empty()) {
-            auto special = std::make_unique<SpecialRows>(rows_dir.path, RowsIdentity::of(s0, s1), o.scoring);
+            auto special = std::make_unique<SpecialRows>(rows_dir.path, rows_identity(s0, s1), o.scoring);
             report.special_rows = special->count();
             rows = std::move(special);
         }

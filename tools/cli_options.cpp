@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "engine/error.hpp"
@@ -95,38 +96,37 @@ bool is_regular_file(const std::string& path) {
     return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/// A number followed by one of `units` (suffix, scale), or by nothing (scale 1); 0 when the
-/// text is not such a number.
-double scaled_number(const std::string& text, const std::vector<std::pair<std::string, double>>& units) {
+/// A number followed by one of `units` (suffix, scale) or by nothing (scale 1), scaled;
+/// nothing when the text is not such a number.
+std::optional<double> scaled_number(const std::string& text, const std::vector<std::pair<std::string, double>>& units) {
     size_t used = 0;
     double value = 0;
     try {
         value = std::stod(text, &used);
     } catch (const std::exception&) {
-        return 0;
+        return std::nullopt;
     }
     const std::string unit = text.substr(used);
-    if (used == 0) return 0;
     if (unit.empty()) return value;
     for (const auto& [suffix, scale] : units)
         if (unit == suffix) return value * scale;
-    return 0;
+    return std::nullopt;
 }
 
 double parse_duration(const std::string& text, const char* flag) {
-    const double value = scaled_number(text, {{"s", 1}, {"m", 60}, {"h", 3600}});
-    if (!(value > 0))
+    const std::optional<double> value = scaled_number(text, {{"s", 1}, {"m", 60}, {"h", 3600}});
+    if (!value || !(*value > 0))
         throw UsageError(std::string(flag) + " must be a positive duration such as 90, 30s, 10m or 1h (got '" + text + "')");
-    return value;
+    return *value;
 }
 
-/// "8G", "500M", "1T", "123" (bytes); binary units. "0" is allowed.
+/// "8G", "500M", "1T", "0", "123" (bytes); binary units.
 int64_t parse_size(const std::string& text, const char* flag) {
-    const double value = scaled_number(text, {{"K", 0x1p10}, {"M", 0x1p20}, {"G", 0x1p30}, {"T", 0x1p40}});
-    const bool zero = text.find_first_not_of("0") == std::string::npos && !text.empty();
-    if (!(value > 0 || zero) || value > 0x1p60)
+    const std::optional<double> value =
+        scaled_number(text, {{"K", 0x1p10}, {"M", 0x1p20}, {"G", 0x1p30}, {"T", 0x1p40}});
+    if (!value || !(*value >= 0) || *value > 0x1p60)
         throw UsageError(std::string(flag) + " must be a size such as 8G, 500M or 0 (got '" + text + "')");
-    return static_cast<int64_t>(value);
+    return static_cast<int64_t>(*value);
 }
 
 Format parse_format(const std::string& f) {

@@ -34,10 +34,19 @@ struct CheckpointOptions {
     const volatile std::sig_atomic_t* stop = nullptr;
 };
 
+/// Which comparison special rows belong to: both sequences' lengths and content fingerprints
+/// (rows_identity in engine/traceback/special_rows.hpp).
+struct RowsIdentity {
+    int64_t m = 0, n = 0;
+    uint64_t fingerprint0 = 0, fingerprint1 = 0;
+};
+
 /// Special rows for the traceback (engine/traceback/special_rows.hpp), kept by the tiled backends.
 struct SpecialRowOptions {
     std::string dir;           ///< empty: none kept
     int64_t budget_bytes = 0;  ///< disk the rows of one comparison may take
+    /// The comparison's; run_slabs fills it once for all its slabs (hashing both sequences).
+    RowsIdentity identity;
 };
 
 /// Knobs shared by every backend; 0 means "the backend chooses" (each backend's defaults are

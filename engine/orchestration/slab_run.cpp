@@ -447,7 +447,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
                                 : special_row_spacing(s0.length(), s1.length(), options.special_rows.budget_bytes,
                                                       capture_rows);
     if (spacing > 0)
-        special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, RowsIdentity::of(s0, s1), me.c0 + 1,
+        special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, options.special_rows.identity, me.c0 + 1,
                                                      me.width, scoring, options.on_note);
     SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, scoring, group, local,
                     special.get(), spacing / shape.rows_per_band);
@@ -487,10 +487,12 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
 SlabRunResult run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                         SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
                         const BackendOptions& options) {
+    BackendOptions shared = options;
+    if (!shared.special_rows.dir.empty()) shared.special_rows.identity = rows_identity(s0, s1);
     std::vector<SlabRunResult> best(static_cast<size_t>(group.slabs()));
     run_in_group(group, [&](int local) {
         const std::unique_ptr<SlabLink> link = link_for(local);
-        best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, options, &group, local);
+        best[static_cast<size_t>(local)] = run_slab(s0, s1, scoring, engine, *link, shared, &group, local);
     });
     return best.front();  // the same on every slab: run_slab reduces over all of them
 }

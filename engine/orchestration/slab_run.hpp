@@ -73,7 +73,8 @@ struct SlabRunResult {
 /// returns the best cell of the whole comparison on every rank. The slabs prune against the best
 /// score of their process and of the ranks to their left (edges carry it). Rank 0 alone reads the stop
 /// flag and reports progress. With `group`, this slab is slab `local` of it: it tells the group its progress, and rank 0
-/// reports the progress of its whole group (this process's cells); without, its own.
+/// reports the progress of its whole group (this process's cells); without, its own. Special rows are kept as
+/// options.special_rows says, stamped with its identity (run_slabs sets it).
 SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                        SlabLink& link, const BackendOptions& options, SlabGroup* group = nullptr, int local = 0);
 

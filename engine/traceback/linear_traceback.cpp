@@ -87,8 +87,8 @@ private:
     /// The walk from p (a cell of window w's rows below its top) until it leaves w's rows.
     Outcome solve(const WindowSpec& w, WindowRow top, WalkPoint& p, ReversedRuns& out) {
         const int64_t cols = w.width() + 1;
+        counts_.cells += w.rows() * w.width();
         if (w.rows() <= 1 || w.rows() * cols <= limits_.window_cells) {
-            counts_.cells += w.rows() * w.width();
             ++counts_.windows;
             window_cells(s0_, s1_, t_, w, top, cells_);
             return walk_cells(w, cells_, p, out);
@@ -98,11 +98,10 @@ private:
         const int64_t by_memory = (w.rows() * cols * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
         const int64_t step = std::clamp<int64_t>(std::max(by_cells, by_memory), 1, w.rows() / 2);
         KeptRows kept(w, std::move(top));
-        counts_.cells += w.rows() * w.width();
         // Two rows in turn; a row to keep is copied out once the next one no longer reads it.
         std::vector<int32_t> buffers(static_cast<size_t>(6 * cols));
         sweep_window(
-            s0_, s1_, t_, w, kept.read(w.top, w.lo, w.hi),
+            s0_, s1_, t_, w, kept.top_row(),
             [&](int64_t i) {
                 int32_t* base = buffers.data() + (i % 2) * 3 * cols;
                 return RowSlots{base, base + cols, base + 2 * cols};

@@ -8,9 +8,8 @@
 
 namespace chromalign {
 
-WindowRow FirstRowOnly::read(int64_t row, int64_t from, int64_t to) {
+WindowRow first_row(int64_t from, int64_t to) {
     WindowRow r;
-    r.row = row;
     r.h.assign(static_cast<size_t>(to - from + 2), 0);
     r.f.assign(r.h.size(), kScoreNegInf);
     return r;
@@ -41,9 +40,8 @@ WindowRow KeptRows::read(int64_t row, int64_t from, int64_t to) {
 
 int64_t KeptRows::edge_term(int64_t row, int64_t to, int64_t gap) {
     const WindowRow& r = find(row);
-    int64_t best = gap * (w_.lo - 1);  // the edge column counts H = 0
-    for (int64_t c = w_.lo; c <= to; ++c)
-        best = std::max(best, std::max<int64_t>(0, r.h[static_cast<size_t>(c - w_.lo + 1)]) + gap * c);
+    int64_t best = edge_value(0, w_.lo - 1, gap);  // the edge column counts H = 0
+    for (int64_t c = w_.lo; c <= to; ++c) best = std::max(best, edge_value(r.h[static_cast<size_t>(c - w_.lo + 1)], c, gap));
     return best;
 }
 

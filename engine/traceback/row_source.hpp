@@ -28,6 +28,12 @@ public:
     virtual int64_t edge_term(int64_t row, int64_t to, int64_t gap) = 0;
 };
 
+/// What column c of a row adds to a window's bound (window.hpp): max(0, H) + gap * c.
+inline int64_t edge_value(int64_t h, int64_t c, int64_t gap) { return (h > 0 ? h : 0) + gap * c; }
+
+/// Row 0 over columns from - 1 .. to: H = 0, F = -inf.
+WindowRow first_row(int64_t from, int64_t to);
+
 /// Row 0 alone (H = 0, F = -inf): the traceback with no special rows.
 class FirstRowOnly : public RowSource {
 public:
@@ -36,8 +42,8 @@ public:
     int64_t top() const override { return 0; }
     int64_t row_above(int64_t) const override { return 0; }
     bool row_exact(int64_t) const override { return true; }
-    WindowRow read(int64_t row, int64_t from, int64_t to) override;
-    int64_t edge_term(int64_t, int64_t to, int64_t gap) override { return gap * to; }
+    WindowRow read(int64_t, int64_t from, int64_t to) override { return first_row(from, to); }
+    int64_t edge_term(int64_t, int64_t to, int64_t gap) override { return edge_value(0, to, gap); }
 };
 
 /// Rows a sweep of one window kept in memory, its top row first.
@@ -45,6 +51,7 @@ class KeptRows : public RowSource {
 public:
     KeptRows(const WindowSpec& window, WindowRow top) : w_(window) { rows_.push_back(std::move(top)); }
     void keep(WindowRow row) { rows_.push_back(std::move(row)); }
+    const WindowRow& top_row() const { return rows_.front(); }
 
     int64_t lo() const override { return w_.lo; }
     int64_t k() const override { return w_.k; }

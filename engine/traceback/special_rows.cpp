@@ -53,7 +53,7 @@ void read_at(int fd, void* data, size_t size, int64_t offset, const std::string&
 
 }  // namespace
 
-RowsIdentity RowsIdentity::of(const Sequence& s0, const Sequence& s1) {
+RowsIdentity rows_identity(const Sequence& s0, const Sequence& s1) {
     return RowsIdentity{s0.length(), s1.length(), sequence_fingerprint(s0), sequence_fingerprint(s1)};
 }
 
@@ -122,7 +122,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
     for (int64_t k = 0; k < width_; ++k) {
         const int64_t c = first_ + k, hv = h[static_cast<size_t>(k)];
         int64_t& b = blocks[static_cast<size_t>(c / kBlock - first_block(first_))];
-        b = std::max(b, std::max<int64_t>(0, hv) + int64_t{gap_} * c);
+        b = std::max(b, edge_value(hv, c, gap_));
         delta[static_cast<size_t>(k)] =
             static_cast<uint16_t>(std::clamp<int64_t>(hv - f[static_cast<size_t>(k)], 0, kMaxDelta));
     }
@@ -144,7 +144,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
 }
 
 SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const Scoring& sc)
-    : dir_(dir), n_(id.n), gap_(std::min(sc.gap_open, sc.gap_extend)) {
+    : n_(id.n), gap_(std::min(sc.gap_open, sc.gap_extend)) {
     const int64_t n = id.n;
     std::error_code ec;
     std::map<int64_t, Row> found;
@@ -178,20 +178,16 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
     }
     for (auto& [r, row] : found) {  // only rows whose pieces tile 1 .. n
         std::sort(row.pieces.begin(), row.pieces.end(), [](const Piece& a, const Piece& b) { return a.first < b.first; });
+        std::vector<Piece> tiling;  // the pieces that continue where the last one ended
         int64_t next = 1;
         for (const Piece& p : row.pieces)
-            if (p.first == next) next += p.width;
-        if (next == n + 1 && static_cast<int64_t>(row.pieces.size()) > 0) {
-            std::vector<Piece> tiling;
-            next = 1;
-            for (const Piece& p : row.pieces)
-                if (p.first == next) {
-                    tiling.push_back(p);
-                    next += p.width;
-                }
-            row.pieces = std::move(tiling);
-            rows_.emplace(r, std::move(row));
-        }
+            if (p.first == next) {
+                tiling.push_back(p);
+                next += p.width;
+            }
+        if (next != n + 1) continue;
+        row.pieces = std::move(tiling);
+        rows_.emplace(r, std::move(row));
     }
 }
 
@@ -224,10 +220,8 @@ void SpecialRows::read_h(const Row& row, int64_t from, int64_t to, int32_t* h, i
 }
 
 WindowRow SpecialRows::read(int64_t row, int64_t from, int64_t to) {
-    WindowRow r;
+    WindowRow r = first_row(from, to);
     r.row = row;
-    r.h.assign(static_cast<size_t>(to - from + 2), 0);
-    r.f.assign(r.h.size(), kScoreNegInf);
     if (row == 0) return r;
     const int64_t first = std::max<int64_t>(from - 1, 1);  // column 0 is the matrix's edge
     read_h(rows_.at(row), first, to, r.h.data() + (first - (from - 1)), r.f.data() + (first - (from - 1)));
@@ -236,7 +230,7 @@ WindowRow SpecialRows::read(int64_t row, int64_t from, int64_t to) {
 
 int64_t SpecialRows::edge_term(int64_t row, int64_t to, int64_t gap) {
     if (gap != gap_) throw Error("internal: special rows were bounded with another gap cost");
-    if (row == 0) return gap * to;
+    if (row == 0) return edge_value(0, to, gap);
     const Row& r = rows_.at(row);
     int64_t best = 0;  // column 0
     const int64_t partial = to / kBlock;  // the block holding `to`, read column by column
@@ -245,7 +239,7 @@ int64_t SpecialRows::edge_term(int64_t row, int64_t to, int64_t gap) {
     if (from <= to) {
         std::vector<int32_t> h(static_cast<size_t>(to - from + 1));
         read_h(r, from, to, h.data(), nullptr);
-        for (int64_t c = from; c <= to; ++c) best = std::max(best, std::max<int64_t>(0, h[c - from]) + gap * c);
+        for (int64_t c = from; c <= to; ++c) best = std::max(best, edge_value(h[static_cast<size_t>(c - from)], c, gap));
     }
     return best;
 }

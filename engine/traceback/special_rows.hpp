@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend/options.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 #include "engine/traceback/row_source.hpp"
@@ -28,12 +29,8 @@ constexpr int64_t kSpecialRowBytesPerColumn = 6;
 /// `band_rows` (the rows of the bands a capture spans); 0 when not even one row fits.
 int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows);
 
-/// Which comparison rows belong to: the lengths and content fingerprints of both sequences.
-struct RowsIdentity {
-    int64_t m = 0, n = 0;
-    uint64_t fingerprint0 = 0, fingerprint1 = 0;
-    static RowsIdentity of(const Sequence& s0, const Sequence& s1);
-};
+/// The identity of the comparison of s0 and s1 (RowsIdentity, engine/backend/options.hpp).
+RowsIdentity rows_identity(const Sequence& s0, const Sequence& s1);
 
 /// One slab's writer: its columns first_col .. first_col + width - 1 (1-based) of each row.
 class SpecialRowWriter {
@@ -82,7 +79,6 @@ private:
         std::vector<int64_t> blocks;  ///< max of max(0, H) + e c per 4096 columns, over all pieces
     };
     void read_h(const Row& row, int64_t from, int64_t to, int32_t* h, int32_t* f) const;
-    std::string dir_;
     int64_t n_;
     int32_t gap_;
     std::map<int64_t, Row> rows_;
