@@ -1,9 +1,8 @@
-//! @file The traceback after a CUDA stage 1 (one slab and eight, pruning on and off) writes the
-//! alignment the cpu backend writes, byte for byte. At this size the cuda engine keeps no
-//! special rows (one capture at a time puts them (B + 1) R rows apart); the traceback from
-//! kept rows is tested on the cpu backend (test_alignment_formats.cpp).
+//! @file The traceback from special rows the CUDA backend kept (eight slabs, pruning on and
+//! off) writes the alignment the cpu backend writes, byte for byte.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "kernels/registry.hpp"
@@ -24,22 +23,26 @@ std::string sam_records(const std::string& path) {
 
 TEST(TracebackGpu, SameAlignmentFromCudaRows) {
     if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
-    test::ResumeHarness h(60000, 58000, test::seed() + 90);
-    const test::ChildRun want = h.run({"-q", "-b", "cpu", "--traceback", h.path("cpu.sam"), "--traceback-disk", "0"});
+    test::ResumeHarness h(300000, 290000, test::seed() + 90);
+    const test::ChildRun want = h.run({"-q", "-b", "cpu", "--traceback", h.path("cpu.sam")});
     ASSERT_EQ(want.exit_code, 0) << want.err;
     const std::string expected = sam_records(h.path("cpu.sam"));
     ASSERT_FALSE(expected.empty());
     const std::vector<std::vector<std::string>> variants = {
-        {"--slabs", "1", "--traceback-dir", h.path("rows1")},
-        {"--slabs", "8", "--traceback-dir", h.path("rows8")},
-        {"--slabs", "8", "--no-pruning", "--traceback-dir", h.path("rows8np")},
+        // One block per SM makes B = 33 per slab: a row every 34 x 512 rows (one capture at a
+        // time), 17 rows here. S1 is long enough for 8 slabs of 33 blocks of 1024 columns.
+        {"--slabs", "8", "--blocks-per-sm", "1", "--traceback-dir", h.path("rows8")},
+        {"--slabs", "8", "--blocks-per-sm", "1", "--no-pruning", "--traceback-dir", h.path("rows8np")},
     };
     for (const auto& v : variants) {
         std::vector<std::string> args = {"-q", "-b", "cuda", "--traceback", h.path("gpu.sam")};
         args.insert(args.end(), v.begin(), v.end());
         const test::ChildRun r = h.run(args);
         ASSERT_EQ(r.exit_code, 0) << r.err;
-        EXPECT_EQ(sam_records(h.path("gpu.sam")), expected) << v[1] << " slabs";
+        EXPECT_EQ(sam_records(h.path("gpu.sam")), expected) << v.back();
+        size_t pieces = 0;
+        for (const auto& e : std::filesystem::directory_iterator(v.back())) pieces += e.path().extension() == ".srow";
+        EXPECT_GE(pieces, 40u) << "special row pieces the 8 cuda slabs wrote in " << v.back();
     }
 }
 
