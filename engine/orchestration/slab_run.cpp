@@ -98,7 +98,7 @@ public:
                 pump(d + 1);
                 if (ck_.write(ex_, best(c0))) stop(d);
             }
-            keep_special_rows(d);
+            if (special_) keep_special_rows(d);
             pump(d + 1);
             if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
             const SlabGroup::Cells mine{g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, 0)), g_.m * g_.n,
@@ -111,6 +111,7 @@ public:
             }
         }
         ex_.synchronize();
+        if (special_) keep_special_rows(g_.diagonals(), true);
         pump(g_.diagonals());
         finished_ = seconds_since_start();
     }
@@ -130,19 +131,17 @@ public:
     }
 
 private:
-    /// Collects the special rows in flight after diagonal d; hands the complete ones to the
-    /// writer (which writes in the background).
-    void keep_special_rows(int64_t d) {
-        for (auto it = special_rows_.begin(); it != special_rows_.end();) {
-            if (!it->capture(ex_, d)) {
-                ++it;
-                continue;
-            }
-            wait_until([&] { return ex_.done(d); }, d + 1);
+    /// Collects the special rows in flight after diagonal d, and hands the ones that have
+    /// landed to the writer (which writes in the background): the device never waits for them.
+    /// At the end (`last`), after a synchronize(), every one has landed.
+    void keep_special_rows(int64_t d, bool last = false) {
+        for (BandCapture& c : special_rows_) c.capture(ex_, d);
+        while (!special_rows_.empty() && special_rows_.front().complete() &&
+               (last || special_rows_.front().landed(ex_))) {
             Checkpoint row;
-            it->take(ex_, ck_.first_row(), row);
+            special_rows_.front().take(ex_, ck_.first_row(), row);
             special_->write(row.row, std::move(row.h), std::move(row.f));
-            it = special_rows_.erase(it);
+            special_rows_.pop_front();
         }
     }
 
@@ -439,13 +438,10 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     });
 
     std::unique_ptr<SpecialRowWriter> special;
-    // The cuda executor stages a band's bottom row in one buffer until the capture ends
-    // (B + 1 diagonals later): there, one capture at a time, or two would mix their rows.
-    const int64_t capture_rows = shape.rows_per_band * (engine.captures_may_overlap() ? 1 : shape.blocks + 1);
     const int64_t spacing = options.special_rows.dir.empty()
                                 ? 0
                                 : special_row_spacing(s0.length(), s1.length(), options.special_rows.budget_bytes,
-                                                      capture_rows);
+                                                      shape.rows_per_band);
     if (spacing > 0)
         special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, options.special_rows.identity, me.c0 + 1,
                                                      me.width, scoring, options.on_note);

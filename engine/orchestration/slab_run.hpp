@@ -32,9 +32,6 @@ public:
     virtual ~SlabEngine() = default;
     /// How many slabs a process runs on this engine at once (BackendOptions::slabs, resolved).
     virtual int slabs_per_process() const = 0;
-    /// Whether an executor's captures of several bands' bottom rows may overlap in time
-    /// (TileExecutor::capture_band_bottom); if not, a capture ends before the next begins.
-    virtual bool captures_may_overlap() const { return false; }
     /// R and B for slabs of at most `width` columns of an m-row matrix, slabs_per_process()
     /// of them sharing the device.
     virtual SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) = 0;

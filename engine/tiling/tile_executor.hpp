@@ -55,9 +55,12 @@ public:
 
     /// Called right after enqueue_diagonal(d) for every d in [band, band + grid().blocks]:
     /// copies into h[c], f[c] the columns c of band `band`'s bottom row that diagonal d made
-    /// final (each column exactly once over those calls). The copy may complete only at the
-    /// next synchronize(); h and f must stay valid until then.
+    /// final (each column exactly once over those calls). The copy may complete later
+    /// (capture_landed, synchronize()); h and f must stay valid until then.
     virtual void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) = 0;
+    /// Non-blocking, once band's last capture_band_bottom call is made: whether its whole row
+    /// has reached h and f (without a synchronize()). Captures of several bands may overlap.
+    virtual bool capture_landed(int64_t band) = 0;
 
     virtual size_t device_bytes() const { return 0; }
 

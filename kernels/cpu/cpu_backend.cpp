@@ -120,7 +120,6 @@ public:
     SlabEngine* slab_engine() override { return this; }
 
     int slabs_per_process() const override { return slab_count(options_); }
-    bool captures_may_overlap() const override { return true; }  // copies straight from the bus
 
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
         std::lock_guard<std::mutex> lock(mutex_);

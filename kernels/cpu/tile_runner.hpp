@@ -50,6 +50,7 @@ public:
     AlignmentEnd best() override;
     /// Synchronous: diagonal d = band + b has just written block b's columns of band's bottom row.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
+    bool capture_landed(int64_t) override { return true; }  // copied at the call
 
     void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;
     int64_t right_edge_band(int64_t d) const override;

@@ -1,5 +1,7 @@
 //! @file CudaTileRunner: device buffers of one comparison and the launches of each external diagonal.
 #include <algorithm>
+#include <deque>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -104,15 +106,31 @@ struct CudaTileRunner::Impl {
     int32_t* h_left = nullptr;
     int32_t* d_right = nullptr;   ///< kEdgeSlots right edges of 2R words
     cudaEvent_t done[kEdgeSlots] = {};
-    /// Band capture: contiguous (H, F) copies into pinned memory, in stream order so the host
-    /// never waits; split into the caller's arrays at the next synchronize().
-    int2* h_capture = nullptr;
+    /// Band captures: each band's (H, F) columns go into a pinned staging row of its own, so
+    /// that captures of several bands may overlap; the copies run in stream order, so the host
+    /// never waits, and reach the caller's arrays once landed (capture_landed, synchronize).
     struct Piece {
-        int64_t first, last;
+        int64_t band, first, last;
+        int64_t after;  ///< the diagonal the copy was enqueued behind: landed once after + 1 is done
+        bool ends_band;
+        int2* row;
         int32_t* h;
         int32_t* f;
     };
-    std::vector<Piece> pieces;
+    std::deque<Piece> pieces;             ///< in stream order
+    std::map<int64_t, int2*> staging;     ///< band -> its staging row, until its last piece is handed over
+    std::vector<int2*> spare_rows;        ///< staging rows to reuse
+
+    /// Copies a landed piece into the caller's arrays; its band's row is free after the last one.
+    void hand_over(const Piece& p) {
+        for (int64_t c = p.first; c < p.last; ++c) {
+            p.h[c] = p.row[c].x;
+            p.f[c] = p.row[c].y;
+        }
+        if (!p.ends_band) return;
+        spare_rows.push_back(p.row);
+        staging.erase(p.band);
+    }
     int64_t enqueued = 0;         ///< diagonals enqueued so far
     size_t bytes = 0;
     cuda::Substitution substitution = cuda::Substitution::kBytes;  ///< the kernels' diagonal terms
@@ -188,7 +206,8 @@ struct CudaTileRunner::Impl {
         cudaFreeHost(h_pruned_seen);
         cudaFree(d_right);
         cudaFreeHost(h_left);
-        cudaFreeHost(h_capture);
+        for (const auto& [band, row] : staging) cudaFreeHost(row);
+        for (int2* row : spare_rows) cudaFreeHost(row);
         for (cudaEvent_t ev : done)
             if (ev) cudaEventDestroy(ev);
         if (stream) cudaStreamDestroy(stream);
@@ -334,12 +353,19 @@ void CudaTileRunner::synchronize() {
         CUDA_CHECK(cudaMemcpyAsync(im.h_pruned_seen, im.d_pruned, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                    im.stream));
     CUDA_CHECK(cudaStreamSynchronize(im.stream));
-    for (const Impl::Piece& p : im.pieces)
-        for (int64_t c = p.first; c < p.last; ++c) {
-            p.h[c] = im.h_capture[c].x;
-            p.f[c] = im.h_capture[c].y;
-        }
+    for (const Impl::Piece& p : im.pieces) im.hand_over(p);
     im.pieces.clear();
+}
+
+bool CudaTileRunner::capture_landed(int64_t band) {
+    Impl& im = *impl_;
+    while (!im.pieces.empty()) {
+        const Impl::Piece& p = im.pieces.front();
+        if (p.after + 1 >= im.enqueued || !done(p.after + 1)) break;
+        im.hand_over(p);
+        im.pieces.pop_front();
+    }
+    return im.staging.count(band) == 0;
 }
 
 AlignmentEnd CudaTileRunner::best() {
@@ -366,12 +392,17 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
     first = std::max<int64_t>(first, 0);
     last = std::min<int64_t>(last, g.n);
     if (b < 0 || b > g.blocks || first >= last) return;
-    if (!im.h_capture) CUDA_CHECK(cudaMallocHost(&im.h_capture, static_cast<size_t>(g.n) * sizeof(int2)));
+    int2*& row = im.staging[band];
+    if (!row && !im.spare_rows.empty()) {
+        row = im.spare_rows.back();
+        im.spare_rows.pop_back();
+    }
+    if (!row) CUDA_CHECK(cudaMallocHost(&row, static_cast<size_t>(g.n) * sizeof(int2)));
     // Contiguous and pinned: a few microseconds per diagonal on the copy engine, ordered
     // before the next diagonal overwrites these columns.
-    CUDA_CHECK(cudaMemcpyAsync(im.h_capture + first, im.d_hbus + first, static_cast<size_t>(last - first) * sizeof(int2),
+    CUDA_CHECK(cudaMemcpyAsync(row + first, im.d_hbus + first, static_cast<size_t>(last - first) * sizeof(int2),
                                cudaMemcpyDeviceToHost, im.stream));
-    im.pieces.push_back(Impl::Piece{first, last, h, f});
+    im.pieces.push_back(Impl::Piece{band, first, last, im.enqueued - 1, last == g.n, row, h, f});
 }
 
 size_t CudaTileRunner::device_bytes() const { return impl_->bytes; }

@@ -64,10 +64,12 @@ public:
     void synchronize() override;
     /// Waits for the device, then reduces the per-block best cells with the tie rule.
     AlignmentEnd best() override;
-    /// Copies the bus columns that diagonal d made final for `band`, in stream order into pinned
-    /// staging (the host never waits); they reach h and f at the next synchronize(). With cell
+    /// Copies the bus columns that diagonal d made final for `band`, in stream order into the
+    /// band's pinned staging row (the host never waits); they reach h and f once landed. With cell
     /// delegation, diagonal band + b finishes columns [b*C - 31, (b+1)*C - 31), band + B the last 31.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
+    /// Hands over every piece whose copy a later diagonal's event shows landed.
+    bool capture_landed(int64_t band) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
 
     /// Writes the edge into ring slot band % kEdgeSlots, where band's short phase reads it.
