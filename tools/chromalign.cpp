@@ -16,6 +16,7 @@
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/version.hpp"
+#include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/linear_traceback.hpp"
 #include "engine/traceback/special_rows.hpp"
 #include "io/alignment_formats.hpp"
@@ -209,7 +210,10 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
                          result.score, static_cast<long long>(result.s0_end), static_cast<long long>(result.s1_end),
                          report.seconds, static_cast<long long>(report.special_rows));
         TracebackCounts counts;
-        alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts);
+        // A tiled backend sweeps the large windows on its engine, the scalar sweep otherwise.
+        std::unique_ptr<EngineSweeper> sweeper;
+        if (SlabEngine* engine = backend->slab_engine()) sweeper = std::make_unique<EngineSweeper>(*engine, s0, s1, o.scoring);
+        alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts, sweeper.get());
         report.traceback_cells = counts.cells;
         if (rescore(alignment, s0, s1, o.scoring) != result.score)
             throw Error("internal: the alignment found does not score " + std::to_string(result.score));

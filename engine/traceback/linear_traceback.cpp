@@ -46,8 +46,8 @@ struct ReversedRuns {
 class Walker {
 public:
     Walker(const Sequence& s0, const Sequence& s1, const Scoring& sc, const TracebackLimits& limits,
-           TracebackCounts& counts)
-        : s0_(s0), s1_(s1), t_(sc), limits_(limits), counts_(counts) {}
+           WindowSweeper& sweeper, TracebackCounts& counts)
+        : s0_(s0), s1_(s1), t_(sc), limits_(limits), sweeper_(sweeper), counts_(counts) {}
 
     /// Walks back over the rows of `src` until the start, or the top row of `src`.
     Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out) {
@@ -94,24 +94,11 @@ private:
             return walk_cells(w, cells_, p, out);
         }
         // Children of about step x step cells are held whole; the rows kept fit their budget.
-        const int64_t by_cells = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
-        const int64_t by_memory = (w.rows() * cols * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
-        const int64_t step = std::clamp<int64_t>(std::max(by_cells, by_memory), 1, w.rows() / 2);
+        SweepSteps steps;
+        steps.wanted = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
+        steps.at_least = (w.rows() * cols * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
         KeptRows kept(w, std::move(top));
-        // Two rows in turn; a row to keep is copied out once the next one no longer reads it.
-        std::vector<int32_t> buffers(static_cast<size_t>(6 * cols));
-        sweep_window(
-            s0_, s1_, t_, w, kept.top_row(),
-            [&](int64_t i) {
-                int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-                return RowSlots{base, base + cols, base + 2 * cols};
-            },
-            [&](int64_t i) {
-                if ((i - w.top) % step != 0 || i == w.bottom) return;
-                const int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-                kept.keep(WindowRow{i, std::vector<int32_t>(base, base + cols),
-                                    std::vector<int32_t>(base + 2 * cols, base + 3 * cols)});
-            });
+        sweeper_.sweep(w, steps, kept);
         return walk_rows(kept, p, out);
     }
 
@@ -177,6 +164,7 @@ private:
     const Sequence& s1_;
     const TracebackTerms t_;
     const TracebackLimits limits_;
+    WindowSweeper& sweeper_;
     TracebackCounts& counts_;
     WindowCells cells_;  ///< the window held whole, reused
 };
@@ -184,14 +172,16 @@ private:
 }  // namespace
 
 Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
-                           RowSource& rows, const TracebackLimits& limits, TracebackCounts* counts) {
+                           RowSource& rows, const TracebackLimits& limits, TracebackCounts* counts,
+                           WindowSweeper* sweeper) {
     Alignment a;
     if (end.score <= 0) return a;
     if (end.s0_end < 1 || end.s0_end > s0.length() || end.s1_end < 1 || end.s1_end > s1.length())
         throw Error("traceback: end cell " + std::to_string(end.s0_end) + ", " + std::to_string(end.s1_end) +
                     " is outside the matrix");
     TracebackCounts ignored;
-    Walker walker(s0, s1, scoring, limits, counts ? *counts : ignored);
+    ScalarSweeper scalar(s0, s1, scoring);
+    Walker walker(s0, s1, scoring, limits, sweeper ? *sweeper : scalar, counts ? *counts : ignored);
     WalkPoint p{end.s0_end, end.s1_end, State::kH, end.score};
     ReversedRuns runs;
     if (walker.walk_rows(rows, p, runs) != Outcome::kStart)

@@ -18,6 +18,7 @@
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 #include "engine/traceback/row_source.hpp"
+#include "engine/traceback/window_sweeper.hpp"
 
 namespace chromalign {
 
@@ -34,8 +35,10 @@ struct TracebackCounts {
 };
 
 /// The alignment that ends at `end` (stage 1's answer), from the rows of `rows` (row 0 at
-/// least). Throws Error when `end` is not a best cell of s0 x s1 under `scoring`.
+/// least), sweeping large windows with `sweeper` (null: ScalarSweeper). Throws Error when
+/// `end` is not a best cell of s0 x s1 under `scoring`.
 Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
-                           RowSource& rows, const TracebackLimits& limits = {}, TracebackCounts* counts = nullptr);
+                           RowSource& rows, const TracebackLimits& limits = {}, TracebackCounts* counts = nullptr,
+                           WindowSweeper* sweeper = nullptr);
 
 }  // namespace chromalign

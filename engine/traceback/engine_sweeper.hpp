@@ -1,0 +1,33 @@
+//! @file Window sweeps on a tiled backend's engine (cpu threads or a GPU): the traceback's
+//! large windows at the speed of stage 1.
+//!
+//! A window is a small comparison of its own: rows top + 1 .. bottom of S0 against columns
+//! lo .. hi of S1, starting from the window's top row (a resumed run's TopRow), with a left
+//! edge that is fresh in every band (H = 0, E = -inf), its corner H(top, lo - 1) in band 0. So
+//! the engine computes the values the scalar sweep does (window.hpp), without pruning, and
+//! keeps bottom rows of bands: the rows the walk recurses into.
+#pragma once
+
+#include "engine/orchestration/slab_run.hpp"
+#include "engine/traceback/window_sweeper.hpp"
+
+namespace chromalign {
+
+class EngineSweeper : public WindowSweeper {
+public:
+    EngineSweeper(SlabEngine& engine, const Sequence& s0, const Sequence& s1, const Scoring& scoring)
+        : engine_(engine), s0_(s0), s1_(s1), scoring_(scoring), scalar_(s0, s1, scoring) {}
+    /// Keeps the bottom row of every k-th band, k the fewest bands at least `steps.at_least`
+    /// rows (the engine's bands are what it can keep: steps.wanted is not followed). A window
+    /// of fewer than two bands goes to the scalar sweep.
+    void sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) override;
+
+private:
+    SlabEngine& engine_;
+    const Sequence& s0_;
+    const Sequence& s1_;
+    const Scoring& scoring_;
+    ScalarSweeper scalar_;
+};
+
+}  // namespace chromalign

@@ -1,0 +1,42 @@
+//! @file How the traceback sweeps a window too large to hold whole: once, keeping rows for
+//! the walk to recurse into (linear_traceback.hpp), on one CPU thread or on a tiled engine.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+#include "engine/traceback/row_source.hpp"
+#include "engine/traceback/window.hpp"
+
+namespace chromalign {
+
+/// What the walk asks of a sweep's kept rows.
+struct SweepSteps {
+    int64_t wanted = 1;      ///< rows between kept rows, for children held whole
+    int64_t at_least = 1;    ///< the fewest rows between kept rows that the memory allows
+};
+
+class WindowSweeper {
+public:
+    virtual ~WindowSweeper() = default;
+    /// Computes window w below kept.top_row() and keeps rows of it strictly between its top
+    /// and bottom into `kept`, at least `steps.at_least` apart and at least one when
+    /// w.rows() >= 2. Any rows will do: the walk certifies every step it takes from them.
+    virtual void sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) = 0;
+};
+
+/// One CPU thread, row by row (sweep_window), keeping every max(wanted, at_least)-th row.
+class ScalarSweeper : public WindowSweeper {
+public:
+    ScalarSweeper(const Sequence& s0, const Sequence& s1, const Scoring& scoring)
+        : s0_(s0), s1_(s1), t_(scoring) {}
+    void sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) override;
+
+private:
+    const Sequence& s0_;
+    const Sequence& s1_;
+    const TracebackTerms t_;
+};
+
+}  // namespace chromalign
