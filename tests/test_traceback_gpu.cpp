@@ -1,5 +1,6 @@
 //! @file The traceback from special rows the CUDA backend kept (eight slabs, pruning on and
-//! off) writes the alignment the cpu backend writes, byte for byte.
+//! off, few rows, none) writes the alignment the cpu backend writes, byte for byte; windows
+//! swept on the GPU give the reference's alignment.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,6 +8,7 @@
 
 #include "kernels/registry.hpp"
 #include "tests/resume_harness.hpp"
+#include "tests/sweep_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -29,10 +31,12 @@ TEST(TracebackGpu, SameAlignmentFromCudaRows) {
     const std::string expected = sam_records(h.path("cpu.sam"));
     ASSERT_FALSE(expected.empty());
     const std::vector<std::vector<std::string>> variants = {
-        // One block per SM makes B = 33 per slab: a row every 34 x 512 rows (one capture at a
-        // time), 17 rows here. S1 is long enough for 8 slabs of 33 blocks of 1024 columns.
+        // One block per SM makes B = 33 per slab, so a row's captures overlap those of the
+        // next ones (a row every 1024 rows). S1 is long enough for 8 slabs of 33 blocks of
+        // 1024 columns. With 20M of disk, 11 rows: windows of 27k rows that the GPU sweeps.
         {"--slabs", "8", "--blocks-per-sm", "1", "--traceback-dir", h.path("rows8")},
         {"--slabs", "8", "--blocks-per-sm", "1", "--no-pruning", "--traceback-dir", h.path("rows8np")},
+        {"--traceback-disk", "20M", "--traceback-dir", h.path("rows20M")},
     };
     for (const auto& v : variants) {
         std::vector<std::string> args = {"-q", "-b", "cuda", "--traceback", h.path("gpu.sam")};
@@ -44,6 +48,15 @@ TEST(TracebackGpu, SameAlignmentFromCudaRows) {
         for (const auto& e : std::filesystem::directory_iterator(v.back())) pieces += e.path().extension() == ".srow";
         EXPECT_GE(pieces, 40u) << "special row pieces the 8 cuda slabs wrote in " << v.back();
     }
+    // No rows at all: the GPU sweeps the whole matrix, then windows of it, keeping rows.
+    const test::ChildRun r = h.run({"-q", "-b", "cuda", "--traceback", h.path("gpu0.sam"), "--traceback-disk", "0"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(sam_records(h.path("gpu0.sam")), expected) << "from no special rows";
+}
+
+TEST(TracebackGpu, CudaSweepsGiveTheReferenceAlignment) {
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    test::expect_engine_sweeps_exact("cuda", 8, test::seed() + 91);
 }
 
 }  // namespace

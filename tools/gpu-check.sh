@@ -4,6 +4,7 @@
 # Runs the gpu-labelled tests, the benchmark (with and without checkpoints), a whole-process
 # run of the CLI on a generated pair, and prints one summary table at the end.
 #   SIZES=1M,4M,8M RUNS=3 CKPT_SIZE=8M CKPT_EVERY="60 5" WHOLE=20M GTEST_FILTER='*' tools/gpu-check.sh
+# TB_SIZE=5M adds the traceback's cost on a related pair (tools/traceback-bench.sh).
 # Set CKPT_SIZE= or WHOLE= (empty) to skip those parts.
 # MPI_SIZE=16M MPI_RANKS="2 4" adds column slabs over MPI: the same generated pair once on one
 # GPU and once with mpirun -np R for each R listed (one GPU per rank), all with checkpoints
@@ -59,6 +60,13 @@ if [ -n "$whole" ]; then
   [ "$whole_rc" -eq 0 ] || bench_rc=$whole_rc
 fi
 
+# TB_SIZE=5M: the traceback's cost on a related pair (tools/traceback-bench.sh, RUNS runs).
+tb_line="(skipped)"
+if [ -n "${TB_SIZE:-}" ]; then
+  SIZE="$TB_SIZE" RUNS="$runs" BACKEND=cuda BIN=.gpu tools/traceback-bench.sh > "$out/traceback.txt" 2>&1 || bench_rc=$?
+  tb_line=$(tail -1 "$out/traceback.txt")
+fi
+
 mpi_lines=""
 if [ -n "${MPI_SIZE:-}" ]; then
   if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
@@ -92,5 +100,6 @@ echo "benchmark, cells = m*n, median of $runs runs (+ckpt: with checkpoints at t
 echo "backend               m            n  runs   median_s      GCUPS  pruned    dev_MiB    score      s0_end      s1_end  grid | device"
 grep -v '^backend' "$out/bench.txt"
 echo "whole process: $whole_line"
+echo "$tb_line"
 if [ -n "$mpi_lines" ]; then echo "column slabs over MPI, $MPI_SIZE x $MPI_SIZE (align seconds; checkpoints every ${MPI_CKPT_EVERY:-60s}):"; echo -n "$mpi_lines"; fi
 [ "$tests_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]

@@ -39,6 +39,7 @@ void EngineSweeper::sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows
     const int64_t rows = shape.rows_per_band;
     if (w.rows() < 2 * rows) return scalar_.sweep(w, steps, kept);
     const int64_t every = std::max<int64_t>(1, (steps.at_least + rows - 1) / rows);  // bands per kept row
+    ++engine_sweeps_;
 
     const Sequence s0 = slice(s0_, w.top, w.bottom), s1 = slice(s1_, w.lo - 1, w.hi);
     const WindowRow& above = kept.top_row();

@@ -21,6 +21,7 @@ public:
     /// rows (the engine's bands are what it can keep: steps.wanted is not followed). A window
     /// of fewer than two bands goes to the scalar sweep.
     void sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) override;
+    int64_t engine_sweeps() const { return engine_sweeps_; }  ///< windows the engine swept
 
 private:
     SlabEngine& engine_;
@@ -28,6 +29,7 @@ private:
     const Sequence& s1_;
     const Scoring& scoring_;
     ScalarSweeper scalar_;
+    int64_t engine_sweeps_ = 0;
 };
 
 }  // namespace chromalign

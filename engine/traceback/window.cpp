@@ -2,6 +2,8 @@
 #include "engine/traceback/window.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "engine/tiling/tile_executor.hpp"
 
@@ -43,7 +45,10 @@ void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& 
     }
 }
 
-void WindowCells::reserve(size_t cells) {
+void WindowCells::reserve(int64_t rows, int64_t width_cols) {
+    cols = width_cols;
+    steps = cols + kLanes - 1;
+    const size_t cells = static_cast<size_t>(cols + (rows + kLanes - 1) / kLanes * steps * kLanes);
     if (cells > capacity_) {
         memory_.reset();  // the old block goes before the new one comes
         memory_.reset(new int32_t[3 * cells]);
@@ -54,20 +59,91 @@ void WindowCells::reserve(size_t cells) {
     f = e + capacity_;
 }
 
+namespace {
+
+constexpr int kLanes = static_cast<int>(WindowCells::kLanes);
+using Lanes = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+static_assert(kLanes == 8, "the shift mask below is written for 8 lanes");
+
+/// One stripe of kLanes rows, diagonal by diagonal: at step t, lane q computes the cell of its
+/// row at column index k = t - q. Invariant before step t: hp1, ep1, fp1 hold each lane's
+/// H, E, F at step t - 1 (column k - 1 of its row), hp2 its H at step t - 2; lane q - 1's
+/// values at those steps are the cells above and above-left of lane q's cell. Lane 0 takes them
+/// from `above` (H and F of the row above the stripe, cols + kLanes entries). Index k = 0 is the
+/// fresh edge (H = 0, E = F = -inf), forced; a lane left of it or right of the window computes
+/// values that no kept cell reads. Fills `below` with the stripe's last row.
+__attribute__((target_clones("avx2", "default"))) void stripe(const Lanes (&profile)[5], const uint8_t* b,
+                                                              int64_t cols, int64_t steps, int32_t open, int32_t ext,
+                                                              const int32_t* above_h, const int32_t* above_f,
+                                                              int32_t* below_h, int32_t* below_f, int32_t* out_h,
+                                                              int32_t* out_e, int32_t* out_f) {
+    // Lane q of shuffle(v, in, shift) is v[q - 1], lane 0 is in[0]: the row above, one step earlier.
+    const Lanes zero = {}, neg = zero + kScoreNegInf, shift = {kLanes, 0, 1, 2, 3, 4, 5, 6};
+    Lanes hp1 = zero, hp2 = zero, ep1 = neg, fp1 = neg, codes = zero + 4;
+    for (int64_t t = 0; t < steps; ++t) {
+        codes = __builtin_shuffle(codes, Lanes{t >= 1 && t < cols ? b[t - 1] : 4}, shift);
+        const Lanes up_h = __builtin_shuffle(hp1, Lanes{above_h[t]}, shift);
+        const Lanes up_f = __builtin_shuffle(fp1, Lanes{above_f[t]}, shift);
+        const Lanes diag = __builtin_shuffle(hp2, Lanes{t >= 1 ? above_h[t - 1] : 0}, shift);
+        Lanes sub = profile[4];
+        for (int c = 0; c < 4; ++c) sub = codes == c ? profile[c] : sub;
+        const Lanes e_ext = ep1 - ext, e_open = hp1 - open, f_ext = up_f - ext, f_open = up_h - open;
+        Lanes e = e_ext > e_open ? e_ext : e_open;
+        Lanes f = f_ext > f_open ? f_ext : f_open;
+        const Lanes d = diag + sub, ef = e > f ? e : f, d0 = d > zero ? d : zero;
+        Lanes h = d0 > ef ? d0 : ef;
+        if (t < kLanes) {
+            h[t] = 0;
+            e[t] = f[t] = kScoreNegInf;
+        }
+        std::memcpy(out_h + t * kLanes, &h, sizeof h);
+        std::memcpy(out_e + t * kLanes, &e, sizeof e);
+        std::memcpy(out_f + t * kLanes, &f, sizeof f);
+        const int64_t k = t - (kLanes - 1);
+        if (k >= 0 && k < cols) {
+            below_h[k] = h[kLanes - 1];
+            below_f[k] = f[kLanes - 1];
+        }
+        hp2 = hp1;
+        hp1 = h;
+        ep1 = e;
+        fp1 = f;
+    }
+}
+
+}  // namespace
+
 void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
                   const WindowRow& top, WindowCells& c) {
-    c.cols = w.width() + 1;
-    c.reserve(static_cast<size_t>((w.rows() + 1) * c.cols));
+    c.reserve(w.rows(), w.width() + 1);
     std::copy(top.h.begin(), top.h.begin() + c.cols, c.h);
     std::copy(top.f.begin(), top.f.begin() + c.cols, c.f);
     std::fill(c.e, c.e + c.cols, kScoreNegInf);
-    sweep_window(
-        s0, s1, t, w, top,
-        [&](int64_t i) {
-            const size_t at = c.at(i - w.top, 0);
-            return RowSlots{c.h + at, c.e + at, c.f + at};
-        },
-        [](int64_t) {});
+    // The row above each stripe, padded for the steps past the last column.
+    std::vector<int32_t> rows(static_cast<size_t>(4 * (c.cols + kLanes)), 0);
+    int32_t* above_h = rows.data();
+    int32_t* above_f = above_h + c.cols + kLanes;
+    int32_t* below_h = above_f + c.cols + kLanes;
+    int32_t* below_f = below_h + c.cols + kLanes;
+    std::copy(top.h.begin(), top.h.begin() + c.cols, above_h);
+    std::copy(top.f.begin(), top.f.begin() + c.cols, above_f);
+    std::fill(above_f + c.cols, above_f + c.cols + kLanes, kScoreNegInf);
+    std::fill(below_f + c.cols, below_f + c.cols + kLanes, kScoreNegInf);
+    const uint8_t* b = s1.codes.data() + (w.lo - 1);
+    for (int64_t r = 1; r <= w.rows(); r += kLanes) {
+        Lanes profile[5];
+        for (int q = 0; q < kLanes; ++q) {
+            const int64_t i = w.top + r + q;  // a lane past the bottom computes a row no one reads
+            const uint8_t a = i <= w.bottom ? std::min<uint8_t>(s0.codes[static_cast<size_t>(i - 1)], 4) : 4;
+            for (int code = 0; code < 5; ++code) profile[code][q] = t.table[a][code];
+        }
+        const size_t at = c.at(r, 0);
+        stripe(profile, b, c.cols, c.steps, t.open, t.ext, above_h, above_f, below_h, below_f, c.h + at, c.e + at,
+               c.f + at);
+        std::swap(above_h, below_h);
+        std::swap(above_f, below_f);
+    }
 }
 
 }  // namespace chromalign

@@ -65,15 +65,24 @@ struct TracebackTerms {
     }
 };
 
-/// Values of every cell of a window, its top row included (row `top` has E = -inf). Reused
-/// from window to window: its memory is neither freed nor cleared in between.
+/// Values of every cell of a window, its top row included (row `top` has E = -inf). The rows
+/// below the top lie in stripes of kLanes rows, stored step by step as window_cells computes
+/// them: row top + 1 + s kLanes + q, column index k (0: column lo - 1) at step k + q of stripe
+/// s. Reused from window to window: its memory is neither freed nor cleared in between.
 class WindowCells {
 public:
-    int64_t cols = 0;  ///< width + 1: column lo - 1 first
+    static constexpr int64_t kLanes = 8;
+    int64_t cols = 0;   ///< width + 1: column lo - 1 first
+    int64_t steps = 0;  ///< cols + kLanes - 1: the steps of one stripe
     int32_t *h = nullptr, *e = nullptr, *f = nullptr;
-    size_t at(int64_t r, int64_t k) const { return static_cast<size_t>(r * cols + k); }
-    /// Room for `cells` values of each kind (contents undefined).
-    void reserve(size_t cells);
+    /// Row r of the window (0: its top) at column index k.
+    size_t at(int64_t r, int64_t k) const {
+        if (r == 0) return static_cast<size_t>(k);
+        const int64_t s = (r - 1) / kLanes, q = (r - 1) % kLanes;
+        return static_cast<size_t>(cols + (s * steps + k + q) * kLanes + q);
+    }
+    /// Room for a window of `rows` rows below its top and `cols` columns (contents undefined).
+    void reserve(int64_t rows, int64_t cols);
 
 private:
     std::unique_ptr<int32_t[]> memory_;
@@ -92,7 +101,8 @@ void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& 
                   const WindowRow& top, const std::function<RowSlots(int64_t i)>& slots,
                   const std::function<void(int64_t i)>& row_done);
 
-/// The whole window into `cells` (rows() + 1 rows of width() + 1 cells, 12 bytes each).
+/// The whole window into `cells` (rows() + 1 rows of width() + 1 cells, 12 bytes each), the
+/// values sweep_window gives, kLanes rows at a time in SIMD lanes.
 void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
                   const WindowRow& top, WindowCells& cells);
 

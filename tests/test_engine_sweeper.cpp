@@ -1,0 +1,77 @@
+//! @file The traceback's large windows swept on the cpu engine give the reference's alignment,
+//! and the SIMD whole-window kernel the values of the row-by-row sweep.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "engine/traceback/window.hpp"
+#include "engine/tiling/tile_executor.hpp"
+#include "tests/sweep_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+TEST(EngineSweeper, CpuSweepsGiveTheReferenceAlignment) {
+    test::expect_engine_sweeps_exact("cpu", 12, test::seed() + 81);
+}
+
+/// Row `row` of s0 x s1 over columns 0 .. n: the row-by-row sweep from row 0.
+WindowRow true_row(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, int64_t row) {
+    const size_t cols = static_cast<size_t>(s1.length() + 1);
+    WindowRow r{0, std::vector<int32_t>(cols, 0), std::vector<int32_t>(cols, kScoreNegInf)};
+    if (row == 0) return r;
+    WindowSpec w;
+    w.bottom = row;
+    w.hi = s1.length();
+    std::vector<int32_t> buffers(6 * cols);  // two rows in turn: a row reads the one above
+    const auto slots = [&](int64_t i) {
+        int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+        return RowSlots{base, base + cols, base + 2 * cols};
+    };
+    sweep_window(s0, s1, t, w, r, slots, [](int64_t) {});
+    const RowSlots last = slots(row);
+    return WindowRow{row, std::vector<int32_t>(last.h, last.h + cols), std::vector<int32_t>(last.f, last.f + cols)};
+}
+
+TEST(WindowCells, SimdStripesEqualTheRowSweep) {
+    std::mt19937_64 rng(test::seed() + 82);
+    const std::vector<Scoring> scorings = {Scoring(1, -3, 5, 2), Scoring(1, -3, 2, 5), test::hoxd70()};
+    WindowCells cells;  // reused, as the traceback does
+    for (int k = 0; k < 120; ++k) {
+        const TracebackTerms t(scorings[static_cast<size_t>(k) % scorings.size()]);
+        const int64_t m = 1 + static_cast<int64_t>(rng() % 80), n = 1 + static_cast<int64_t>(rng() % 90);
+        auto [s0, s1] = k % 2 ? test::mutated_pair(m, n, rng, 0.02) : test::random_pair(m, n, rng);
+        WindowSpec w;
+        w.top = static_cast<int64_t>(rng() % static_cast<uint64_t>(m));
+        w.bottom = w.top + 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(m - w.top));
+        w.lo = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n));
+        w.hi = w.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(n - w.lo + 1));
+        const WindowRow whole = true_row(s0, s1, t, w.top);
+        const WindowRow top{w.top, std::vector<int32_t>(whole.h.begin() + w.lo - 1, whole.h.begin() + w.hi + 1),
+                            std::vector<int32_t>(whole.f.begin() + w.lo - 1, whole.f.begin() + w.hi + 1)};
+        window_cells(s0, s1, t, w, top, cells);
+        const size_t cols = static_cast<size_t>(w.width() + 1);
+        std::vector<int32_t> buffers(6 * cols);  // two rows in turn: a row reads the one above
+        const auto slots = [&](int64_t i) {
+            int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+            return RowSlots{base, base + cols, base + 2 * cols};
+        };
+        int64_t checked = 0;
+        sweep_window(s0, s1, t, w, top, slots, [&](int64_t i) {
+                const int32_t *h = slots(i).h, *e = slots(i).e, *f = slots(i).f;
+                for (size_t c = 0; c < cols; ++c) {
+                    const size_t at = cells.at(i - w.top, static_cast<int64_t>(c));
+                    ASSERT_EQ(cells.h[at], h[c]) << "H at row " << i << " column index " << c << ", window #" << k;
+                    ASSERT_EQ(cells.e[at], e[c]) << "E at row " << i << " column index " << c << ", window #" << k;
+                    ASSERT_EQ(cells.f[at], f[c]) << "F at row " << i << " column index " << c << ", window #" << k;
+                    ++checked;
+                }
+            });
+        ASSERT_EQ(checked, w.rows() * static_cast<int64_t>(cols));
+        if (HasFatalFailure()) return;
+    }
+}
+
+}  // namespace
+}  // namespace chromalign

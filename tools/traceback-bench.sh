@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The traceback's cost: one generated related pair (chromalign-bench --pair related), the whole
+# CLI process timed RUNS times with stage 1 alone and RUNS times with --traceback, alternating;
+# prints the medians and their ratio (the target: <= 1.3 at 5M on one H100).
+#   SIZE=5M RUNS=3 BACKEND=cuda BIN=.gpu tools/traceback-bench.sh
+# BIN holds chromalign and chromalign-bench (.gpu after tools/gpu-bundle.sh; build for a local
+# build). ARGS adds chromalign flags to both runs, TB_ARGS to the traceback runs only.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=${BIN:-.gpu}
+size=${SIZE:-5M}
+runs=${RUNS:-3}
+backend=${BACKEND:-cuda}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/tb.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+"$bin/chromalign-bench" --pair related --sizes "$size" --write-fasta "$dir/pair" > /dev/null || exit 1
+
+# Runs chromalign with the given flags; prints "wall_seconds report_file".
+run() {
+  local report="$dir/report.$RANDOM"
+  local start end
+  start=$(date +%s.%N)
+  "$bin/chromalign" -q -b "$backend" ${ARGS:-} "$dir/pair_s0.fa" "$dir/pair_s1.fa" "$@" > "$report" || exit 1
+  end=$(date +%s.%N)
+  awk -v s="$start" -v e="$end" -v r="$report" 'BEGIN {printf "%.3f %s\n", e - s, r}'
+}
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+: > "$dir/alone"
+: > "$dir/with"
+for k in $(seq "$runs"); do
+  read -r t _ < <(run)
+  echo "$t" >> "$dir/alone"
+  read -r t report < <(run --traceback "$dir/aln.paf" ${TB_ARGS:-})
+  echo "$t" >> "$dir/with"
+  echo "run $k: stage 1 alone $(tail -1 "$dir/alone") s, with traceback $t s;" \
+    "$(grep -E '^(seconds|traceback_seconds|pruned|alignment_length)' "$report" | tr '\t\n' '= ' )"
+done
+alone=$(median < "$dir/alone")
+with=$(median < "$dir/with")
+awk -v a="$alone" -v w="$with" -v s="$size" -v b="$backend" -v r="$runs" 'BEGIN {
+  printf "traceback %s related, %s, median of %s: stage 1 alone %.2f s, with traceback %.2f s, ratio %.3f\n", s, b, r, a, w, w / a }'
