@@ -215,6 +215,8 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         if (SlabEngine* engine = backend->slab_engine()) sweeper = std::make_unique<EngineSweeper>(*engine, s0, s1, o.scoring);
         alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts, sweeper.get());
         report.traceback_cells = counts.cells;
+        report.traceback_swept_cells = counts.swept_cells;
+        report.traceback_sweep_seconds = counts.sweep_seconds;
         if (rescore(alignment, s0, s1, o.scoring) != result.score)
             throw Error("internal: the alignment found does not score " + std::to_string(result.score));
         report.traceback_seconds =

@@ -32,6 +32,8 @@ struct RunReport {
     double traceback_seconds = 0;          ///< the traceback stage
     int64_t special_rows = 0;              ///< stage 1's rows it started from
     int64_t traceback_cells = 0;           ///< cells the traceback recomputed
+    int64_t traceback_swept_cells = 0;     ///< of those, the ones of sweeps that kept rows
+    double traceback_sweep_seconds = 0;    ///< the time those sweeps took
 
     int64_t cells() const { return s0.length * s1.length; }
     /// Cells of m*n this run finished (computed or skipped): all but a resumed run's.

@@ -360,6 +360,13 @@ std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
 
 }  // namespace
 
+std::unique_ptr<TileExecutor> SlabEngine::window_executor(const Sequence& s0, const Sequence& s1,
+                                                          const Scoring& scoring, const TopRow& top) {
+    const SlabShape shape = slab_shape(s0.length(), s1.length(), scoring);
+    const int64_t blocks = std::clamp<int64_t>(s1.length() / shape.min_block_cols, 1, std::max(1, shape.blocks));
+    return slab_executor(s0, s1, scoring, 0, top, SlabEdges{true, false}, static_cast<int32_t>(blocks), PruneRule{});
+}
+
 std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes) {
     const int64_t ranks = static_cast<int64_t>(shapes.size());
     int64_t min_cols = kMinSlabBlockCols;

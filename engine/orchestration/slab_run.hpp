@@ -42,6 +42,12 @@ public:
                                                         const Scoring& scoring, int64_t first_row,
                                                         const TopRow& top, SlabEdges edges, int32_t blocks,
                                                         const PruneRule& prune) = 0;
+    /// An executor for a traceback window (engine/traceback/engine_sweeper.hpp): rows 1 .. m of
+    /// s0 against s1 from `top`, with a left edge (SlabEdges::left), without pruning. By
+    /// default a one-slab executor of slab_shape()'s band height; an engine may prefer shorter
+    /// bands here, which keep rows closer.
+    virtual std::unique_ptr<TileExecutor> window_executor(const Sequence& s0, const Sequence& s1,
+                                                          const Scoring& scoring, const TopRow& top);
 };
 
 /// One rank's columns [c0, c0 + width) of S1, cut into `blocks` block columns.

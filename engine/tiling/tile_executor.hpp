@@ -62,6 +62,13 @@ public:
     /// has reached h and f (without a synchronize()). Captures of several bands may overlap.
     virtual bool capture_landed(int64_t band) = 0;
 
+    /// Traceback sweeps (engine/traceback/engine_sweeper.hpp): called before diagonal 0, keeps
+    /// the bottom row of every band b with (b + 1) % every == 0 in the executor's own memory, as
+    /// the diagonals make it final, at one transfer for all of them.
+    virtual void keep_band_bottoms(int64_t every) = 0;
+    /// After synchronize(): copies a kept band's bottom row (n columns) into h and f.
+    virtual void kept_band_bottom(int64_t band, int32_t* h, int32_t* f) = 0;
+
     virtual size_t device_bytes() const { return 0; }
 
     /// Pruning (engine/pruning/prune_rule.hpp). Non-blocking: real cells skipped so far, as

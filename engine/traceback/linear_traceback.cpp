@@ -2,6 +2,7 @@
 #include "engine/traceback/linear_traceback.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "engine/error.hpp"
@@ -98,7 +99,10 @@ private:
         steps.wanted = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
         steps.at_least = (w.rows() * cols * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
         KeptRows kept(w, std::move(top));
+        const auto start = std::chrono::steady_clock::now();
         sweeper_.sweep(w, steps, kept);
+        counts_.sweep_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        counts_.swept_cells += w.rows() * w.width();
         return walk_rows(kept, p, out);
     }
 

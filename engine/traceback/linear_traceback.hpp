@@ -32,6 +32,8 @@ struct TracebackCounts {
     int64_t cells = 0;    ///< window cells computed (sweeps and whole windows)
     int64_t windows = 0;  ///< windows walked whole
     int64_t widened = 0;  ///< windows recomputed wider
+    int64_t swept_cells = 0;   ///< of `cells`, those of sweeps that kept rows
+    double sweep_seconds = 0;  ///< the time those sweeps took
 };
 
 /// The alignment that ends at `end` (stage 1's answer), from the rows of `rows` (row 0 at

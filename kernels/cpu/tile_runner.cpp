@@ -163,6 +163,28 @@ void CpuTileRunner::enqueue_diagonal(int64_t d) {
     if (first > last) return;
     auto task = [this, d, first](int64_t i, int worker) { run_tile(d, first + i, worker); };
     pool_.run(last - first + 1, task);
+    if (keep_every_ == 0) return;
+    for (int64_t b = first; b <= last; ++b) {
+        const int64_t band = d - b;
+        if ((band + 1) % keep_every_ != 0) continue;
+        const size_t at = static_cast<size_t>(band / keep_every_ * grid_.n);
+        capture_band_bottom(band, d, kept_h_.data() + at, kept_f_.data() + at);
+    }
+}
+
+void CpuTileRunner::keep_band_bottoms(int64_t every) {
+    keep_every_ = every;
+    const size_t cells = static_cast<size_t>(grid_.bands / every * grid_.n);
+    kept_h_.assign(cells, 0);
+    kept_f_.assign(cells, 0);
+}
+
+void CpuTileRunner::kept_band_bottom(int64_t band, int32_t* h, int32_t* f) {
+    if (keep_every_ == 0 || (band + 1) % keep_every_ != 0 || band >= grid_.bands)
+        throw Error("internal: band " + std::to_string(band) + " was not kept");
+    const auto at = static_cast<std::ptrdiff_t>(band / keep_every_ * grid_.n);
+    std::copy(kept_h_.begin() + at, kept_h_.begin() + at + grid_.n, h);
+    std::copy(kept_f_.begin() + at, kept_f_.begin() + at + grid_.n, f);
 }
 
 std::string CpuTileRunner::kernel_name() const {

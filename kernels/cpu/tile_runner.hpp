@@ -51,6 +51,8 @@ public:
     /// Synchronous: diagonal d = band + b has just written block b's columns of band's bottom row.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     bool capture_landed(int64_t) override { return true; }  // copied at the call
+    void keep_band_bottoms(int64_t every) override;
+    void kept_band_bottom(int64_t band, int32_t* h, int32_t* f) override;
 
     void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;
     int64_t right_edge_band(int64_t d) const override;
@@ -96,6 +98,8 @@ private:
     std::vector<int32_t> s1_i32_;    ///< ... of 32-bit kernels
     const void* s1_window_ = nullptr;  ///< column c (-lanes < c < padded_cols + lanes) at index -c
     std::vector<int32_t> bus_h_, bus_f_;  ///< horizontal bus, padded_cols entries
+    int64_t keep_every_ = 0;                ///< keep_band_bottoms; 0: none kept
+    std::vector<int32_t> kept_h_, kept_f_;  ///< n columns per kept band
     std::vector<int32_t> vbus_;           ///< vertical bus, (blocks + 1) x 2 slots of 2R + 1
     std::vector<Worker> workers_;
     std::atomic<int32_t> best_score_{0};  ///< G: the best score any worker has found

@@ -80,6 +80,29 @@ public:
         return runner;
     }
 
+    /// Windows take alpha 4 (R = 128): the walk recurses into windows as tall as the rows kept
+    /// are apart, and their cells grow with that height squared. All of the GPU's blocks, as
+    /// one slab would.
+    std::unique_ptr<TileExecutor> window_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                                  const TopRow& top) override {
+        constexpr int kWindowAlpha = 4;
+        const CudaScoringTerms terms = cuda_scoring_terms(scoring);
+        int per_sm = 0;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            int& resident = window_resident_[static_cast<int>(terms.substitution)];
+            if (resident == 0)
+                resident = kernels::cuda_resident_blocks_per_sm(options_.device, kWindowAlpha, terms.substitution);
+            per_sm = std::max(1, std::min(wanted_blocks_per_sm_, resident));
+        }
+        int64_t most = int64_t{info_.multiprocessors} * per_sm;
+        if (options_.max_blocks > 0) most = std::min<int64_t>(most, options_.max_blocks);
+        const int64_t blocks = std::clamp<int64_t>(s1.length() / (2 * 32), 1, most);
+        const TileGrid grid = make_tile_grid(s0.length(), s1.length(), 32, kWindowAlpha, static_cast<int32_t>(blocks));
+        return std::make_unique<kernels::CudaTileRunner>(options_.device, grid, terms, s0.codes.data(),
+                                                         s1.codes.data(), top, SlabEdges{true, false}, PruneRule{});
+    }
+
 private:
     /// Blocks of this substitution's kernels that fit on one multiprocessor (queried once).
     int resident(CudaScoringTerms::Substitution substitution) {
@@ -108,6 +131,7 @@ private:
     kernels::CudaDeviceInfo info_;
     int wanted_blocks_per_sm_ = 1;  ///< --blocks-per-sm, or the default
     int resident_[3] = {};          ///< per CudaScoringTerms::Substitution; 0 until asked
+    int window_resident_[3] = {};   ///< the same for window_executor's alpha
     int slabs_ = 1;
     int sharing_ = 1;  ///< slabs of this process sharing the GPU in the run being set up
     std::mutex mutex_;

@@ -82,6 +82,21 @@ int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substit
     return std::min(production, traced);
 }
 
+/// Traceback sweeps: after diagonal d, block i copies the bus columns that d made final for
+/// band d - i (the columns capture_band_bottom names) into that band's row of `kept`, when the
+/// band is kept (TileExecutor::keep_band_bottoms).
+__global__ void keep_band_pieces(const int2* hbus, int2* kept, int64_t d, int64_t every, int64_t bands,
+                                 int32_t blocks, int64_t block_cols, int64_t padded_cols, int64_t n) {
+    const int64_t b = blockIdx.x, band = d - b;
+    if (band < 0 || band >= bands || (band + 1) % every != 0) return;
+    int64_t first = b * block_cols - (cuda::kWarp - 1), last = (b + 1) * block_cols - (cuda::kWarp - 1);
+    if (b == blocks) last = padded_cols;
+    first = first > 0 ? first : 0;
+    last = last < n ? last : n;
+    int2* row = kept + band / every * n;
+    for (int64_t c = first + threadIdx.x; c < last; c += blockDim.x) row[c] = hbus[c];
+}
+
 struct CudaTileRunner::Impl {
     TileGrid grid;
     int device = 0;
@@ -120,6 +135,9 @@ struct CudaTileRunner::Impl {
     std::deque<Piece> pieces;             ///< in stream order
     std::map<int64_t, int2*> staging;     ///< band -> its staging row, until its last piece is handed over
     std::vector<int2*> spare_rows;        ///< staging rows to reuse
+    int64_t keep_every = 0;               ///< keep_band_bottoms; 0: none kept
+    int2* d_kept = nullptr;               ///< n columns per kept band
+    std::vector<int2> kept;               ///< d_kept on the host, once read
 
     /// Copies a landed piece into the caller's arrays; its band's row is free after the last one.
     void hand_over(const Piece& p) {
@@ -202,6 +220,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_best_score);
         cudaFree(d_pruned);
         cudaFree(d_dead);
+        cudaFree(d_kept);
         cudaFreeHost(h_best_seen);
         cudaFreeHost(h_pruned_seen);
         cudaFree(d_right);
@@ -332,6 +351,12 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         CUDA_CHECK(cudaMemcpyAsync(im.h_pruned_seen, im.d_pruned, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                    im.stream));
     }
+    if (im.keep_every > 0 && d - im.grid.blocks < im.grid.bands) {  // some band has columns in d
+        keep_band_pieces<<<static_cast<unsigned>(im.grid.blocks + 1), 128, 0, im.stream>>>(
+            im.d_hbus, im.d_kept, d, im.keep_every, im.grid.bands, im.grid.blocks, im.grid.block_cols,
+            im.grid.padded_cols(), im.grid.n);
+        CUDA_CHECK(cudaGetLastError());
+    }
     CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
     im.enqueued = d + 1;
 }
@@ -403,6 +428,28 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
     CUDA_CHECK(cudaMemcpyAsync(row + first, im.d_hbus + first, static_cast<size_t>(last - first) * sizeof(int2),
                                cudaMemcpyDeviceToHost, im.stream));
     im.pieces.push_back(Impl::Piece{band, first, last, im.enqueued - 1, last == g.n, row, h, f});
+}
+
+void CudaTileRunner::keep_band_bottoms(int64_t every) {
+    Impl& im = *impl_;
+    im.keep_every = every;
+    const size_t cells = static_cast<size_t>(im.grid.bands / every * im.grid.n);
+    if (cells > 0) im.d_kept = im.alloc<int2>(cells);
+}
+
+void CudaTileRunner::kept_band_bottom(int64_t band, int32_t* h, int32_t* f) {
+    Impl& im = *impl_;
+    if (im.keep_every == 0 || (band + 1) % im.keep_every != 0 || band >= im.grid.bands)
+        throw Error("internal: band " + std::to_string(band) + " was not kept");
+    if (im.kept.empty()) {
+        im.kept.resize(static_cast<size_t>(im.grid.bands / im.keep_every * im.grid.n));
+        CUDA_CHECK(cudaMemcpy(im.kept.data(), im.d_kept, im.kept.size() * sizeof(int2), cudaMemcpyDeviceToHost));
+    }
+    const int2* row = im.kept.data() + band / im.keep_every * im.grid.n;
+    for (int64_t c = 0; c < im.grid.n; ++c) {
+        h[c] = row[c].x;
+        f[c] = row[c].y;
+    }
 }
 
 size_t CudaTileRunner::device_bytes() const { return impl_->bytes; }

@@ -70,6 +70,10 @@ public:
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     /// Hands over every piece whose copy a later diagonal's event shows landed.
     bool capture_landed(int64_t band) override;
+    /// A small kernel after each diagonal copies the bus columns it made final for the kept
+    /// bands into a device buffer; kept_band_bottom copies that buffer to the host once.
+    void keep_band_bottoms(int64_t every) override;
+    void kept_band_bottom(int64_t band, int32_t* h, int32_t* f) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
 
     /// Writes the edge into ring slot band % kEdgeSlots, where band's short phase reads it.
