@@ -29,11 +29,12 @@ median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (
 : > "$dir/alone"
 : > "$dir/with"
 for k in $(seq "$runs"); do
-  read -r t _ < <(run)
+  read -r t report < <(run)
   echo "$t" >> "$dir/alone"
+  alone_seconds=$(awk -F'\t' '$1 == "seconds" {print $2}' "$report")
   read -r t report < <(run --traceback "$dir/aln.paf" ${TB_ARGS:-})
   echo "$t" >> "$dir/with"
-  echo "run $k: stage 1 alone $(tail -1 "$dir/alone") s, with traceback $t s;" \
+  echo "run $k: stage 1 alone $(tail -1 "$dir/alone") s (align $alone_seconds s), with traceback $t s;" \
     "$(grep -E '^(seconds|traceback_seconds|pruned|alignment_length)' "$report" | tr '\t\n' '= ' )"
 done
 alone=$(median < "$dir/alone")

@@ -66,8 +66,12 @@ public:
     /// the bottom row of every band b with (b + 1) % every == 0 in the executor's own memory, as
     /// the diagonals make it final, at one transfer for all of them.
     virtual void keep_band_bottoms(int64_t every) = 0;
-    /// After synchronize(): copies a kept band's bottom row (n columns) into h and f.
-    virtual void kept_band_bottom(int64_t band, int32_t* h, int32_t* f) = 0;
+    /// After synchronize(): columns [from, to) (0-based) of a kept band's bottom row into h, f.
+    virtual void kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) = 0;
+    /// After synchronize(): for the k-th kept band and the r-th run of `block` columns (the last
+    /// run may be shorter), the largest max(0, H) + slope * c over its columns c (0-based), at
+    /// out[k * ceil(n / block) + r]. What a traceback needs to bound paths left of a column.
+    virtual void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) = 0;
 
     virtual size_t device_bytes() const { return 0; }
 

@@ -17,19 +17,90 @@ Sequence slice(const Sequence& s, int64_t from, int64_t to) {
     return out;
 }
 
+/// Columns per run of the block maxima that bound a window cut from these rows (window.hpp).
+constexpr int64_t kMaximaRun = 512;
+
+/// A swept window's rows: its top row, and the band bottoms its executor kept (rows top + q·S,
+/// S = every·R), read column range by column range. Executor column x is column lo + x.
+class SweptRows : public RowSource {
+public:
+    SweptRows(const WindowSpec& w, WindowRow top, std::unique_ptr<TileExecutor> ex, int64_t every, int64_t gap)
+        : w_(w), top_(std::move(top)), ex_(std::move(ex)), every_(every),
+          spacing_(every * ex_->grid().rows_per_band()), runs_((ex_->grid().n + kMaximaRun - 1) / kMaximaRun),
+          maxima_(static_cast<size_t>(ex_->grid().bands / every * runs_)), gap_(gap) {
+        ex_->kept_band_maxima(gap, kMaximaRun, maxima_.data());
+    }
+
+    int64_t lo() const override { return w_.lo; }
+    int64_t k() const override { return w_.k; }
+    int64_t top() const override { return w_.top; }
+    int64_t row_above(int64_t i) const override { return w_.top + (i - 1 - w_.top) / spacing_ * spacing_; }
+    bool row_exact(int64_t row) const override { return row == w_.top && w_.top_exact; }
+
+    WindowRow read(int64_t row, int64_t from, int64_t to) override {
+        WindowRow out;
+        out.row = row;
+        if (row == w_.top) {
+            out.h.assign(top_.h.begin() + (from - w_.lo), top_.h.begin() + (to - w_.lo + 2));
+            out.f.assign(top_.f.begin() + (from - w_.lo), top_.f.begin() + (to - w_.lo + 2));
+            return out;
+        }
+        out.h.resize(static_cast<size_t>(to - from + 2));
+        out.f.resize(out.h.size());
+        const bool edge = from == w_.lo;  // column lo - 1 is the fresh edge: H = 0, F = -inf
+        if (edge) {
+            out.h[0] = 0;
+            out.f[0] = kScoreNegInf;
+        }
+        ex_->kept_band_bottom(band(row), from - w_.lo - (edge ? 0 : 1), to - w_.lo + 1, out.h.data() + (edge ? 1 : 0),
+                              out.f.data() + (edge ? 1 : 0));
+        return out;
+    }
+
+    int64_t edge_term(int64_t row, int64_t to, int64_t gap) override {
+        int64_t best = edge_value(0, w_.lo - 1, gap);  // the edge column counts H = 0
+        if (row == w_.top) {
+            for (int64_t c = w_.lo; c <= to; ++c)
+                best = std::max(best, edge_value(top_.h[static_cast<size_t>(c - w_.lo + 1)], c, gap));
+            return best;
+        }
+        if (gap != gap_) throw Error("internal: the traceback's gap term changed");
+        // Whole runs from their maxima, the rest of the last one from its columns.
+        const int64_t last = to - w_.lo, whole = (last + 1) / kMaximaRun;
+        const int64_t* maxima = maxima_.data() + (band(row) / every_) * runs_;
+        for (int64_t r = 0; r < whole; ++r) best = std::max(best, maxima[r] + gap * w_.lo);
+        const int64_t from = whole * kMaximaRun;
+        if (from <= last) {
+            std::vector<int32_t> h(static_cast<size_t>(last + 1 - from)), f(h.size());
+            ex_->kept_band_bottom(band(row), from, last + 1, h.data(), f.data());
+            for (int64_t x = from; x <= last; ++x) best = std::max(best, edge_value(h[static_cast<size_t>(x - from)], w_.lo + x, gap));
+        }
+        return best;
+    }
+
+private:
+    int64_t band(int64_t row) const { return (row - w_.top) / ex_->grid().rows_per_band() - 1; }
+
+    const WindowSpec w_;
+    const WindowRow top_;
+    const std::unique_ptr<TileExecutor> ex_;
+    const int64_t every_, spacing_, runs_;
+    std::vector<int64_t> maxima_;
+    const int64_t gap_;
+};
+
 }  // namespace
 
-void EngineSweeper::sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) {
+std::unique_ptr<RowSource> EngineSweeper::sweep(const WindowSpec& w, WindowRow above, const SweepSteps& steps) {
     const Sequence s0 = slice(s0_, w.top, w.bottom), s1 = slice(s1_, w.lo - 1, w.hi);
-    const WindowRow& above = kept.top_row();
     TopRow top;
     top.h.assign(above.h.begin() + 1, above.h.end());
     top.f.assign(above.f.begin() + 1, above.f.end());
     top.corner = above.h.front();
-    const std::unique_ptr<TileExecutor> ex = engine_.window_executor(s0, s1, scoring_, top);
+    std::unique_ptr<TileExecutor> ex = engine_.window_executor(s0, s1, scoring_, top);
     const TileGrid& g = ex->grid();
     const int64_t rows = g.rows_per_band();
-    if (w.rows() < 2 * rows) return scalar_.sweep(w, steps, kept);  // no band bottom inside
+    if (w.rows() < 2 * rows) return scalar_.sweep(w, std::move(above), steps);  // no band bottom inside
     const int64_t every = std::max<int64_t>(1, (steps.at_least + rows - 1) / rows);  // bands per kept row
     ++engine_sweeps_;
     ex->keep_band_bottoms(every);
@@ -41,16 +112,7 @@ void EngineSweeper::sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows
         ex->enqueue_diagonal(d);
     }
     ex->synchronize();
-    for (int64_t band = every - 1; w.top + (band + 1) * rows < w.bottom; band += every) {
-        WindowRow r;
-        r.row = w.top + (band + 1) * rows;
-        r.h.resize(static_cast<size_t>(g.n + 1));
-        r.f.resize(r.h.size());
-        r.h[0] = 0;  // the fresh edge
-        r.f[0] = kScoreNegInf;
-        ex->kept_band_bottom(band, r.h.data() + 1, r.f.data() + 1);
-        kept.keep(std::move(r));
-    }
+    return std::make_unique<SweptRows>(w, std::move(above), std::move(ex), every, TracebackTerms(scoring_).gap);
 }
 
 }  // namespace chromalign

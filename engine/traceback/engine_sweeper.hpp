@@ -18,10 +18,11 @@ public:
     EngineSweeper(SlabEngine& engine, const Sequence& s0, const Sequence& s1, const Scoring& scoring)
         : engine_(engine), s0_(s0), s1_(s1), scoring_(scoring), scalar_(s0, s1, scoring) {}
     /// Keeps the bottom row of every k-th band, k the fewest bands at least `steps.at_least`
-    /// rows (the engine's bands are what it can keep: steps.wanted is not followed). A window
-    /// of fewer than two of the engine's bands (SlabEngine::window_executor) goes to the scalar
-    /// sweep.
-    void sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) override;
+    /// rows (the engine's bands are what it can keep: steps.wanted is not followed). The rows
+    /// stay with the executor (on the GPU for cuda); the walk fetches the columns it reads. A
+    /// window of fewer than two of the engine's bands (SlabEngine::window_executor) goes to the
+    /// scalar sweep.
+    std::unique_ptr<RowSource> sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) override;
     int64_t engine_sweeps() const { return engine_sweeps_; }  ///< windows the engine swept
 
 private:

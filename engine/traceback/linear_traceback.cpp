@@ -98,12 +98,11 @@ private:
         SweepSteps steps;
         steps.wanted = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
         steps.at_least = (w.rows() * cols * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
-        KeptRows kept(w, std::move(top));
         const auto start = std::chrono::steady_clock::now();
-        sweeper_.sweep(w, steps, kept);
+        const std::unique_ptr<RowSource> kept = sweeper_.sweep(w, std::move(top), steps);
         counts_.sweep_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         counts_.swept_cells += w.rows() * w.width();
-        return walk_rows(kept, p, out);
+        return walk_rows(*kept, p, out);
     }
 
     /// 1: the true value is `need` (the window's value is); 0: it is not (the window misses it,

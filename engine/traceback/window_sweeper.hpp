@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
@@ -20,10 +21,10 @@ struct SweepSteps {
 class WindowSweeper {
 public:
     virtual ~WindowSweeper() = default;
-    /// Computes window w below kept.top_row() and keeps rows of it strictly between its top
-    /// and bottom into `kept`, at least `steps.at_least` apart and at least one when
-    /// w.rows() >= 2. Any rows will do: the walk certifies every step it takes from them.
-    virtual void sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) = 0;
+    /// Computes window w below `top` and returns its rows for the walk: `top` and rows
+    /// strictly between the window's top and bottom, at least `steps.at_least` apart and at
+    /// least one when w.rows() >= 2. Any rows will do: the walk certifies every step it takes.
+    virtual std::unique_ptr<RowSource> sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) = 0;
 };
 
 /// One CPU thread, row by row (sweep_window), keeping every max(wanted, at_least)-th row.
@@ -31,7 +32,7 @@ class ScalarSweeper : public WindowSweeper {
 public:
     ScalarSweeper(const Sequence& s0, const Sequence& s1, const Scoring& scoring)
         : s0_(s0), s1_(s1), t_(scoring) {}
-    void sweep(const WindowSpec& w, const SweepSteps& steps, KeptRows& kept) override;
+    std::unique_ptr<RowSource> sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) override;
 
 private:
     const Sequence& s0_;

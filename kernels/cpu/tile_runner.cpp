@@ -179,12 +179,23 @@ void CpuTileRunner::keep_band_bottoms(int64_t every) {
     kept_f_.assign(cells, 0);
 }
 
-void CpuTileRunner::kept_band_bottom(int64_t band, int32_t* h, int32_t* f) {
-    if (keep_every_ == 0 || (band + 1) % keep_every_ != 0 || band >= grid_.bands)
+void CpuTileRunner::kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) {
+    if (keep_every_ == 0 || (band + 1) % keep_every_ != 0 || band >= grid_.bands || from < 0 || to > grid_.n)
         throw Error("internal: band " + std::to_string(band) + " was not kept");
     const auto at = static_cast<std::ptrdiff_t>(band / keep_every_ * grid_.n);
-    std::copy(kept_h_.begin() + at, kept_h_.begin() + at + grid_.n, h);
-    std::copy(kept_f_.begin() + at, kept_f_.begin() + at + grid_.n, f);
+    std::copy(kept_h_.begin() + at + from, kept_h_.begin() + at + to, h);
+    std::copy(kept_f_.begin() + at + from, kept_f_.begin() + at + to, f);
+}
+
+void CpuTileRunner::kept_band_maxima(int64_t slope, int64_t block, int64_t* out) {
+    const int64_t runs = (grid_.n + block - 1) / block;
+    for (int64_t k = 0; k < (keep_every_ > 0 ? grid_.bands / keep_every_ : 0); ++k)
+        for (int64_t r = 0; r < runs; ++r) {
+            int64_t best = INT64_MIN;
+            for (int64_t c = r * block; c < std::min(grid_.n, (r + 1) * block); ++c)
+                best = std::max(best, std::max<int64_t>(0, kept_h_[static_cast<size_t>(k * grid_.n + c)]) + slope * c);
+            out[k * runs + r] = best;
+        }
 }
 
 std::string CpuTileRunner::kernel_name() const {

@@ -1,5 +1,6 @@
 //! @file CudaTileRunner: device buffers of one comparison and the launches of each external diagonal.
 #include <algorithm>
+#include <climits>
 #include <deque>
 #include <map>
 #include <thread>
@@ -97,6 +98,21 @@ __global__ void keep_band_pieces(const int2* hbus, int2* kept, int64_t d, int64_
     for (int64_t c = first + threadIdx.x; c < last; c += blockDim.x) row[c] = hbus[c];
 }
 
+/// Block (k, r) reduces run r of `block` columns of kept row k to max(0, H) + slope * c.
+__global__ void kept_row_maxima(const int2* kept, int64_t n, int64_t slope, int64_t block, int64_t* out) {
+    const int64_t k = blockIdx.y, r = blockIdx.x, last = min(n, (r + 1) * block);
+    long long best = LLONG_MIN;
+    for (int64_t c = r * block + threadIdx.x; c < last; c += blockDim.x)
+        best = max(best, static_cast<long long>(max(0, kept[k * n + c].x)) + slope * c);
+    for (int offset = 16; offset > 0; offset /= 2) best = max(best, __shfl_down_sync(0xffffffffu, best, offset));
+    __shared__ long long warps[32];
+    if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = best;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    for (unsigned w = 1; w < blockDim.x / 32; ++w) best = max(best, warps[w]);
+    out[k * gridDim.x + r] = best;
+}
+
 struct CudaTileRunner::Impl {
     TileGrid grid;
     int device = 0;
@@ -137,7 +153,6 @@ struct CudaTileRunner::Impl {
     std::vector<int2*> spare_rows;        ///< staging rows to reuse
     int64_t keep_every = 0;               ///< keep_band_bottoms; 0: none kept
     int2* d_kept = nullptr;               ///< n columns per kept band
-    std::vector<int2> kept;               ///< d_kept on the host, once read
 
     /// Copies a landed piece into the caller's arrays; its band's row is free after the last one.
     void hand_over(const Piece& p) {
@@ -437,19 +452,33 @@ void CudaTileRunner::keep_band_bottoms(int64_t every) {
     if (cells > 0) im.d_kept = im.alloc<int2>(cells);
 }
 
-void CudaTileRunner::kept_band_bottom(int64_t band, int32_t* h, int32_t* f) {
+void CudaTileRunner::kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) {
     Impl& im = *impl_;
-    if (im.keep_every == 0 || (band + 1) % im.keep_every != 0 || band >= im.grid.bands)
+    if (im.keep_every == 0 || (band + 1) % im.keep_every != 0 || band >= im.grid.bands || from < 0 || to > im.grid.n)
         throw Error("internal: band " + std::to_string(band) + " was not kept");
-    if (im.kept.empty()) {
-        im.kept.resize(static_cast<size_t>(im.grid.bands / im.keep_every * im.grid.n));
-        CUDA_CHECK(cudaMemcpy(im.kept.data(), im.d_kept, im.kept.size() * sizeof(int2), cudaMemcpyDeviceToHost));
-    }
-    const int2* row = im.kept.data() + band / im.keep_every * im.grid.n;
-    for (int64_t c = 0; c < im.grid.n; ++c) {
+    std::vector<int2> row(static_cast<size_t>(to - from));
+    CUDA_CHECK(cudaMemcpy(row.data(), im.d_kept + band / im.keep_every * im.grid.n + from, row.size() * sizeof(int2),
+                          cudaMemcpyDeviceToHost));
+    for (size_t c = 0; c < row.size(); ++c) {
         h[c] = row[c].x;
         f[c] = row[c].y;
     }
+}
+
+void CudaTileRunner::kept_band_maxima(int64_t slope, int64_t block, int64_t* out) {
+    Impl& im = *impl_;
+    const int64_t rows = im.keep_every > 0 ? im.grid.bands / im.keep_every : 0, runs = (im.grid.n + block - 1) / block;
+    if (rows == 0) return;
+    int64_t* d_out = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_out, static_cast<size_t>(rows * runs) * sizeof(int64_t)));
+    kept_row_maxima<<<dim3(static_cast<unsigned>(runs), static_cast<unsigned>(rows)), 256, 0, im.stream>>>(
+        im.d_kept, im.grid.n, slope, block, d_out);
+    cudaError_t status = cudaGetLastError();
+    if (status == cudaSuccess) status = cudaStreamSynchronize(im.stream);
+    if (status == cudaSuccess)
+        status = cudaMemcpy(out, d_out, static_cast<size_t>(rows * runs) * sizeof(int64_t), cudaMemcpyDeviceToHost);
+    cudaFree(d_out);
+    CUDA_CHECK(status);
 }
 
 size_t CudaTileRunner::device_bytes() const { return impl_->bytes; }
