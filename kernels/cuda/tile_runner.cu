@@ -83,6 +83,35 @@ int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substit
     return std::min(production, traced);
 }
 
+/// A buffer from `spare`, or a fresh one from `alloc` (a cudaMalloc-like call).
+template <typename Alloc>
+int2* take_or(std::vector<int2*>& spare, Alloc alloc) {
+    if (!spare.empty()) {
+        int2* p = spare.back();
+        spare.pop_back();
+        return p;
+    }
+    int2* p = nullptr;
+    CUDA_CHECK(alloc(&p));
+    return p;
+}
+
+/// A piece of a captured band's bottom row: bus columns [first, last) into the band's row.
+struct BusPiece {
+    int2* row;
+    int64_t first, last;
+};
+constexpr int kPiecesPerCopy = 32;
+struct BusPieces {
+    BusPiece piece[kPiecesPerCopy];
+};
+
+/// Block i copies piece i.
+__global__ void copy_bus_pieces(const int2* hbus, BusPieces pieces) {
+    const BusPiece p = pieces.piece[blockIdx.x];
+    for (int64_t c = p.first + threadIdx.x; c < p.last; c += blockDim.x) p.row[c] = hbus[c];
+}
+
 /// Traceback sweeps: after diagonal d, block i copies the bus columns that d made final for
 /// band d - i (the columns capture_band_bottom names) into that band's row of `kept`, when the
 /// band is kept (TileExecutor::keep_band_bottoms).
@@ -137,33 +166,64 @@ struct CudaTileRunner::Impl {
     int32_t* h_left = nullptr;
     int32_t* d_right = nullptr;   ///< kEdgeSlots right edges of 2R words
     cudaEvent_t done[kEdgeSlots] = {};
-    /// Band captures: each band's (H, F) columns go into a pinned staging row of its own, so
-    /// that captures of several bands may overlap; the copies run in stream order, so the host
-    /// never waits, and reach the caller's arrays once landed (capture_landed, synchronize).
-    struct Piece {
-        int64_t band, first, last;
-        int64_t after;  ///< the diagonal the copy was enqueued behind: landed once after + 1 is done
-        bool ends_band;
-        int2* row;
+    /// Band captures. The pieces of the captured bands' bottom rows that a diagonal makes
+    /// final go, by one small kernel before the next diagonal, into a device row per band; a
+    /// complete row goes in one transfer into a pinned staging row, in stream order (the host
+    /// never waits), and reaches the caller's arrays once landed (capture_landed, synchronize).
+    /// A transfer per piece and diagonal (11 at once per slab with B = 396 and a row every 35
+    /// bands) doubled stage 1 of a 5M pair on the H100: the copy engine served them one by one.
+    struct Capture {
+        int2* device_row;
+        int2* staging_row;
         int32_t* h;
         int32_t* f;
     };
-    std::deque<Piece> pieces;             ///< in stream order
-    std::map<int64_t, int2*> staging;     ///< band -> its staging row, until its last piece is handed over
-    std::vector<int2*> spare_rows;        ///< staging rows to reuse
+    std::map<int64_t, Capture> capturing;  ///< band -> its rows, until handed over
+    struct Landing {
+        int64_t band;
+        int64_t after;  ///< the diagonal the transfer was enqueued behind: landed once after + 1 is done
+    };
+    std::deque<Landing> landing;            ///< complete rows being transferred, in stream order
+    std::vector<BusPiece> pieces;           ///< pieces for the next copy_bus_pieces launch
+    std::vector<int64_t> rows_done;         ///< bands whose last piece is among them
+    std::vector<int2*> spare_device_rows, spare_staging_rows;
     int64_t keep_every = 0;               ///< keep_band_bottoms; 0: none kept
     int2* d_kept = nullptr;               ///< n columns per kept band
 
-    /// Copies a landed piece into the caller's arrays; its band's row is free after the last one.
-    void hand_over(const Piece& p) {
-        for (int64_t c = p.first; c < p.last; ++c) {
-            p.h[c] = p.row[c].x;
-            p.f[c] = p.row[c].y;
+    /// Launches the copies of the pieces recorded since the last launch, then the transfers of
+    /// the rows they complete. Called before a diagonal overwrites those bus columns.
+    void flush_captures() {
+        for (size_t k = 0; k < pieces.size(); k += kPiecesPerCopy) {
+            BusPieces batch{};
+            const size_t count = std::min<size_t>(kPiecesPerCopy, pieces.size() - k);
+            std::copy(pieces.begin() + static_cast<std::ptrdiff_t>(k),
+                      pieces.begin() + static_cast<std::ptrdiff_t>(k + count), batch.piece);
+            copy_bus_pieces<<<static_cast<unsigned>(count), 256, 0, stream>>>(d_hbus, batch);
+            CUDA_CHECK(cudaGetLastError());
         }
-        if (!p.ends_band) return;
-        spare_rows.push_back(p.row);
-        staging.erase(p.band);
+        pieces.clear();
+        for (const int64_t band : rows_done) {
+            const Capture& c = capturing.at(band);
+            CUDA_CHECK(cudaMemcpyAsync(c.staging_row, c.device_row, static_cast<size_t>(grid.n) * sizeof(int2),
+                                       cudaMemcpyDeviceToHost, stream));
+            landing.push_back(Landing{band, enqueued - 1});
+        }
+        rows_done.clear();
     }
+
+    /// Copies a landed row into the caller's arrays and frees its rows for the next capture.
+    void hand_over(int64_t band) {
+        const auto it = capturing.find(band);
+        const Capture& c = it->second;
+        for (int64_t col = 0; col < grid.n; ++col) {
+            c.h[col] = c.staging_row[col].x;
+            c.f[col] = c.staging_row[col].y;
+        }
+        spare_device_rows.push_back(c.device_row);
+        spare_staging_rows.push_back(c.staging_row);
+        capturing.erase(it);
+    }
+
     int64_t enqueued = 0;         ///< diagonals enqueued so far
     size_t bytes = 0;
     cuda::Substitution substitution = cuda::Substitution::kBytes;  ///< the kernels' diagonal terms
@@ -240,8 +300,12 @@ struct CudaTileRunner::Impl {
         cudaFreeHost(h_pruned_seen);
         cudaFree(d_right);
         cudaFreeHost(h_left);
-        for (const auto& [band, row] : staging) cudaFreeHost(row);
-        for (int2* row : spare_rows) cudaFreeHost(row);
+        for (const auto& [band, c] : capturing) {
+            cudaFree(c.device_row);
+            cudaFreeHost(c.staging_row);
+        }
+        for (int2* row : spare_device_rows) cudaFree(row);
+        for (int2* row : spare_staging_rows) cudaFreeHost(row);
         for (cudaEvent_t ev : done)
             if (ev) cudaEventDestroy(ev);
         if (stream) cudaStreamDestroy(stream);
@@ -343,6 +407,7 @@ const TileGrid& CudaTileRunner::grid() const { return impl_->grid; }
 
 void CudaTileRunner::enqueue_diagonal(int64_t d) {
     Impl& im = *impl_;
+    im.flush_captures();  // before this diagonal overwrites the columns captured after the last one
     PhaseArgs a = im.args;
     a.d = d;
     a.shared_best = im.shared_best;
@@ -392,20 +457,21 @@ void CudaTileRunner::synchronize() {
     if (im.args.prune.on)
         CUDA_CHECK(cudaMemcpyAsync(im.h_pruned_seen, im.d_pruned, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                    im.stream));
+    im.flush_captures();
     CUDA_CHECK(cudaStreamSynchronize(im.stream));
-    for (const Impl::Piece& p : im.pieces) im.hand_over(p);
-    im.pieces.clear();
+    for (const Impl::Landing& l : im.landing) im.hand_over(l.band);
+    im.landing.clear();
 }
 
 bool CudaTileRunner::capture_landed(int64_t band) {
     Impl& im = *impl_;
-    while (!im.pieces.empty()) {
-        const Impl::Piece& p = im.pieces.front();
-        if (p.after + 1 >= im.enqueued || !done(p.after + 1)) break;
-        im.hand_over(p);
-        im.pieces.pop_front();
+    while (!im.landing.empty()) {
+        const Impl::Landing& l = im.landing.front();
+        if (l.after + 1 >= im.enqueued || !done(l.after + 1)) break;
+        im.hand_over(l.band);
+        im.landing.pop_front();
     }
-    return im.staging.count(band) == 0;
+    return im.capturing.count(band) == 0;
 }
 
 AlignmentEnd CudaTileRunner::best() {
@@ -432,17 +498,17 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
     first = std::max<int64_t>(first, 0);
     last = std::min<int64_t>(last, g.n);
     if (b < 0 || b > g.blocks || first >= last) return;
-    int2*& row = im.staging[band];
-    if (!row && !im.spare_rows.empty()) {
-        row = im.spare_rows.back();
-        im.spare_rows.pop_back();
+    auto [it, fresh] = im.capturing.try_emplace(band);
+    Impl::Capture& c = it->second;
+    if (fresh) {
+        c.h = h;
+        c.f = f;
+        const size_t bytes = static_cast<size_t>(g.n) * sizeof(int2);
+        c.device_row = take_or(im.spare_device_rows, [&](int2** p) { return cudaMalloc(p, bytes); });
+        c.staging_row = take_or(im.spare_staging_rows, [&](int2** p) { return cudaMallocHost(p, bytes); });
     }
-    if (!row) CUDA_CHECK(cudaMallocHost(&row, static_cast<size_t>(g.n) * sizeof(int2)));
-    // Contiguous and pinned: a few microseconds per diagonal on the copy engine, ordered
-    // before the next diagonal overwrites these columns.
-    CUDA_CHECK(cudaMemcpyAsync(row + first, im.d_hbus + first, static_cast<size_t>(last - first) * sizeof(int2),
-                               cudaMemcpyDeviceToHost, im.stream));
-    im.pieces.push_back(Impl::Piece{band, first, last, im.enqueued - 1, last == g.n, row, h, f});
+    im.pieces.push_back(BusPiece{c.device_row, first, last});
+    if (last == g.n) im.rows_done.push_back(band);
 }
 
 void CudaTileRunner::keep_band_bottoms(int64_t every) {
