@@ -52,8 +52,8 @@ public:
             out.h[0] = 0;
             out.f[0] = kScoreNegInf;
         }
-        ex_->kept_band_bottom(band(row), from - w_.lo - (edge ? 0 : 1), to - w_.lo + 1, out.h.data() + (edge ? 1 : 0),
-                              out.f.data() + (edge ? 1 : 0));
+        fetch(band(row), from - w_.lo - (edge ? 0 : 1), to - w_.lo + 1, out.h.data() + (edge ? 1 : 0),
+              out.f.data() + (edge ? 1 : 0));
         return out;
     }
 
@@ -72,7 +72,7 @@ public:
         const int64_t from = whole * kMaximaRun;
         if (from <= last) {
             std::vector<int32_t> h(static_cast<size_t>(last + 1 - from)), f(h.size());
-            ex_->kept_band_bottom(band(row), from, last + 1, h.data(), f.data());
+            fetch(band(row), from, last + 1, h.data(), f.data());
             for (int64_t x = from; x <= last; ++x) best = std::max(best, edge_value(h[static_cast<size_t>(x - from)], w_.lo + x, gap));
         }
         return best;
@@ -81,12 +81,31 @@ public:
 private:
     int64_t band(int64_t row) const { return (row - w_.top) / ex_->grid().rows_per_band() - 1; }
 
+    /// Executor columns [from, to) of a kept band, through a cache of the last range fetched
+    /// and kFetchAhead columns right of it: a window's edge term reads the columns left of
+    /// its own, which it reads next (each fetch from a GPU is a transfer of its own).
+    void fetch(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) {
+        if (band != cached_band_ || from < cached_from_ || to > cached_from_ + static_cast<int64_t>(cached_h_.size())) {
+            const int64_t end = std::min(ex_->grid().n, std::max(to, from + kFetchAhead));
+            cached_h_.resize(static_cast<size_t>(end - from));
+            cached_f_.resize(cached_h_.size());
+            ex_->kept_band_bottom(band, from, end, cached_h_.data(), cached_f_.data());
+            cached_band_ = band;
+            cached_from_ = from;
+        }
+        std::copy(cached_h_.begin() + (from - cached_from_), cached_h_.begin() + (to - cached_from_), h);
+        std::copy(cached_f_.begin() + (from - cached_from_), cached_f_.begin() + (to - cached_from_), f);
+    }
+    static constexpr int64_t kFetchAhead = 2048;
+
     const WindowSpec w_;
     const WindowRow top_;
     const std::unique_ptr<TileExecutor> ex_;
     const int64_t every_, spacing_, runs_;
     std::vector<int64_t> maxima_;
     const int64_t gap_;
+    int64_t cached_band_ = -1, cached_from_ = 0;
+    std::vector<int32_t> cached_h_, cached_f_;
 };
 
 }  // namespace
