@@ -28,7 +28,8 @@ void expect_engine_sweeps_exact(const std::string& backend, int pairs, uint64_t 
         const int64_t m = 1500 + static_cast<int64_t>(rng() % 2500), n = 1500 + static_cast<int64_t>(rng() % 2500);
         auto [s0, s1] = k % 3 == 0 ? random_pair(m, n, rng) : mutated_pair(m, n, rng, k % 2 == 0 ? 0.01 : 0);
         const Alignment want = reference_traceback(s0, s1, sc);
-        EngineSweeper sweeper(*b->slab_engine(), s0, s1, sc);
+        // Some sweeps keep every band's bottom row, others every k-th.
+        EngineSweeper sweeper(*b->slab_engine(), s0, s1, sc, k % 2 ? int64_t{1} << 30 : int64_t{64} << 10);
         FirstRowOnly zero;
         const TracebackLimits limits{4096, int64_t{64} << 10};
         const Alignment got = linear_traceback(s0, s1, sc, {want.score, want.s0_end, want.s1_end}, zero, limits,
@@ -40,7 +41,7 @@ void expect_engine_sweeps_exact(const std::string& backend, int pairs, uint64_t 
         EXPECT_EQ(got.cigar(), want.cigar()) << what;
         swept += sweeper.engine_sweeps();
     }
-    EXPECT_GT(swept, pairs) << "the " << backend << " engine swept too few windows: the test tests little";
+    EXPECT_GE(swept, pairs / 2) << "the " << backend << " engine swept too few windows: the test tests little";
 }
 
 }  // namespace chromalign::test

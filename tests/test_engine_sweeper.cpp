@@ -47,7 +47,7 @@ TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesAndBounds) {
     const TracebackTerms t(sc);
     int64_t rows_checked = 0;
     for (int k = 0; k < 6; ++k) {
-        const int64_t m = 1200 + static_cast<int64_t>(rng() % 1500), n = 600 + static_cast<int64_t>(rng() % 2000);
+        const int64_t m = 2600 + static_cast<int64_t>(rng() % 1500), n = 600 + static_cast<int64_t>(rng() % 2000);
         auto [s0, s1] = test::mutated_pair(m, n, rng, 0.01);
         WindowSpec w;
         w.top = static_cast<int64_t>(rng() % 200);
@@ -69,8 +69,10 @@ TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesAndBounds) {
             want[i] = WindowRow{i, std::vector<int32_t>(slots(i).h, slots(i).h + cols),
                                 std::vector<int32_t>(slots(i).f, slots(i).f + cols)};
         });
-        EngineSweeper sweeper(*cpu->slab_engine(), s0, s1, sc);
-        const std::unique_ptr<RowSource> rows = sweeper.sweep(w, top, SweepSteps{1, 1 + static_cast<int64_t>(rng() % 300)});
+        // Room for all of the rows, or for a few: every band's bottom kept, or every k-th.
+        const int64_t kept_bytes = k % 2 ? int64_t{1} << 30 : 8 * (w.width() + 1) * (1 + static_cast<int64_t>(rng() % 4));
+        EngineSweeper sweeper(*cpu->slab_engine(), s0, s1, sc, kept_bytes);
+        const std::unique_ptr<RowSource> rows = sweeper.sweep(w, top, SweepSteps{});
         ASSERT_EQ(sweeper.engine_sweeps(), 1) << "window #" << k << " was not swept by the engine";
         for (int64_t r = rows->row_above(w.bottom); r > w.top; r = rows->row_above(r)) {
             const WindowRow& v = want.at(r);
@@ -89,7 +91,7 @@ TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesAndBounds) {
             if (HasFailure()) return;
         }
     }
-    EXPECT_GT(rows_checked, 12);
+    EXPECT_GE(rows_checked, 6) << "fewer kept rows than windows";
 }
 
 TEST(WindowCells, SimdStripesEqualTheRowSweep) {

@@ -15,10 +15,13 @@ namespace chromalign {
 
 class EngineSweeper : public WindowSweeper {
 public:
-    EngineSweeper(SlabEngine& engine, const Sequence& s0, const Sequence& s1, const Scoring& scoring)
-        : engine_(engine), s0_(s0), s1_(s1), scoring_(scoring), scalar_(s0, s1, scoring) {}
-    /// Keeps the bottom row of every k-th band, k the fewest bands at least `steps.at_least`
-    /// rows (the engine's bands are what it can keep: steps.wanted is not followed). The rows
+    /// `kept_bytes`: the memory the rows of one sweep may take where the executor keeps them
+    /// (GPU memory for cuda), in place of the walk's host budget (SweepSteps::at_least).
+    EngineSweeper(SlabEngine& engine, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                  int64_t kept_bytes = int64_t{2} << 30)
+        : engine_(engine), s0_(s0), s1_(s1), scoring_(scoring), kept_bytes_(kept_bytes), scalar_(s0, s1, scoring) {}
+    /// Keeps the bottom row of every k-th band, k the least whose rows fit kept_bytes (the
+    /// engine's bands are what it can keep: `steps` only matters to the scalar sweep). The rows
     /// stay with the executor (on the GPU for cuda); the walk fetches the columns it reads. A
     /// window of fewer than two of the engine's bands (SlabEngine::window_executor) goes to the
     /// scalar sweep.
@@ -30,6 +33,7 @@ private:
     const Sequence& s0_;
     const Sequence& s1_;
     const Scoring& scoring_;
+    const int64_t kept_bytes_;
     ScalarSweeper scalar_;
     int64_t engine_sweeps_ = 0;
 };

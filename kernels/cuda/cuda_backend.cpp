@@ -81,9 +81,10 @@ public:
     }
 
     /// Windows take alpha 4 (R = 128): the walk recurses into windows as tall as the rows kept
-    /// are apart, and their cells grow with that height squared. Blocks of about 512 columns:
-    /// a window is short, and its diagonals (bands + B) cost a launch each whatever their
-    /// cells; on the H100, 64 columns (B = 1375 for 88k) made a 70k-row window take 29 ms.
+    /// are apart, and their cells grow with that height squared. Blocks of about 512 columns.
+    /// A window is too small to fill the GPU either way: on the H100 a 70k x 87k window took
+    /// 37 ms with B = 170 (about 52 us a diagonal, one warp per block on 132 SMs) and 29 ms
+    /// with 64 columns (B = 1375, twice the diagonals); 512 keeps the host's work small.
     std::unique_ptr<TileExecutor> window_executor(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                                   const TopRow& top) override {
         constexpr int kWindowAlpha = 4;
