@@ -8,10 +8,13 @@
 #include <random>
 
 #include "engine/error.hpp"
+#include "engine/orchestration/slab_run.hpp"
+#include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/linear_traceback.hpp"
 #include "engine/tiling/tile_executor.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/reference/traceback.hpp"
+#include "kernels/registry.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -139,6 +142,33 @@ TEST(LinearTraceback, RefusesAnEndThatIsNotABestCell) {
     EXPECT_THROW(linear_traceback(a, b, Scoring{}, AlignmentEnd{10, 10, 9}, zero), Error);
     EXPECT_THROW(linear_traceback(a, b, Scoring{}, AlignmentEnd{10, 11, 10}, zero), Error);
     EXPECT_EQ(linear_traceback(a, b, Scoring{}, AlignmentEnd{10, 10, 10}, zero).cigar(), "10=");
+}
+
+TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
+    // Rows of stage 1 every 400 to 700 rows and windows of at most 4096 cells: every window
+    // between two rows is swept on the cpu engine, three at a time ahead of the walk.
+    std::mt19937_64 rng(test::seed() + 74);
+    BackendOptions options;
+    options.threads = 2;
+    const std::unique_ptr<Backend> cpu = make_backend("cpu", options);
+    const Scoring sc(1, -3, 5, 2);
+    TracebackCounts counts;
+    for (int k = 0; k < 4; ++k) {
+        const int64_t m = 2500 + static_cast<int64_t>(rng() % 1500), n = 2500 + static_cast<int64_t>(rng() % 1500);
+        auto [a, b] = test::mutated_pair(m, n, rng, k % 2 ? 0.01 : 0);
+        std::vector<int64_t> wanted;
+        for (int64_t r = 400 + static_cast<int64_t>(rng() % 300); r < m; r += 400 + static_cast<int64_t>(rng() % 300))
+            wanted.push_back(r);
+        TrueRows rows(a, b, sc, wanted);
+        const Alignment want = reference_traceback(a, b, sc);
+        EngineSweeper sweeper(*cpu->slab_engine(), a, b, sc, int64_t{1} << 30, 3);
+        const Alignment got = linear_traceback(a, b, sc, {want.score, want.s0_end, want.s1_end}, rows,
+                                               TracebackLimits{4096, int64_t{1} << 20}, &counts, &sweeper);
+        EXPECT_EQ(got.s0_start, want.s0_start) << "pair #" << k << ", seed " << test::seed();
+        EXPECT_EQ(got.s1_start, want.s1_start) << "pair #" << k;
+        EXPECT_EQ(got.cigar(), want.cigar()) << "pair #" << k;
+    }
+    EXPECT_GT(counts.ahead, 4) << "no window swept ahead served the walk";
 }
 
 }  // namespace

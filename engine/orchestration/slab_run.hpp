@@ -48,6 +48,9 @@ public:
     /// bands here, which keep rows closer.
     virtual std::unique_ptr<TileExecutor> window_executor(const Sequence& s0, const Sequence& s1,
                                                           const Scoring& scoring, const TopRow& top);
+    /// Windows the traceback may sweep at once, ahead of its walk (engine/traceback/lookahead.hpp):
+    /// 0 where one window already takes all of the engine.
+    virtual int window_lookahead() const { return 0; }
 };
 
 /// One rank's columns [c0, c0 + width) of S1, cut into `blocks` block columns.

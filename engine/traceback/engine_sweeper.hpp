@@ -8,6 +8,8 @@
 //! keeps bottom rows of bands: the rows the walk recurses into.
 #pragma once
 
+#include <atomic>
+
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/traceback/window_sweeper.hpp"
 
@@ -17,9 +19,11 @@ class EngineSweeper : public WindowSweeper {
 public:
     /// `kept_bytes`: the memory the rows of one sweep may take where the executor keeps them
     /// (GPU memory for cuda), in place of the walk's host budget (SweepSteps::at_least).
+    /// `lookahead`: windows swept ahead of the walk (-1: the engine's window_lookahead()).
     EngineSweeper(SlabEngine& engine, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                  int64_t kept_bytes = int64_t{2} << 30)
-        : engine_(engine), s0_(s0), s1_(s1), scoring_(scoring), kept_bytes_(kept_bytes), scalar_(s0, s1, scoring) {}
+                  int64_t kept_bytes = int64_t{2} << 30, int lookahead = -1)
+        : engine_(engine), s0_(s0), s1_(s1), scoring_(scoring), kept_bytes_(kept_bytes),
+          lookahead_(lookahead < 0 ? engine.window_lookahead() : lookahead), scalar_(s0, s1, scoring) {}
     /// Keeps the bottom row of every k-th band, k the least whose rows fit kept_bytes (the
     /// engine's bands are what it can keep: `steps` only matters to the scalar sweep). The rows
     /// stay with the executor (on the GPU for cuda); the walk fetches the columns it reads. A
@@ -27,6 +31,7 @@ public:
     /// scalar sweep.
     std::unique_ptr<RowSource> sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) override;
     int64_t engine_sweeps() const { return engine_sweeps_; }  ///< windows the engine swept
+    int lookahead() const override { return lookahead_; }
 
 private:
     SlabEngine& engine_;
@@ -34,8 +39,9 @@ private:
     const Sequence& s1_;
     const Scoring& scoring_;
     const int64_t kept_bytes_;
+    const int lookahead_;
     ScalarSweeper scalar_;
-    int64_t engine_sweeps_ = 0;
+    std::atomic<int64_t> engine_sweeps_{0};  ///< sweep runs in several threads at once
 };
 
 }  // namespace chromalign

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/error.hpp"
+#include "engine/traceback/lookahead.hpp"
 
 namespace chromalign {
 namespace {
@@ -50,8 +51,17 @@ public:
            WindowSweeper& sweeper, TracebackCounts& counts)
         : s0_(s0), s1_(s1), t_(sc), limits_(limits), sweeper_(sweeper), counts_(counts) {}
 
-    /// Walks back over the rows of `src` until the start, or the top row of `src`.
-    Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out) {
+    /// Children of about step x step cells are held whole; the rows kept fit their budget.
+    SweepSteps steps(const WindowSpec& w) const {
+        SweepSteps steps;
+        steps.wanted = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
+        steps.at_least = (w.rows() * (w.width() + 1) * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
+        return steps;
+    }
+
+    /// Walks back over the rows of `src` until the start, or the top row of `src`; with
+    /// `ahead`, takes the windows it swept ahead where they hold the walk's (lookahead.hpp).
+    Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out, Lookahead* ahead = nullptr) {
         for (;;) {
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
@@ -59,15 +69,25 @@ public:
             // A path of `height` rows spans about as many columns; the bound needs a margin
             // left of it that grows with the height (window.hpp), found by doubling.
             int64_t lo = std::max(src.lo(), p.j - (height + height / 4 + 64));
+            if (ahead) {
+                Lookahead::Window swept = ahead->take(p.i, p.j, lo);
+                if (swept.rows) {
+                    counts_.cells += swept.w.rows() * swept.w.width();
+                    counts_.swept_cells += swept.w.rows() * swept.w.width();
+                    ++counts_.ahead;
+                    WalkPoint q = p;
+                    ReversedRuns runs;
+                    const Outcome o = walk_rows(*swept.rows, q, runs);
+                    if (o != Outcome::kWiden) {
+                        out.append(runs);
+                        p = q;
+                        if (o == Outcome::kStart) return o;
+                        continue;
+                    }
+                }
+            }
             for (;;) {
-                WindowSpec w;
-                w.top = r;
-                w.bottom = p.i;
-                w.lo = lo;
-                w.hi = p.j;
-                w.k = src.k();
-                if (lo > src.lo()) w.k = std::max(w.k, src.edge_term(r, lo - 1, t_.gap) - (t_.best + t_.gap) * r);
-                w.top_exact = src.row_exact(r);
+                const WindowSpec w = cut_window(src, t_, r, p.i, lo, p.j);
                 WalkPoint q = p;
                 ReversedRuns runs;
                 const Outcome o = solve(w, src.read(r, lo, p.j), q, runs);
@@ -94,12 +114,8 @@ private:
             window_cells(s0_, s1_, t_, w, top, cells_);
             return walk_cells(w, cells_, p, out);
         }
-        // Children of about step x step cells are held whole; the rows kept fit their budget.
-        SweepSteps steps;
-        steps.wanted = static_cast<int64_t>(std::sqrt(static_cast<double>(limits_.window_cells) / 2));
-        steps.at_least = (w.rows() * cols * 8 + limits_.kept_row_bytes - 1) / limits_.kept_row_bytes;
         const auto start = std::chrono::steady_clock::now();
-        const std::unique_ptr<RowSource> kept = sweeper_.sweep(w, std::move(top), steps);
+        const std::unique_ptr<RowSource> kept = sweeper_.sweep(w, std::move(top), steps(w));
         counts_.sweep_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         counts_.swept_cells += w.rows() * w.width();
         return walk_rows(*kept, p, out);
@@ -184,10 +200,19 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
                     " is outside the matrix");
     TracebackCounts ignored;
     ScalarSweeper scalar(s0, s1, scoring);
-    Walker walker(s0, s1, scoring, limits, sweeper ? *sweeper : scalar, counts ? *counts : ignored);
+    WindowSweeper& sweep = sweeper ? *sweeper : scalar;
+    Walker walker(s0, s1, scoring, limits, sweep, counts ? *counts : ignored);
     WalkPoint p{end.s0_end, end.s1_end, State::kH, end.score};
     ReversedRuns runs;
-    if (walker.walk_rows(rows, p, runs) != Outcome::kStart)
+    // Windows swept ahead are worth it where sweeps are (windows too large to hold whole).
+    std::unique_ptr<Lookahead> ahead;
+    const TracebackTerms terms(scoring);
+    const int64_t height = end.s0_end - rows.row_above(end.s0_end);
+    if (sweep.lookahead() > 0 && height * (height + height / 4 + 64) > limits.window_cells)
+        ahead = std::make_unique<Lookahead>(rows, terms, sweep.lookahead(), [&](const WindowSpec& w, WindowRow top) {
+            return sweep.sweep(w, std::move(top), walker.steps(w));
+        });
+    if (walker.walk_rows(rows, p, runs, ahead.get()) != Outcome::kStart)
         throw Error("internal: the traceback found no start above row " + std::to_string(p.i));
     a.score = end.score;
     a.s0_start = p.i;

@@ -33,7 +33,8 @@ struct TracebackCounts {
     int64_t windows = 0;  ///< windows walked whole
     int64_t widened = 0;  ///< windows recomputed wider
     int64_t swept_cells = 0;   ///< of `cells`, those of sweeps that kept rows
-    double sweep_seconds = 0;  ///< the time those sweeps took
+    double sweep_seconds = 0;  ///< the time those sweeps took (not those swept ahead)
+    int64_t ahead = 0;         ///< windows swept ahead of the walk that served it (lookahead.hpp)
 };
 
 /// The alignment that ends at `end` (stage 1's answer), from the rows of `rows` (row 0 at

@@ -25,6 +25,9 @@ public:
     /// strictly between the window's top and bottom, at least `steps.at_least` apart and at
     /// least one when w.rows() >= 2. Any rows will do: the walk certifies every step it takes.
     virtual std::unique_ptr<RowSource> sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) = 0;
+    /// Windows worth sweeping ahead of the walk at once, from other threads (lookahead.hpp);
+    /// 0: none, and sweep is called from the walk's thread only.
+    virtual int lookahead() const { return 0; }
 };
 
 /// One CPU thread, row by row (sweep_window), keeping every max(wanted, at_least)-th row.

@@ -105,7 +105,11 @@ public:
                                                          s1.codes.data(), top, SlabEdges{true, false}, PruneRule{});
     }
 
+    /// A window fills a small part of the GPU (window_executor): several run at once.
+    int window_lookahead() const override { return kWindowLookahead; }
+
 private:
+    static constexpr int kWindowLookahead = 4;
     /// Blocks of this substitution's kernels that fit on one multiprocessor (queried once).
     int resident(CudaScoringTerms::Substitution substitution) {
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process ask from their threads

@@ -1,0 +1,83 @@
+//! @file Guessed windows swept ahead of the walk.
+#include "engine/traceback/lookahead.hpp"
+
+#include <algorithm>
+
+namespace chromalign {
+
+WindowSpec cut_window(RowSource& rows, const TracebackTerms& t, int64_t top, int64_t bottom, int64_t lo, int64_t hi) {
+    WindowSpec w;
+    w.top = top;
+    w.bottom = bottom;
+    w.lo = lo;
+    w.hi = hi;
+    w.k = rows.k();
+    if (lo > rows.lo()) w.k = std::max(w.k, rows.edge_term(top, lo - 1, t.gap) - (t.best + t.gap) * top);
+    w.top_exact = rows.row_exact(top);
+    return w;
+}
+
+/// Columns a window of `height` rows spans left of where the walk enters it (as walk_rows cuts).
+static int64_t span(int64_t height) { return height + height / 4 + 64; }
+
+int64_t Lookahead::guess(const WindowRow& top, int64_t lo, int64_t from, int64_t j) {
+    int64_t best = j;
+    int32_t best_h = -1;
+    for (int64_t c = j; c >= from; --c) {  // the rightmost of equal values: the shortest step
+        const int32_t h = top.h[static_cast<size_t>(c - lo + 1)];
+        if (h > best_h) {
+            best_h = h;
+            best = c;
+        }
+    }
+    return best;
+}
+
+Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
+    while (!ahead_.empty() && ahead_.front().w.bottom > i) ahead_.pop_front();  // behind the walk
+    Window got;
+    if (!ahead_.empty() && ahead_.front().w.bottom == i) {
+        Ahead& a = ahead_.front();
+        if (a.w.lo <= lo && a.w.hi >= j) {
+            got.w = a.w;
+            got.rows = a.rows.get();
+            ahead_.pop_front();
+        } else {
+            ahead_.clear();  // the guesses above were made from a wrong one
+        }
+    }
+    plan(i, j);
+    return got;
+}
+
+void Lookahead::plan(int64_t i, int64_t j) {
+    if (i <= rows_.top()) return;
+    int64_t bottom, cap, at;  // the next window's bottom row, column cap, and guessed crossing
+    if (ahead_.empty()) {
+        bottom = rows_.row_above(i);  // the walk's own window ends here: plan from the one above
+        cap = j;
+        const int64_t lo = std::max(rows_.lo(), j - span(i - bottom));
+        at = guess(rows_.read(bottom, lo, j), lo, lo, j);
+    } else {
+        bottom = ahead_.back().w.top;
+        cap = ahead_.back().cap;
+        at = ahead_.back().guess;
+    }
+    while (static_cast<int>(ahead_.size()) < depth_ && bottom > rows_.top()) {
+        const int64_t top = rows_.row_above(bottom), height = bottom - top;
+        const int64_t slack = height / 8 + 256;
+        const int64_t hi = std::min(cap, at + slack), lo = std::max(rows_.lo(), at - span(height) - slack);
+        if (hi < lo) return;
+        Ahead a;
+        a.w = cut_window(rows_, t_, top, bottom, lo, hi);
+        a.cap = hi;
+        WindowRow top_row = rows_.read(top, lo, hi);
+        a.guess = guess(top_row, lo, std::max(lo, at - span(height)), at);
+        a.rows = std::async(std::launch::async, sweep_, a.w, std::move(top_row));
+        bottom = top;
+        at = a.guess;
+        ahead_.push_back(std::move(a));
+    }
+}
+
+}  // namespace chromalign
