@@ -66,8 +66,9 @@ public:
     /// the bottom row of every band b with (b + 1) % every == 0 in the executor's own memory, as
     /// the diagonals make it final, at one transfer for all of them.
     virtual void keep_band_bottoms(int64_t every) = 0;
-    /// After synchronize(): columns [from, to) (0-based) of a kept band's bottom row into h, f.
-    virtual void kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) = 0;
+    /// After synchronize(): columns [from, to) (0-based) of the bottom rows of `count` kept
+    /// bands from `band` on (band, band + every, ...) into h and f, row after row.
+    virtual void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) = 0;
     /// After synchronize(): for the k-th kept band and the r-th run of `block` columns (the last
     /// run may be shorter), the largest max(0, H) + slope * c over its columns c (0-based), at
     /// out[k * ceil(n / block) + r]. What a traceback needs to bound paths left of a column.

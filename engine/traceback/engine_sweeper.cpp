@@ -81,21 +81,30 @@ public:
 private:
     int64_t band(int64_t row) const { return (row - w_.top) / ex_->grid().rows_per_band() - 1; }
 
-    /// Executor columns [from, to) of a kept band, through a cache of the last range fetched
-    /// and kFetchAhead columns right of it: a window's edge term reads the columns left of
-    /// its own, which it reads next (each fetch from a GPU is a transfer of its own).
+    /// Executor columns [from, to) of a kept band, through a cache of the last block fetched:
+    /// that band and up to kFetchRows - 1 kept bands above it, over [from, to) widened by
+    /// kFetchAhead columns right and by the columns the path may drift left over those bands.
+    /// A window's edge term reads the columns left of its own, which it reads next, and the
+    /// windows above it read the rows above (each fetch from a GPU is a transfer of its own).
     void fetch(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) {
-        if (band != cached_band_ || from < cached_from_ || to > cached_from_ + static_cast<int64_t>(cached_h_.size())) {
-            const int64_t end = std::min(ex_->grid().n, std::max(to, from + kFetchAhead));
-            cached_h_.resize(static_cast<size_t>(end - from));
+        const int64_t row = band / every_;  // its index among the kept bands
+        if (row < cached_row_ || row >= cached_row_ + cached_rows_ || from < cached_from_ || to > cached_to_) {
+            const int64_t first = std::max<int64_t>(0, row - (kFetchRows - 1));
+            const int64_t drift = (row - first) * spacing_ * 5 / 4 + 256;
+            cached_row_ = first;
+            cached_rows_ = row - first + 1;
+            cached_from_ = std::max<int64_t>(0, from - drift);
+            cached_to_ = std::min(ex_->grid().n, std::max(to, from + kFetchAhead));
+            cached_h_.resize(static_cast<size_t>(cached_rows_ * (cached_to_ - cached_from_)));
             cached_f_.resize(cached_h_.size());
-            ex_->kept_band_bottom(band, from, end, cached_h_.data(), cached_f_.data());
-            cached_band_ = band;
-            cached_from_ = from;
+            ex_->kept_band_bottoms(first * every_ + every_ - 1, cached_rows_, cached_from_, cached_to_,
+                                   cached_h_.data(), cached_f_.data());
         }
-        std::copy(cached_h_.begin() + (from - cached_from_), cached_h_.begin() + (to - cached_from_), h);
-        std::copy(cached_f_.begin() + (from - cached_from_), cached_f_.begin() + (to - cached_from_), f);
+        const int64_t at = (row - cached_row_) * (cached_to_ - cached_from_) + (from - cached_from_);
+        std::copy(cached_h_.begin() + at, cached_h_.begin() + at + (to - from), h);
+        std::copy(cached_f_.begin() + at, cached_f_.begin() + at + (to - from), f);
     }
+    static constexpr int64_t kFetchRows = 8;
     static constexpr int64_t kFetchAhead = 2048;
 
     const WindowSpec w_;
@@ -104,7 +113,7 @@ private:
     const int64_t every_, spacing_, runs_;
     std::vector<int64_t> maxima_;
     const int64_t gap_;
-    int64_t cached_band_ = -1, cached_from_ = 0;
+    int64_t cached_row_ = 0, cached_rows_ = 0, cached_from_ = 0, cached_to_ = 0;  ///< the block fetched
     std::vector<int32_t> cached_h_, cached_f_;
 };
 

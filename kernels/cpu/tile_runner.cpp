@@ -179,12 +179,15 @@ void CpuTileRunner::keep_band_bottoms(int64_t every) {
     kept_f_.assign(cells, 0);
 }
 
-void CpuTileRunner::kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) {
-    if (keep_every_ == 0 || (band + 1) % keep_every_ != 0 || band >= grid_.bands || from < 0 || to > grid_.n)
+void CpuTileRunner::kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) {
+    if (keep_every_ == 0 || (band + 1) % keep_every_ != 0 || band + (count - 1) * keep_every_ >= grid_.bands ||
+        from < 0 || to > grid_.n)
         throw Error("internal: band " + std::to_string(band) + " was not kept");
-    const auto at = static_cast<std::ptrdiff_t>(band / keep_every_ * grid_.n);
-    std::copy(kept_h_.begin() + at + from, kept_h_.begin() + at + to, h);
-    std::copy(kept_f_.begin() + at + from, kept_f_.begin() + at + to, f);
+    for (int64_t k = 0; k < count; ++k) {
+        const auto at = static_cast<std::ptrdiff_t>((band / keep_every_ + k) * grid_.n);
+        std::copy(kept_h_.begin() + at + from, kept_h_.begin() + at + to, h + k * (to - from));
+        std::copy(kept_f_.begin() + at + from, kept_f_.begin() + at + to, f + k * (to - from));
+    }
 }
 
 void CpuTileRunner::kept_band_maxima(int64_t slope, int64_t block, int64_t* out) {

@@ -52,7 +52,7 @@ public:
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     bool capture_landed(int64_t) override { return true; }  // copied at the call
     void keep_band_bottoms(int64_t every) override;
-    void kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
+    void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
     void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) override;
 
     void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;

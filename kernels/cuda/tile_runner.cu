@@ -518,16 +518,19 @@ void CudaTileRunner::keep_band_bottoms(int64_t every) {
     if (cells > 0) im.d_kept = im.alloc<int2>(cells);
 }
 
-void CudaTileRunner::kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) {
+void CudaTileRunner::kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) {
     Impl& im = *impl_;
-    if (im.keep_every == 0 || (band + 1) % im.keep_every != 0 || band >= im.grid.bands || from < 0 || to > im.grid.n)
+    if (im.keep_every == 0 || (band + 1) % im.keep_every != 0 || band + (count - 1) * im.keep_every >= im.grid.bands ||
+        from < 0 || to > im.grid.n)
         throw Error("internal: band " + std::to_string(band) + " was not kept");
-    std::vector<int2> row(static_cast<size_t>(to - from));
-    CUDA_CHECK(cudaMemcpy(row.data(), im.d_kept + band / im.keep_every * im.grid.n + from, row.size() * sizeof(int2),
-                          cudaMemcpyDeviceToHost));
-    for (size_t c = 0; c < row.size(); ++c) {
-        h[c] = row[c].x;
-        f[c] = row[c].y;
+    const size_t width = static_cast<size_t>(to - from);
+    std::vector<int2> block(width * static_cast<size_t>(count));
+    CUDA_CHECK(cudaMemcpy2D(block.data(), width * sizeof(int2), im.d_kept + band / im.keep_every * im.grid.n + from,
+                            static_cast<size_t>(im.grid.n) * sizeof(int2), width * sizeof(int2),
+                            static_cast<size_t>(count), cudaMemcpyDeviceToHost));
+    for (size_t c = 0; c < block.size(); ++c) {
+        h[c] = block[c].x;
+        f[c] = block[c].y;
     }
 }
 

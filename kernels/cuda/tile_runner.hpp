@@ -71,10 +71,10 @@ public:
     /// Hands over every piece whose copy a later diagonal's event shows landed.
     bool capture_landed(int64_t band) override;
     /// A small kernel after each diagonal copies the bus columns it made final for the kept
-    /// bands into a device buffer, where they stay: kept_band_bottom copies the columns asked
-    /// for, and kept_band_maxima reduces them on the device.
+    /// bands into a device buffer, where they stay: kept_band_bottoms copies the block asked
+    /// for (one transfer), and kept_band_maxima reduces them on the device.
     void keep_band_bottoms(int64_t every) override;
-    void kept_band_bottom(int64_t band, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
+    void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
     void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
 
