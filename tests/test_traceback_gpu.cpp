@@ -30,25 +30,30 @@ TEST(TracebackGpu, SameAlignmentFromCudaRows) {
     ASSERT_EQ(want.exit_code, 0) << want.err;
     const std::string expected = sam_records(h.path("cpu.sam"));
     ASSERT_FALSE(expected.empty());
-    const std::vector<std::vector<std::string>> variants = {
-        // One block per SM makes B = 33 per slab, so a row's captures overlap those of the
-        // next ones (a row every 1024 rows). S1 is long enough for 8 slabs of 33 blocks of
-        // 1024 columns. With 20M of disk, 11 rows: windows of 27k rows that the GPU sweeps.
-        {"--slabs", "8", "--blocks-per-sm", "1", "--traceback-dir", h.path("rows8")},
-        {"--slabs", "8", "--blocks-per-sm", "1", "--no-pruning", "--traceback-dir", h.path("rows8np")},
-        {"--traceback-disk", "20M", "--traceback-dir", h.path("rows20M")},
+    // cuda keeps rows at least 65536 apart: 4 rows here. With 8 slabs of one block per SM
+    // (B = 33) each slab writes a piece of each; with the default grid S1 is too short for 8
+    // slabs, one slab of B = 1584 captures all 4 rows at once (811k rows a capture); 3M of
+    // disk keeps one row, and the GPU sweeps the two windows of 150k rows, one ahead.
+    struct Variant {
+        std::vector<std::string> args;
+        size_t pieces;  ///< special row pieces expected at least
     };
-    for (const auto& v : variants) {
+    const std::vector<Variant> variants = {
+        {{"--slabs", "8", "--blocks-per-sm", "1", "--traceback-dir", h.path("rows8")}, 32},
+        {{"--slabs", "8", "--blocks-per-sm", "1", "--no-pruning", "--traceback-dir", h.path("rows8np")}, 32},
+        {{"--traceback-dir", h.path("rows")}, 4},
+        {{"--traceback-disk", "3M", "--traceback-dir", h.path("rows3M")}, 1},
+    };
+    for (const Variant& v : variants) {
         std::vector<std::string> args = {"-q", "-b", "cuda", "--traceback", h.path("gpu.sam")};
-        args.insert(args.end(), v.begin(), v.end());
+        args.insert(args.end(), v.args.begin(), v.args.end());
         const test::ChildRun r = h.run(args);
         ASSERT_EQ(r.exit_code, 0) << r.err;
-        EXPECT_EQ(sam_records(h.path("gpu.sam")), expected) << v.back();
+        EXPECT_EQ(sam_records(h.path("gpu.sam")), expected) << v.args.back();
         size_t pieces = 0;
-        for (const auto& e : std::filesystem::directory_iterator(v.back())) pieces += e.path().extension() == ".srow";
-        // 8 slabs write a piece of each row: at least 5 rows' pieces (S1 is too short for 8
-        // slabs of the default grid, so the 20M run has one slab and about 11 rows).
-        EXPECT_GE(pieces, v[0] == "--slabs" ? 40u : 8u) << "special row pieces written in " << v.back();
+        for (const auto& e : std::filesystem::directory_iterator(v.args.back()))
+            pieces += e.path().extension() == ".srow";
+        EXPECT_GE(pieces, v.pieces) << "special row pieces written in " << v.args.back();
     }
     // No rows at all: the GPU sweeps the whole matrix, then windows of it, keeping rows.
     const test::ChildRun r = h.run({"-q", "-b", "cuda", "--traceback", h.path("gpu0.sam"), "--traceback-disk", "0"});

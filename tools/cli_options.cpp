@@ -199,7 +199,7 @@ std::vector<std::string> preset_names() {
 
 Options parse_options(int argc, const char* const* argv) {
     Options o;
-    std::string format = "text", s0_record, s1_record, config_file, every = "60s", disk = "2G";
+    std::string format = "text", s0_record, s1_record, config_file, every = "60s", disk = "16G";
     bool no_pruning = false;
     po::options_description meta("Options");
     meta.add_options()
@@ -224,7 +224,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output)")
         ("alignment-format", po::value<std::string>(&o.alignment_format), "sam, bam, cram, paf, maf or view (default: by the --traceback file's extension; else view)")
         ("traceback-dir", po::value<std::string>(&o.traceback_dir), "keep stage 1's special rows for the traceback in this directory (default: a temporary one, removed afterwards)")
-        ("traceback-disk", po::value<std::string>(&disk)->default_value(disk), "disk the special rows may take: 2G, 500M, 0 (none: the traceback recomputes from row 0); more rows cost stage 1 disk writes and save traceback time")
+        ("traceback-disk", po::value<std::string>(&disk)->default_value(disk), "disk the special rows may take: 16G, 500M, 0 (none: the traceback recomputes from row 0); more rows cost stage 1 disk writes and save traceback time")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
         ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress as FILE.slab<k>of<N>.<0|1> (one per column slab; FILE.lock while running) and resume from them when they match")
         ("checkpoint-every", po::value<std::string>(&every)->default_value(every), "interval between checkpoints: 90, 30s, 10m or 1h")

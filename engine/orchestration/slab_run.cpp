@@ -448,7 +448,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     const int64_t spacing = options.special_rows.dir.empty()
                                 ? 0
                                 : special_row_spacing(s0.length(), s1.length(), options.special_rows.budget_bytes,
-                                                      shape.rows_per_band);
+                                                      shape.rows_per_band, engine.special_row_spacing());
     if (spacing > 0)
         special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, options.special_rows.identity, me.c0 + 1,
                                                      me.width, scoring, options.on_note);

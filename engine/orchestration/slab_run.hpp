@@ -48,6 +48,12 @@ public:
     /// bands here, which keep rows closer.
     virtual std::unique_ptr<TileExecutor> window_executor(const Sequence& s0, const Sequence& s1,
                                                           const Scoring& scoring, const TopRow& top);
+    /// The fewest rows between two special rows (engine/traceback/special_rows.hpp). A row of n
+    /// columns takes 6n bytes on disk and n / rate seconds to compute, so rows k apart write
+    /// 6 rate / k bytes a second whatever n is: a fast engine keeps them further apart, so that
+    /// stage 1 does not wait for the disk. 1024 by default: the traceback's windows are about
+    /// that tall anyway.
+    virtual int64_t special_row_spacing() const { return 1024; }
     /// Windows the traceback may sweep at once, ahead of its walk (engine/traceback/lookahead.hpp):
     /// 0 where one window already takes all of the engine.
     virtual int window_lookahead() const { return 0; }

@@ -57,13 +57,11 @@ RowsIdentity rows_identity(const Sequence& s0, const Sequence& s1) {
     return RowsIdentity{s0.length(), s1.length(), sequence_fingerprint(s0), sequence_fingerprint(s1)};
 }
 
-int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows) {
+int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows, int64_t min_spacing) {
     const int64_t per_row = kSpecialRowBytesPerColumn * n + static_cast<int64_t>(sizeof(Header)) + 8 * (n / kBlock + 2);
     const int64_t rows = budget_bytes / per_row;
     if (rows < 1 || band_rows < 1) return 0;
-    // At least 1024 rows apart: the traceback's windows are about that tall anyway, and
-    // writing more often would cost stage 1 disk bandwidth for no gain.
-    const int64_t spacing = std::max<int64_t>({1024, (m + rows) / (rows + 1), band_rows});
+    const int64_t spacing = std::max<int64_t>({min_spacing, (m + rows) / (rows + 1), band_rows});
     return (spacing + band_rows - 1) / band_rows * band_rows;
 }
 

@@ -25,9 +25,11 @@ namespace chromalign {
 /// Bytes a kept row takes per column on disk.
 constexpr int64_t kSpecialRowBytesPerColumn = 6;
 
-/// Rows between two kept rows for an m x n matrix within `budget_bytes`, a multiple of
-/// `band_rows` (the rows of the bands a capture spans); 0 when not even one row fits.
-int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows);
+/// Rows between two kept rows for an m x n matrix within `budget_bytes`, at least
+/// `min_spacing` (SlabEngine::special_row_spacing, what the engine's speed and the disk allow)
+/// and a multiple of `band_rows` (the rows of the bands a capture spans); 0 when not even one
+/// row fits.
+int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows, int64_t min_spacing);
 
 /// The identity of the comparison of s0 and s1 (RowsIdentity, engine/backend/options.hpp).
 RowsIdentity rows_identity(const Sequence& s0, const Sequence& s1);

@@ -105,6 +105,11 @@ public:
                                                          s1.codes.data(), top, SlabEdges{true, false}, PruneRule{});
     }
 
+    /// About 3e12 cells a second on an H100 (pruned related pairs): rows 65536 apart write
+    /// about 250 MB/s. On a 5M related pair, 8G of rows (279, 18k apart) made stage 1 7.5%
+    /// slower and 2G (71) 2-3%, with the shortest traceback of the budgets tried.
+    int64_t special_row_spacing() const override { return 65536; }
+
     /// A window fills a small part of the GPU (window_executor): several run at once.
     int window_lookahead() const override { return kWindowLookahead; }
 
