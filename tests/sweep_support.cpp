@@ -14,11 +14,15 @@
 
 namespace chromalign::test {
 
-void expect_engine_sweeps_exact(const std::string& backend, int pairs, uint64_t seed) {
-    std::mt19937_64 rng(seed);
+std::unique_ptr<Backend> small_backend(const std::string& name) {
     BackendOptions options;
     options.threads = 2;
-    const std::unique_ptr<Backend> b = make_backend(backend, options);
+    return make_backend(name, options);
+}
+
+void expect_engine_sweeps_exact(const std::string& backend, int pairs, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const std::unique_ptr<Backend> b = small_backend(backend);
     ASSERT_NE(b->slab_engine(), nullptr) << backend << " is not a tiled backend";
     const std::vector<Scoring> scorings = {Scoring(1, -3, 5, 2), Scoring(2, -3, 7, 2), Scoring(1, -3, 2, 5),
                                            hoxd70()};

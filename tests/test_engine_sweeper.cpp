@@ -8,7 +8,6 @@
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/window.hpp"
-#include "kernels/registry.hpp"
 #include "engine/tiling/tile_executor.hpp"
 #include "tests/sweep_support.hpp"
 #include "tests/test_support.hpp"
@@ -40,9 +39,7 @@ WindowRow true_row(const Sequence& s0, const Sequence& s1, const TracebackTerms&
 
 TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesAndBounds) {
     std::mt19937_64 rng(test::seed() + 83);
-    BackendOptions options;
-    options.threads = 2;
-    const std::unique_ptr<Backend> cpu = make_backend("cpu", options);
+    const std::unique_ptr<Backend> cpu = test::small_backend("cpu");
     const Scoring sc(1, -3, 5, 2);
     const TracebackTerms t(sc);
     int64_t rows_checked = 0;

@@ -14,7 +14,7 @@
 #include "engine/tiling/tile_executor.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/reference/traceback.hpp"
-#include "kernels/registry.hpp"
+#include "tests/sweep_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -148,9 +148,7 @@ TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
     // Rows of stage 1 every 400 to 700 rows and windows of at most 4096 cells: every window
     // between two rows is swept on the cpu engine, three at a time ahead of the walk.
     std::mt19937_64 rng(test::seed() + 74);
-    BackendOptions options;
-    options.threads = 2;
-    const std::unique_ptr<Backend> cpu = make_backend("cpu", options);
+    const std::unique_ptr<Backend> cpu = test::small_backend("cpu");
     const Scoring sc(1, -3, 5, 2);
     TracebackCounts counts;
     for (int k = 0; k < 4; ++k) {
