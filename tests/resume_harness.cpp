@@ -72,14 +72,21 @@ ResumeHarness::~ResumeHarness() { std::system(("rm -rf " + dir_).c_str()); }
 
 ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_after_ms, int signal,
                             const std::string& after_new_file) const {
+    std::vector<std::string> all = {"-f", "tsv"};
+    all.insert(all.end(), args.begin(), args.end());
+    all.push_back(path("a.fa"));
+    all.push_back(path("b.fa"));
+    return run_command(all, signal_after_ms, signal, after_new_file);
+}
+
+ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int signal_after_ms, int signal,
+                                    const std::string& after_new_file) const {
     const timespec before = modified(after_new_file);
     // The GPU machine runs a copy of the binary elsewhere; $CHROMALIGN_CLI names it there.
     const char* cli = std::getenv("CHROMALIGN_CLI");
     std::vector<std::string> argv = launcher_;
-    argv.insert(argv.end(), {cli && *cli ? cli : CHROMALIGN_CLI, "-f", "tsv"});
+    argv.push_back(cli && *cli ? cli : CHROMALIGN_CLI);
     argv.insert(argv.end(), args.begin(), args.end());
-    argv.push_back(path("a.fa"));
-    argv.push_back(path("b.fa"));
     const std::string out_path = path("stdout.txt"), err_path = path("stderr.txt");
     const pid_t pid = fork();
     if (pid == 0) {

@@ -31,6 +31,9 @@ public:
     /// a kill lands at a random moment after a checkpoint whatever the machine's speed.
     ChildRun run(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9,
                  const std::string& after_new_file = "") const;
+    /// Runs `chromalign <args>` as given (no format, no sequences), as run() does.
+    ChildRun run_command(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9,
+                         const std::string& after_new_file = "") const;
 
     /// Runs the CLI under this launcher from now on (e.g. mpirun -np 2), found on the PATH;
     /// a signal then goes to the launcher, which forwards it to every rank, except SIGKILL,

@@ -1,6 +1,7 @@
 //! @file The alignment writers: SAM and BAM that samtools reads back, PAF, MAF and the block
 //! view, all agreeing with the alignment; and the CLI's --traceback.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <iterator>
@@ -206,7 +207,7 @@ TEST(AlignmentFormats, CliTracebackIsTheSameFromAnyRowsAndBackend) {
     const std::vector<std::vector<std::string>> variants = {
         {"-b", "cpu", "--traceback-dir", h.path("rows1")},
         {"-b", "cpu", "--slabs", "3", "--traceback-dir", h.path("rows3")},
-        {"-b", "cpu", "--slabs", "2", "--no-pruning", "--traceback-dir", h.path("rows3")},  // another run's rows: same pair
+        {"-b", "cpu", "--slabs", "2", "--no-pruning", "--traceback-dir", h.path("rows3")},  // stage 1 done there
         {"-b", "cpu", "--traceback-disk", "0"},
         {"-b", "cpu", "--traceback-disk", "200K"},
     };
@@ -225,10 +226,46 @@ TEST(AlignmentFormats, CliTracebackIsTheSameFromAnyRowsAndBackend) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const test::ChildRun o = other.run({"-q", "-b", "reference", "--traceback", other.path("oref.paf")});
     EXPECT_EQ(file_text(other.path("o.paf")), file_text(other.path("oref.paf")));
-    const test::ChildRun usage = h.run({"-q", "--traceback-dir", h.path("rows1")});
-    EXPECT_EQ(usage.exit_code, 2) << usage.err;
     const test::ChildRun bad_size = h.run({"-q", "--traceback", h.path("x.paf"), "--traceback-disk", "8Q"});
     EXPECT_EQ(bad_size.exit_code, 2) << bad_size.err;
+}
+
+TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
+    test::ResumeHarness h(7000, 6500, test::seed() + 56);
+    const test::ChildRun want = h.run({"-q", "-b", "reference", "--traceback", h.path("ref.paf")});
+    ASSERT_EQ(want.exit_code, 0) << want.err;
+    // Stage 1 alone keeps its rows and its record; the traceback comes later, on another backend.
+    const test::ChildRun stage1 = h.run({"-q", "-b", "cpu", "--slabs", "2", "--traceback-dir", h.path("run")});
+    ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
+    EXPECT_TRUE(std::filesystem::exists(h.path("run/stage1.json")));
+    EXPECT_GE(special_row_files(h.path("run")), 10u);
+    const test::ChildRun later =
+        h.run_command({"traceback", h.path("run"), "--traceback", h.path("later.paf"), "-b", "cpu", "-f", "json"});
+    ASSERT_EQ(later.exit_code, 0) << later.err;
+    EXPECT_EQ(file_text(h.path("later.paf")), file_text(h.path("ref.paf")));
+    EXPECT_NE(later.err.find("stage 1's result from"), std::string::npos) << later.err;
+    EXPECT_EQ(nlohmann::json::parse(later.out).at("cells_this_run").get<int64_t>(), 0) << "stage 1 ran again";
+    // The sequences named on the command line (files that moved) are checked against the record.
+    test::ResumeHarness other(7000, 6500, test::seed() + 57);
+    const test::ChildRun moved = h.run_command({"traceback", h.path("run"), "--traceback", h.path("x.paf"),
+                                                other.path("a.fa"), other.path("b.fa")});
+    EXPECT_EQ(moved.exit_code, 1) << moved.err;
+    EXPECT_NE(moved.err.find("stage1.json is of another comparison"), std::string::npos) << moved.err;
+    // A directory without a record, a scoring that is not the record's, no output file.
+    const test::ChildRun none = h.run_command({"traceback", h.path("nothing"), "--traceback", h.path("x.paf")});
+    EXPECT_EQ(none.exit_code, 2) << none.err;
+    EXPECT_NE(none.err.find("no stage 1 record"), std::string::npos) << none.err;
+    const test::ChildRun scoring =
+        h.run_command({"traceback", h.path("run"), "--traceback", h.path("x.paf"), "--preset", "blastn"});
+    EXPECT_EQ(scoring.exit_code, 2) << scoring.err;
+    const test::ChildRun no_file = h.run_command({"traceback", h.path("run")});
+    EXPECT_EQ(no_file.exit_code, 2) << no_file.err;
+    // A run with --traceback on a directory of another comparison runs stage 1 itself.
+    const test::ChildRun rerun = other.run({"-q", "-b", "cpu", "--traceback", other.path("o.paf"),
+                                            "--traceback-dir", h.path("run")});
+    ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+    const test::ChildRun oref = other.run({"-q", "-b", "reference", "--traceback", other.path("oref.paf")});
+    EXPECT_EQ(file_text(other.path("o.paf")), file_text(other.path("oref.paf")));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "kernels/registry.hpp"
 #include "engine/error.hpp"
@@ -23,6 +24,7 @@
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
+#include "tools/stage1_record.hpp"
 #ifdef CHROMALIGN_HAVE_MPI
 #include "engine/transport/mpi_link.hpp"
 #endif
@@ -86,14 +88,60 @@ private:
 
 cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.length()}; }
 
-/// Where stage 1 keeps its special rows for --traceback: --traceback-dir (made if missing,
-/// kept), else a fresh temporary directory removed at the end. None without --traceback.
+std::string absolute_path(const std::string& path) {
+    std::error_code ec;
+    const auto p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.string();
+}
+
+/// A record selector as --s0-record takes it.
+std::string selector_text(const io::RecordSelector& r) {
+    if (!r.has_region()) return r.record;
+    return r.record + ":" + std::to_string(r.start) + "-" + std::to_string(r.end);
+}
+
+/// `chromalign traceback DIR [options] [S0 S1]`: the options of a run that takes stage 1's
+/// result, sequences and scoring from DIR's record. Throws cli::UsageError.
+cli::Options traceback_command(int argc, char** argv) {
+    if (argc < 3 || argv[2][0] == '-')
+        throw cli::UsageError("chromalign traceback needs the directory of a stage 1 run: chromalign traceback DIR");
+    const std::string dir = argv[2];
+    std::vector<const char*> rest = {argv[0]};
+    for (int i = 3; i < argc; ++i) rest.push_back(argv[i]);
+    cli::Options o = cli::parse_options(static_cast<int>(rest.size()), rest.data(), true);
+    if (o.help || o.version) return o;
+    if (o.traceback.empty()) throw cli::UsageError("chromalign traceback needs --traceback FILE");
+    if (!o.traceback_dir.empty()) throw cli::UsageError("chromalign traceback takes its directory as DIR, not --traceback-dir");
+    std::optional<cli::Stage1Record> record;
+    try {
+        record = cli::read_stage1_record(dir);
+    } catch (const Error& e) {
+        throw cli::UsageError(e.what());
+    }
+    if (!record) throw cli::UsageError(cli::stage1_record_path(dir) + ": no stage 1 record (run stage 1 with --traceback-dir " + dir + ")");
+    if (!cli::same_scoring(o.scoring, Scoring()) && !cli::same_scoring(o.scoring, record->scoring))
+        throw cli::UsageError("chromalign traceback takes its scoring from " + cli::stage1_record_path(dir));
+    if (o.s0_path.empty()) {
+        o.s0_path = record->s0_path;
+        o.s1_path = record->s1_path;
+    }
+    o.s0_record = io::parse_selector(record->s0_record);
+    o.s1_record = io::parse_selector(record->s1_record);
+    o.scoring = record->scoring;
+    o.matrix_file.clear();
+    o.preset.clear();
+    o.traceback_dir = dir;
+    o.traceback_only = true;
+    return o;
+}
+
+/// Where stage 1 keeps its special rows and its record: --traceback-dir (made if missing,
+/// kept), else for --traceback a fresh temporary directory removed at the end.
 struct SpecialRowsDir {
     std::string path;
     bool temporary = false;
 
     SpecialRowsDir(const cli::Options& o, bool several_ranks) {
-        if (o.traceback.empty() || o.traceback_disk == 0) return;
         if (!o.traceback_dir.empty()) {
             std::error_code ec;
             std::filesystem::create_directories(o.traceback_dir, ec);
@@ -102,6 +150,7 @@ struct SpecialRowsDir {
             path = o.traceback_dir;
             return;
         }
+        if (o.traceback.empty() || o.traceback_disk == 0) return;
         if (several_ranks) return;  // ranks on other nodes could not see one temporary directory
         const char* tmp = std::getenv("TMPDIR");
         std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/chromalign-rows-XXXXXX";
@@ -161,7 +210,29 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     AlignmentEnd result;
     int64_t cells_pruned = 0, cells_resumed = 0;
     int slabs = 1;
-    if (ranks.link) {
+    // A record of this very comparison in --traceback-dir: stage 1 is done (traceback later).
+    const RowsIdentity identity = rows_dir.path.empty() ? RowsIdentity{} : rows_identity(s0, s1);
+    std::optional<cli::Stage1Record> done;
+    if (!o.traceback.empty() && !o.traceback_dir.empty()) {
+        done = cli::read_stage1_record(o.traceback_dir);
+        if (done && !cli::same_comparison(*done, identity, o.scoring)) {
+            if (o.traceback_only)
+                throw Error(cli::stage1_record_path(o.traceback_dir) + " is of another comparison than " + o.s0_path +
+                            " x " + o.s1_path + " (sequences or scoring differ)");
+            if (!o.quiet && speaks)
+                std::cerr << "chromalign: note: " << cli::stage1_record_path(o.traceback_dir)
+                          << " is of another comparison: running stage 1\n";
+            done.reset();
+        }
+        if (done && ranks.link) throw Error("a traceback from a stage 1 record runs in one process (not under mpirun)");
+    }
+    if (o.traceback_only && !done)
+        throw Error(cli::stage1_record_path(o.traceback_dir) + ": no stage 1 record (run stage 1 with --traceback-dir first)");
+    if (done) {
+        result = done->result;
+        cells_resumed = s0.length() * s1.length();  // all of stage 1 was done before
+        if (!o.quiet) std::cerr << "chromalign: stage 1's result from " << cli::stage1_record_path(o.traceback_dir) << "\n";
+    } else if (ranks.link) {
         SlabEngine* engine = backend->slab_engine();
         if (!engine) throw Error("the " + backend->name() + " backend cannot run over several ranks (use cpu or cuda)");
         slabs = engine->slabs_per_process();
@@ -178,6 +249,10 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     }
     const auto stop = std::chrono::steady_clock::now();
     printer.finish();
+    if (!done && !o.traceback_dir.empty() && speaks)
+        cli::write_stage1_record(o.traceback_dir, {absolute_path(o.s0_path), selector_text(o.s0_record),
+                                                   absolute_path(o.s1_path), selector_text(o.s1_record), identity,
+                                                   o.scoring, result});
     if (!speaks) return 0;
 
     cli::RunReport report;
@@ -279,7 +354,8 @@ int main(int argc, char** argv) {
 #endif
     cli::Options options;
     try {
-        options = cli::parse_options(argc, argv);
+        const bool traceback = argc > 1 && std::string(argv[1]) == "traceback";
+        options = traceback ? traceback_command(argc, argv) : cli::parse_options(argc, argv);
     } catch (const cli::UsageError& e) {
         if (ranks.rank == 0) std::cerr << "chromalign: " << e.what() << " (see chromalign --help)\n";
         return 2;  // every rank parses the same command line and stops here alike

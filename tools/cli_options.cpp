@@ -163,7 +163,6 @@ void check_options(const Options& o) {
     const CheckpointOptions& ck = o.backend_options.checkpoint;
     if (ck.path.empty() && (ck.restart || ck.strict || !ck.keep_rows_dir.empty()))
         throw UsageError("--restart, --checkpoint-strict and --keep-rows need --checkpoint FILE");
-    if (!o.traceback_dir.empty() && o.traceback.empty()) throw UsageError("--traceback-dir needs --traceback FILE");
     if (!o.alignment_format.empty()) {
         if (o.traceback.empty()) throw UsageError("--alignment-format needs --traceback FILE");
         try {
@@ -197,7 +196,7 @@ std::vector<std::string> preset_names() {
     return names;
 }
 
-Options parse_options(int argc, const char* const* argv) {
+Options parse_options(int argc, const char* const* argv, bool sequences_optional) {
     Options o;
     std::string format = "text", s0_record, s1_record, config_file, every = "60s", disk = "16G";
     bool no_pruning = false;
@@ -223,7 +222,7 @@ Options parse_options(int argc, const char* const* argv) {
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output)")
         ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output)")
         ("alignment-format", po::value<std::string>(&o.alignment_format), "sam, bam, cram, paf, maf or view (default: by the --traceback file's extension; else view)")
-        ("traceback-dir", po::value<std::string>(&o.traceback_dir), "keep stage 1's special rows for the traceback in this directory (default: a temporary one, removed afterwards)")
+        ("traceback-dir", po::value<std::string>(&o.traceback_dir), "keep stage 1's special rows and result here, for a traceback now or later (chromalign traceback DIR); a run with --traceback whose comparison DIR holds skips stage 1 (default: a temporary directory, removed afterwards)")
         ("traceback-disk", po::value<std::string>(&disk)->default_value(disk), "disk the special rows may take: 16G, 500M, 0 (none: the traceback recomputes from row 0); more rows cost stage 1 disk writes and save traceback time")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
         ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress as FILE.slab<k>of<N>.<0|1> (one per column slab; FILE.lock while running) and resume from them when they match")
@@ -269,7 +268,10 @@ Options parse_options(int argc, const char* const* argv) {
     if (vm.count("help")) {
         std::ostringstream text;
         text << "Usage: chromalign [options] S0.fa[.gz] S1.fa[.gz]\n"
-             << "Exact Smith-Waterman (affine gaps) of two sequences: best local score and where it ends.\n\n"
+             << "       chromalign traceback DIR --traceback FILE [options] [S0 S1]\n"
+             << "Exact Smith-Waterman (affine gaps) of two sequences: best local score and where it ends.\n"
+             << "The second form traces back the alignment of a stage 1 run with --traceback-dir DIR, from\n"
+             << "its sequences, scoring and rows (S0 S1: the sequences' files, if they moved).\n\n"
              << meta << general << "\n" << scoring << "\nPresets in " << config_dir() << ":";
         for (const auto& n : preset_names()) text << " " << n;
         text << "\n";
@@ -281,7 +283,8 @@ Options parse_options(int argc, const char* const* argv) {
         o.version = true;
         return o;
     }
-    if (o.s0_path.empty() || o.s1_path.empty()) throw UsageError("two sequence files are needed: S0 and S1");
+    if ((o.s0_path.empty() || o.s1_path.empty()) && !(sequences_optional && o.s0_path.empty()))
+        throw UsageError("two sequence files are needed: S0 and S1");
     o.s0_record = parse_record(s0_record, "--s0-record");
     o.s1_record = parse_record(s1_record, "--s1-record");
     o.format = parse_format(format);

@@ -32,7 +32,8 @@ struct Options {
     std::string output;        ///< empty: standard output
     std::string traceback;     ///< --traceback FILE: write the alignment itself there ("-": stdout)
     std::string alignment_format;  ///< --alignment-format; empty: by the extension of `traceback`
-    std::string traceback_dir;     ///< --traceback-dir: where stage 1 keeps its special rows (kept)
+    std::string traceback_dir;     ///< --traceback-dir: where stage 1 keeps its special rows and its record
+    bool traceback_only = false;   ///< `chromalign traceback DIR`: stage 1's result from DIR's record
     int64_t traceback_disk = 0;    ///< --traceback-disk, in bytes
     bool quiet = false;
     bool help = false;
@@ -43,7 +44,8 @@ struct Options {
 /// Parses argv; throws UsageError (unknown option, bad value, conflict, missing argument, a
 /// --matrix file that cannot be read or parsed).
 /// Precedence: command-line flags, then --config FILE, then --preset NAME, then defaults.
-Options parse_options(int argc, const char* const* argv);
+/// With `sequences_optional` (the traceback subcommand), S0 and S1 may be left out.
+Options parse_options(int argc, const char* const* argv, bool sequences_optional = false);
 
 /// Directory searched for presets: $CHROMALIGN_CONFIG_DIR, else the configs/ of the source tree.
 std::string config_dir();
