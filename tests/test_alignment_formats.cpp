@@ -13,6 +13,7 @@
 
 #include "engine/error.hpp"
 #include "io/alignment_formats.hpp"
+#include "io/alignment_plot.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "tests/resume_harness.hpp"
 #include "tools/report.hpp"
@@ -230,6 +231,50 @@ TEST(AlignmentFormats, CliTracebackIsTheSameFromAnyRowsAndBackend) {
     EXPECT_EQ(bad_size.exit_code, 2) << bad_size.err;
 }
 
+/// The numbers of a polyline's points attribute, as x, y pairs.
+std::vector<std::pair<double, double>> polyline_points(const std::string& svg) {
+    const size_t at = svg.find("points=\"");
+    std::vector<std::pair<double, double>> points;
+    if (at == std::string::npos) return points;
+    std::istringstream in(svg.substr(at + 8, svg.find('"', at + 8) - at - 8));
+    double x = 0, y = 0;
+    char comma = 0;
+    while (in >> x >> comma >> y) points.emplace_back(x, y);
+    return points;
+}
+
+TEST(AlignmentFormats, PlotDrawsThePathOverTheScoreMap) {
+    const Sequence s0 = make_sequence("s0 <x&y>", std::string(1000, 'A')), s1 = make_sequence("s1", std::string(2000, 'A'));
+    Alignment a;
+    a.score = 500;
+    a.s0_start = 101;
+    a.s0_end = 900;
+    a.s1_start = 201;
+    a.s1_end = 1100;
+    a.runs = {{'=', 300}, {'D', 100}, {'=', 500}};
+    io::ScoreMap map;
+    map.columns = 512;
+    map.rows[400] = {0, 120, 480, 0};
+    map.rows[800] = {0, 0, 250, 500};
+    const std::string path = testing::TempDir() + "/plot.svg";
+    io::write_alignment_plot(path, s0, s1, a, map);
+    const std::string svg = file_text(path);
+    ASSERT_EQ(svg.rfind("<svg", 0), 0u);
+    EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+    EXPECT_NE(svg.find("s0 &lt;x&amp;y&gt;"), std::string::npos) << "names are escaped";
+    size_t rects = 0;
+    for (size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1)) ++rects;
+    EXPECT_EQ(rects, 1u + 4u) << "the frame and one rectangle per run with a score";
+    // 800 pixels for 2000 columns: from the cell before the start to the end, through the gap.
+    const auto points = polyline_points(svg);
+    ASSERT_GE(points.size(), 4u);
+    EXPECT_DOUBLE_EQ(points.front().first, 200 * 0.4);
+    EXPECT_DOUBLE_EQ(points.front().second, 100 * 0.4);
+    EXPECT_DOUBLE_EQ(points.back().first, 1100 * 0.4);
+    EXPECT_DOUBLE_EQ(points.back().second, 900 * 0.4);
+    EXPECT_THROW(io::write_alignment_plot("/nonexistent/dir/p.svg", s0, s1, a, map), Error);
+}
+
 TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
     test::ResumeHarness h(7000, 6500, test::seed() + 56);
     const test::ChildRun want = h.run({"-q", "-b", "reference", "--traceback", h.path("ref.paf")});
@@ -239,9 +284,14 @@ TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
     ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
     EXPECT_TRUE(std::filesystem::exists(h.path("run/stage1.json")));
     EXPECT_GE(special_row_files(h.path("run")), 10u);
-    const test::ChildRun later =
-        h.run_command({"traceback", h.path("run"), "--traceback", h.path("later.paf"), "-b", "cpu", "-f", "json"});
+    const test::ChildRun later = h.run_command({"traceback", h.path("run"), "--traceback", h.path("later.paf"), "-b",
+                                                "cpu", "-f", "json", "--plot", h.path("later.svg")});
     ASSERT_EQ(later.exit_code, 0) << later.err;
+    const std::string svg = file_text(h.path("later.svg"));
+    EXPECT_NE(svg.find("<polyline"), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"#"), std::string::npos) << "no score map from the special rows";
+    const test::ChildRun plot_alone = h.run({"-q", "--plot", h.path("p.svg")});
+    EXPECT_EQ(plot_alone.exit_code, 2) << "--plot needs --traceback";
     EXPECT_EQ(file_text(h.path("later.paf")), file_text(h.path("ref.paf")));
     EXPECT_NE(later.err.find("stage 1's result from"), std::string::npos) << later.err;
     EXPECT_EQ(nlohmann::json::parse(later.out).at("cells_this_run").get<int64_t>(), 0) << "stage 1 ran again";

@@ -21,6 +21,7 @@
 #include "engine/traceback/linear_traceback.hpp"
 #include "engine/traceback/special_rows.hpp"
 #include "io/alignment_formats.hpp"
+#include "io/alignment_plot.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
@@ -275,9 +276,11 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     if (!o.traceback.empty()) {
         const auto traceback_start = std::chrono::steady_clock::now();
         std::unique_ptr<RowSource> rows = std::make_unique<FirstRowOnly>();
+        io::ScoreMap map;  // for --plot
         if (!rows_dir.path.empty()) {
             auto special = std::make_unique<SpecialRows>(rows_dir.path, rows_identity(s0, s1), o.scoring);
             report.special_rows = special->count();
+            if (!o.plot.empty()) map = io::ScoreMap{SpecialRows::kPeakColumns, special->peaks()};
             rows = std::move(special);
         }
         if (!o.quiet)
@@ -300,6 +303,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
                                                                       : io::parse_alignment_format(o.alignment_format);
         io::write_alignment(o.traceback, format, io::AlignedPair{s0, s1, alignment, command_line});
+        if (!o.plot.empty()) io::write_alignment_plot(o.plot, s0, s1, alignment, map);
         report.alignment = &alignment;
     }
     const std::string text = cli::format_report(report, o.format);

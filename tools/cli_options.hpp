@@ -33,6 +33,7 @@ struct Options {
     std::string traceback;     ///< --traceback FILE: write the alignment itself there ("-": stdout)
     std::string alignment_format;  ///< --alignment-format; empty: by the extension of `traceback`
     std::string traceback_dir;     ///< --traceback-dir: where stage 1 keeps its special rows and its record
+    std::string plot;              ///< --plot FILE: the alignment's path as an SVG dot plot
     bool traceback_only = false;   ///< `chromalign traceback DIR`: stage 1's result from DIR's record
     int64_t traceback_disk = 0;    ///< --traceback-disk, in bytes
     bool quiet = false;

@@ -17,8 +17,8 @@
 namespace chromalign {
 namespace {
 
-constexpr char kMagic[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '1'};
-constexpr int64_t kBlock = 4096;
+constexpr char kMagic[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '2'};
+constexpr int64_t kBlock = SpecialRows::kPeakColumns;
 constexpr int32_t kMaxDelta = 65535;
 
 struct Header {
@@ -35,6 +35,8 @@ static_assert(sizeof(Header) == 96, "the header is written as it is in memory");
 uint32_t header_crc(const Header& h) {
     return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(&h), offsetof(Header, crc)));
 }
+
+constexpr int64_t kBlockBytes = 12;  ///< per block: the bound's int64 maximum, the int32 peak H
 
 int64_t first_block(int64_t first) { return first / kBlock; }
 int64_t block_count(int64_t first, int64_t width) { return (first + width - 1) / kBlock - first / kBlock + 1; }
@@ -116,11 +118,14 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
     hd.blocks = block_count(first_, width_);
     hd.crc = header_crc(hd);
     std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks), INT64_MIN);
+    std::vector<int32_t> peaks(static_cast<size_t>(hd.blocks), 0);
     std::vector<uint16_t> delta(static_cast<size_t>(width_));
     for (int64_t k = 0; k < width_; ++k) {
         const int64_t c = first_ + k, hv = h[static_cast<size_t>(k)];
         int64_t& b = blocks[static_cast<size_t>(c / kBlock - first_block(first_))];
         b = std::max(b, edge_value(hv, c, gap_));
+        int32_t& peak = peaks[static_cast<size_t>(c / kBlock - first_block(first_))];
+        peak = std::max(peak, static_cast<int32_t>(hv));
         delta[static_cast<size_t>(k)] =
             static_cast<uint16_t>(std::clamp<int64_t>(hv - f[static_cast<size_t>(k)], 0, kMaxDelta));
     }
@@ -131,6 +136,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
     if (!out) throw Error("cannot write special row " + tmp + ": " + std::strerror(errno));
     bool ok = std::fwrite(&hd, sizeof hd, 1, out) == 1 &&
               std::fwrite(blocks.data(), sizeof(int64_t), blocks.size(), out) == blocks.size() &&
+              std::fwrite(peaks.data(), sizeof(int32_t), peaks.size(), out) == peaks.size() &&
               std::fwrite(h.data(), sizeof(int32_t), static_cast<size_t>(width_), out) == static_cast<size_t>(width_) &&
               std::fwrite(delta.data(), sizeof(uint16_t), delta.size(), out) == delta.size();
     const int err = errno;
@@ -160,16 +166,20 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
                       hd.row >= 1 && hd.row < id.m &&
                       hd.blocks == block_count(hd.first, hd.width) &&
                       static_cast<int64_t>(entry.file_size(ec)) ==
-                          static_cast<int64_t>(sizeof hd) + 8 * hd.blocks + kSpecialRowBytesPerColumn * hd.width;
+                          static_cast<int64_t>(sizeof hd) + kBlockBytes * hd.blocks + kSpecialRowBytesPerColumn * hd.width;
         if (usable) {
             std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks));
+            std::vector<int32_t> peaks(blocks.size());
             read_at(fd, blocks.data(), blocks.size() * 8, sizeof hd, path);
+            read_at(fd, peaks.data(), peaks.size() * 4, static_cast<int64_t>(sizeof hd) + 8 * hd.blocks, path);
             Row& row = found[hd.row];
             row.pieces.push_back(Piece{path, hd.first, hd.width});
             row.blocks.resize(static_cast<size_t>(n / kBlock + 1), INT64_MIN);
+            row.peaks.resize(row.blocks.size(), 0);
             for (int64_t b = 0; b < hd.blocks; ++b) {
-                int64_t& into = row.blocks[static_cast<size_t>(first_block(hd.first) + b)];
-                into = std::max(into, blocks[static_cast<size_t>(b)]);
+                const auto at = static_cast<size_t>(first_block(hd.first) + b);
+                row.blocks[at] = std::max(row.blocks[at], blocks[static_cast<size_t>(b)]);
+                row.peaks[at] = std::max(row.peaks[at], peaks[static_cast<size_t>(b)]);
             }
         }
         close(fd);
@@ -201,7 +211,7 @@ void SpecialRows::read_h(const Row& row, int64_t from, int64_t to, int32_t* h, i
         const int fd = open(p.path.c_str(), O_RDONLY);
         if (fd < 0) throw Error(p.path + ": cannot open special row: " + std::strerror(errno));
         const int64_t blocks = block_count(p.first, p.width), count = b - a + 1;
-        const int64_t h_at = static_cast<int64_t>(sizeof(Header)) + 8 * blocks;
+        const int64_t h_at = static_cast<int64_t>(sizeof(Header)) + kBlockBytes * blocks;
         try {
             read_at(fd, h + (a - from), static_cast<size_t>(count) * 4, h_at + 4 * (a - p.first), p.path);
             if (f) {
@@ -240,6 +250,12 @@ int64_t SpecialRows::edge_term(int64_t row, int64_t to, int64_t gap) {
         for (int64_t c = from; c <= to; ++c) best = std::max(best, edge_value(h[static_cast<size_t>(c - from)], c, gap));
     }
     return best;
+}
+
+std::map<int64_t, std::vector<int32_t>> SpecialRows::peaks() const {
+    std::map<int64_t, std::vector<int32_t>> out;
+    for (const auto& [r, row] : rows_) out.emplace(r, row.peaks);
+    return out;
 }
 
 }  // namespace chromalign

@@ -5,7 +5,8 @@
 //! and F as the uint16 H - F. F only matters below where H - F <= open - extend (a lower F
 //! loses to H - open), so H - F saturates at 65535 and stays exact for every later row. Block
 //! maxima of max(0, H) + e c over 4096 columns let the traceback bound a window's missing
-//! paths (window.hpp) without reading the row. A file lands by rename: a row is whole or absent.
+//! paths (window.hpp) without reading the row; the largest H of each block draws the plot's
+//! score map. A file lands by rename: a row is whole or absent.
 #pragma once
 
 #include <cstdint>
@@ -62,7 +63,10 @@ class SpecialRows : public RowSource {
 public:
     SpecialRows(const std::string& dir, const RowsIdentity& id, const Scoring& scoring);
 
+    static constexpr int64_t kPeakColumns = 4096;
     int64_t count() const { return static_cast<int64_t>(rows_.size()); }  ///< rows held, not counting 0
+    /// For each row held, the largest H of columns [b kPeakColumns, (b + 1) kPeakColumns) at b.
+    std::map<int64_t, std::vector<int32_t>> peaks() const;
     int64_t lo() const override { return 1; }
     int64_t k() const override { return kNoMissedPaths; }
     int64_t top() const override { return 0; }
@@ -79,6 +83,7 @@ private:
     struct Row {
         std::vector<Piece> pieces;    ///< by first column
         std::vector<int64_t> blocks;  ///< max of max(0, H) + e c per 4096 columns, over all pieces
+        std::vector<int32_t> peaks;   ///< max of H per 4096 columns
     };
     void read_h(const Row& row, int64_t from, int64_t to, int32_t* h, int32_t* f) const;
     int64_t n_;

@@ -1,0 +1,108 @@
+//! @file The SVG of --plot, written by hand: rectangles and one polyline.
+#include "io/alignment_plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "engine/error.hpp"
+
+namespace chromalign::io {
+namespace {
+
+constexpr double kWidth = 800;           ///< pixels for S1
+constexpr int64_t kMaxCells = 40000;     ///< map rectangles at most (the file stays a few MB)
+constexpr int kMargin = 60;
+
+std::string escaped(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '&') out += "&amp;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+/// White for 0 up to deep blue for the alignment's score.
+std::string shade(double fraction) {
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    char color[8];
+    std::snprintf(color, sizeof color, "#%02x%02x%02x", static_cast<int>(255 - 215 * fraction),
+                  static_cast<int>(255 - 155 * fraction), 255);
+    return color;
+}
+
+}  // namespace
+
+void write_alignment_plot(const std::string& path, const Sequence& s0, const Sequence& s1, const Alignment& a,
+                          const ScoreMap& map) {
+    const double m = static_cast<double>(std::max<int64_t>(s0.length(), 1)),
+                 n = static_cast<double>(std::max<int64_t>(s1.length(), 1));
+    const double scale = kWidth / n, height = std::clamp(m * scale, 100.0, 4 * kWidth), yscale = height / m;
+    std::ostringstream svg;
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth + 2 * kMargin << "\" height=\""
+        << height + 2 * kMargin << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    svg << "<title>chromalign: " << escaped(s0.name) << " x " << escaped(s1.name) << ", score " << a.score << "</title>\n";
+    svg << "<g transform=\"translate(" << kMargin << "," << kMargin << ")\">\n";
+    svg << "<rect width=\"" << kWidth << "\" height=\"" << height << "\" fill=\"white\" stroke=\"#888\"/>\n";
+    // The map: each kept row shades the rows from the one before it, its runs merged into bins.
+    if (!map.rows.empty() && a.score > 0) {
+        const int64_t runs = static_cast<int64_t>(map.rows.begin()->second.size());
+        const int64_t per_row = std::max<int64_t>(1, kMaxCells / static_cast<int64_t>(map.rows.size()));
+        const int64_t merge = std::max<int64_t>(1, (runs + per_row - 1) / per_row);
+        int64_t above = 0;
+        for (const auto& [row, peaks] : map.rows) {
+            for (int64_t b = 0; b < static_cast<int64_t>(peaks.size()); b += merge) {
+                int32_t best = 0;
+                for (int64_t k = b; k < std::min<int64_t>(b + merge, static_cast<int64_t>(peaks.size())); ++k)
+                    best = std::max(best, peaks[static_cast<size_t>(k)]);
+                if (best <= 0) continue;
+                const double x0 = static_cast<double>(b * map.columns) * scale;
+                const double x1 = std::min(n, static_cast<double>((b + merge) * map.columns)) * scale;
+                svg << "<rect x=\"" << x0 << "\" y=\"" << static_cast<double>(above) * yscale << "\" width=\""
+                    << std::max(x1 - x0, 0.1) << "\" height=\"" << std::max(static_cast<double>(row - above) * yscale, 0.1)
+                    << "\" fill=\"" << shade(static_cast<double>(best) / a.score) << "\"/>\n";
+            }
+            above = row;
+        }
+    }
+    // The path, a point each time it has moved half a pixel.
+    if (!a.runs.empty()) {
+        svg << "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"";
+        int64_t i = a.s0_start - 1, j = a.s1_start - 1;  // the cell before the first
+        double last_x = -1, last_y = -1;
+        const auto point = [&](bool always) {
+            const double x = static_cast<double>(j) * scale, y = static_cast<double>(i) * yscale;
+            if (!always && std::abs(x - last_x) < 0.5 && std::abs(y - last_y) < 0.5) return;
+            svg << x << "," << y << " ";
+            last_x = x;
+            last_y = y;
+        };
+        point(true);
+        for (const AlignmentRun& r : a.runs) {
+            if (r.op != 'D') i += r.length;
+            if (r.op != 'I') j += r.length;
+            point(false);
+        }
+        point(true);
+        svg << "\"/>\n";
+    }
+    svg << "</g>\n";
+    svg << "<text x=\"" << kMargin << "\" y=\"20\">" << escaped(s1.name) << " (S1, " << s1.length()
+        << " bp) across; " << escaped(s0.name) << " (S0, " << s0.length() << " bp) down</text>\n";
+    svg << "<text x=\"" << kMargin << "\" y=\"38\">alignment: score " << a.score << ", S0 " << a.s0_start << "-"
+        << a.s0_end << ", S1 " << a.s1_start << "-" << a.s1_end
+        << (map.rows.empty() ? "" : "; shade: stage 1's best H near each special row") << "</text>\n";
+    svg << "</svg>\n";
+    std::ofstream out(path);
+    out << svg.str();
+    out.close();
+    if (!out) throw Error("cannot write the plot to '" + path + "'");
+}
+
+}  // namespace chromalign::io

@@ -1,0 +1,28 @@
+//! @file --plot: the alignment's path over the whole matrix as an SVG dot plot, over a map of
+//! the scores stage 1 reached.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/alignment/alignment.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign::io {
+
+/// Stage 1's scores under the plot: for some rows (stage 1's special rows), the largest H of
+/// each run of `columns` columns, run b covering columns [b columns, (b + 1) columns).
+struct ScoreMap {
+    int64_t columns = 1;
+    std::map<int64_t, std::vector<int32_t>> rows;
+};
+
+/// Writes the plot: S1 across, S0 down, the matrix scaled to about 800 pixels wide; each row
+/// of `map` shades the band of rows down to it by its runs' scores against the alignment's;
+/// the path runs from the alignment's start to its end. Throws Error naming the file.
+void write_alignment_plot(const std::string& path, const Sequence& s0, const Sequence& s1, const Alignment& a,
+                          const ScoreMap& map);
+
+}  // namespace chromalign::io
