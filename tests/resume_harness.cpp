@@ -79,6 +79,15 @@ ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_aft
     return run_command(all, signal_after_ms, signal, after_new_file);
 }
 
+ChildRun ResumeHarness::run_limited(const std::string& limit, const std::vector<std::string>& args) {
+    const std::vector<std::string> launcher = launcher_;
+    launcher_ = {"sh", "-c", limit + "; exec \"$@\"", "sh"};
+    launcher_.insert(launcher_.end(), launcher.begin(), launcher.end());
+    ChildRun r = run(args);
+    launcher_ = launcher;
+    return r;
+}
+
 ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int signal_after_ms, int signal,
                                     const std::string& after_new_file) const {
     const timespec before = modified(after_new_file);

@@ -31,6 +31,8 @@ public:
     /// a kill lands at a random moment after a checkpoint whatever the machine's speed.
     ChildRun run(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9,
                  const std::string& after_new_file = "") const;
+    /// run() under a shell limit (`ulimit ...`) set just before the CLI starts.
+    ChildRun run_limited(const std::string& limit, const std::vector<std::string>& args);
     /// Runs `chromalign <args>` as given (no format, no sequences), as run() does.
     ChildRun run_command(const std::vector<std::string>& args, int signal_after_ms = -1, int signal = 9,
                          const std::string& after_new_file = "") const;

@@ -275,6 +275,20 @@ TEST(AlignmentFormats, PlotDrawsThePathOverTheScoreMap) {
     EXPECT_THROW(io::write_alignment_plot("/nonexistent/dir/p.svg", s0, s1, a, map), Error);
 }
 
+TEST(AlignmentFormats, RowsThatCannotBeWrittenCostTimeNotTheAnswer) {
+    // 16 KiB a file: the report and the PAF fit, no special row (about 39 KB) does. Writing
+    // one fails as on a full disk: a warning, then the traceback from the rows that landed.
+    test::ResumeHarness h(7000, 6500, test::seed() + 58);
+    const test::ChildRun want = h.run({"-q", "-b", "reference", "--traceback", h.path("ref.paf")});
+    ASSERT_EQ(want.exit_code, 0) << want.err;
+    const test::ChildRun r =
+        h.run_limited("ulimit -f 16", {"-b", "cpu", "--traceback", h.path("out.paf"), "--traceback-dir", h.path("rows")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("no more special rows are kept"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("tracing back from 0 special rows"), std::string::npos) << r.err;
+    EXPECT_EQ(file_text(h.path("out.paf")), file_text(h.path("ref.paf")));
+}
+
 TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
     test::ResumeHarness h(7000, 6500, test::seed() + 56);
     const test::ChildRun want = h.run({"-q", "-b", "reference", "--traceback", h.path("ref.paf")});

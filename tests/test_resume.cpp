@@ -134,27 +134,19 @@ TEST_F(Resume, SlabsOfOneProcessStopAtOneRowThenResumeWithAnotherCount) {
 TEST_F(Resume, SigtermWritesACheckpointAndExits143) { interrupt_then_resume(*harness_, SIGTERM, expected_); }
 TEST_F(Resume, SighupWritesACheckpointAndExits129) { interrupt_then_resume(*harness_, SIGHUP, expected_); }
 
-/// Runs the CLI under a shell limit (`ulimit ...`) set just before it starts.
-test::ChildRun run_limited(test::ResumeHarness& h, const std::string& limit, const std::vector<std::string>& args) {
-    h.set_launcher({"sh", "-c", limit + "; exec \"$@\"", "sh"});
-    test::ChildRun r = h.run(args);
-    h.set_launcher({});
-    return r;
-}
-
 TEST_F(Resume, FileSizeLimitWarnsOrStopsWhenStrictNeverKills) {
     // ulimit -f 1: no checkpoint fits in 1 KiB. Without SIG_IGN the first write would end the
     // process with SIGXFSZ (exit 153) and nothing said.
     const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", harness_->path("fsize.ckpt"),
                                            "--checkpoint-every", "0.2s"};
-    const test::ChildRun lenient = run_limited(*harness_, "ulimit -f 1", args);
+    const test::ChildRun lenient = harness_->run_limited("ulimit -f 1", args);
     ASSERT_EQ(lenient.exit_code, 0) << lenient.err;
     EXPECT_NE(lenient.err.find("File too large; the previous checkpoint is kept, the run goes on"), std::string::npos)
         << lenient.err;
     EXPECT_EQ(test::ResumeHarness::parse_tsv(lenient.out), expected_);
     std::vector<std::string> strict = args;
     strict.push_back("--checkpoint-strict");
-    const test::ChildRun stopped = run_limited(*harness_, "ulimit -f 1", strict);
+    const test::ChildRun stopped = harness_->run_limited("ulimit -f 1", strict);
     EXPECT_EQ(stopped.exit_code, 1) << stopped.err;
     EXPECT_NE(stopped.err.find("cannot write checkpoint: File too large"), std::string::npos) << stopped.err;
 }
@@ -181,7 +173,7 @@ TEST_F(Resume, ASecondRunOnABusyCheckpointIsRefused) {
 
 TEST_F(Resume, MoreThreadsThanTheSystemStartsIsOneLineNotAnAbort) {
     // 300 MB of address space holds a few dozen 8 MiB thread stacks, not 500.
-    const test::ChildRun r = run_limited(*harness_, "ulimit -v 300000", {"-b", "cpu", "--threads", "500"});
+    const test::ChildRun r = harness_->run_limited("ulimit -v 300000", {"-b", "cpu", "--threads", "500"});
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("cannot start 500 CPU threads"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
