@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <stdexcept>
 #include <random>
 
 #include "engine/error.hpp"
@@ -167,6 +169,54 @@ TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
         EXPECT_EQ(got.cigar(), want.cigar()) << "pair #" << k;
     }
     EXPECT_GT(counts.ahead, 4) << "no window swept ahead served the walk";
+}
+
+/// Keeps the last point saved; "crashes" (throws) at save number `crash_at`, as a kill would.
+class MemoryJournal : public TracebackJournal {
+public:
+    std::optional<TracebackPoint> saved;
+    int saves = 0, crash_at = -1;
+    bool load(TracebackPoint& p) override {
+        if (!saved) return false;
+        p = *saved;
+        return true;
+    }
+    void save(const TracebackPoint& p) override {
+        saved = p;
+        if (++saves == crash_at) throw std::runtime_error("crash");
+    }
+};
+
+TEST(LinearTraceback, AJournalTakesUpAnInterruptedWalk) {
+    std::mt19937_64 rng(test::seed() + 75);
+    const Scoring sc(1, -3, 5, 2);
+    int resumed = 0;
+    for (int k = 0; k < 12; ++k) {
+        const int64_t m = 1500 + static_cast<int64_t>(rng() % 1500), n = 1500 + static_cast<int64_t>(rng() % 1500);
+        auto [a, b] = test::mutated_pair(m, n, rng, k % 2 ? 0.01 : 0);
+        std::vector<int64_t> wanted;
+        for (int64_t r = 100 + static_cast<int64_t>(rng() % 200); r < m; r += 100 + static_cast<int64_t>(rng() % 200))
+            wanted.push_back(r);
+        TrueRows rows(a, b, sc, wanted);
+        const Alignment want = reference_traceback(a, b, sc);
+        const AlignmentEnd end{want.score, want.s0_end, want.s1_end};
+        MemoryJournal journal;
+        journal.crash_at = 2 + static_cast<int>(rng() % 8);
+        try {
+            linear_traceback(a, b, sc, end, rows, TracebackLimits{4096, int64_t{1} << 20}, nullptr, nullptr, &journal);
+        } catch (const std::runtime_error&) {
+            ++resumed;
+            ASSERT_TRUE(journal.saved.has_value());
+            EXPECT_FALSE(journal.saved->runs_back.empty()) << "the walk was saved before any step";
+        }
+        journal.crash_at = -1;
+        const Alignment got = linear_traceback(a, b, sc, end, rows, TracebackLimits{4096, int64_t{1} << 20}, nullptr,
+                                               nullptr, &journal);
+        EXPECT_EQ(got.s0_start, want.s0_start) << "pair #" << k << ", seed " << test::seed();
+        EXPECT_EQ(got.s1_start, want.s1_start) << "pair #" << k;
+        EXPECT_EQ(got.cigar(), want.cigar()) << "pair #" << k;
+    }
+    EXPECT_GE(resumed, 6) << "too few walks were interrupted";
 }
 
 }  // namespace

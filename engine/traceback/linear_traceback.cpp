@@ -45,6 +45,10 @@ struct ReversedRuns {
     }
 };
 
+TracebackPoint point_of(const WalkPoint& p, const ReversedRuns& runs) {
+    return TracebackPoint{p.i, p.j, p.state == State::kH ? 'H' : p.state == State::kE ? 'E' : 'F', p.v, runs.runs};
+}
+
 class Walker {
 public:
     Walker(const Sequence& s0, const Sequence& s1, const Scoring& sc, const TracebackLimits& limits,
@@ -61,8 +65,10 @@ public:
 
     /// Walks back over the rows of `src` until the start, or the top row of `src`; with
     /// `ahead`, takes the windows it swept ahead where they hold the walk's (lookahead.hpp).
-    Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out, Lookahead* ahead = nullptr) {
+    Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out, Lookahead* ahead = nullptr,
+                      TracebackJournal* journal = nullptr) {
         for (;;) {
+            if (journal) journal->save(point_of(p, out));
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
             const int64_t r = src.row_above(p.i), height = p.i - r;
@@ -192,7 +198,7 @@ private:
 
 Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
                            RowSource& rows, const TracebackLimits& limits, TracebackCounts* counts,
-                           WindowSweeper* sweeper) {
+                           WindowSweeper* sweeper, TracebackJournal* journal) {
     Alignment a;
     if (end.score <= 0) return a;
     if (end.s0_end < 1 || end.s0_end > s0.length() || end.s1_end < 1 || end.s1_end > s1.length())
@@ -204,6 +210,15 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
     Walker walker(s0, s1, scoring, limits, sweep, counts ? *counts : ignored);
     WalkPoint p{end.s0_end, end.s1_end, State::kH, end.score};
     ReversedRuns runs;
+    if (TracebackPoint saved; journal && journal->load(saved)) {
+        if (saved.i < 1 || saved.i > end.s0_end || saved.j < 1 || saved.j > end.s1_end ||
+            (saved.state != 'H' && saved.state != 'E' && saved.state != 'F'))
+            throw Error("traceback journal: its point " + std::to_string(saved.i) + ", " + std::to_string(saved.j) +
+                        " is not in this alignment's rectangle");
+        p = WalkPoint{saved.i, saved.j, saved.state == 'H' ? State::kH : saved.state == 'E' ? State::kE : State::kF,
+                      saved.v};
+        runs.runs = std::move(saved.runs_back);
+    }
     // Windows swept ahead are worth it where sweeps are (windows too large to hold whole).
     std::unique_ptr<Lookahead> ahead;
     const TracebackTerms terms(scoring);
@@ -212,7 +227,7 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
         ahead = std::make_unique<Lookahead>(rows, terms, sweep.lookahead(), [&](const WindowSpec& w, WindowRow top) {
             return sweep.sweep(w, std::move(top), walker.steps(w));
         });
-    if (walker.walk_rows(rows, p, runs, ahead.get()) != Outcome::kStart)
+    if (walker.walk_rows(rows, p, runs, ahead.get(), journal) != Outcome::kStart)
         throw Error("internal: the traceback found no start above row " + std::to_string(p.i));
     a.score = end.score;
     a.s0_start = p.i;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "engine/alignment/alignment.hpp"
 #include "engine/result.hpp"
@@ -37,11 +38,32 @@ struct TracebackCounts {
     int64_t ahead = 0;         ///< windows swept ahead of the walk that served it (lookahead.hpp)
 };
 
+/// Where the walk stands between two windows of the rows it started from: cell (i, j) in
+/// state 'H', 'E' or 'F' with true value v, and the runs from the end cell back to it, the
+/// last run first. The walk from there depends on nothing else.
+struct TracebackPoint {
+    int64_t i = 0, j = 0;
+    char state = 'H';
+    int64_t v = 0;
+    std::vector<AlignmentRun> runs_back;
+};
+
+/// Where a long traceback saves its walk, and takes it up again after an interruption.
+class TracebackJournal {
+public:
+    virtual ~TracebackJournal() = default;
+    /// A walk saved earlier for this traceback; false if none.
+    virtual bool load(TracebackPoint& point) = 0;
+    /// Called between two windows of the starting rows; the journal decides whether to write.
+    virtual void save(const TracebackPoint& point) = 0;
+};
+
 /// The alignment that ends at `end` (stage 1's answer), from the rows of `rows` (row 0 at
-/// least), sweeping large windows with `sweeper` (null: ScalarSweeper). Throws Error when
-/// `end` is not a best cell of s0 x s1 under `scoring`.
+/// least), sweeping large windows with `sweeper` (null: ScalarSweeper), taking up and saving
+/// its walk in `journal` (if any). Throws Error when `end` is not a best cell of s0 x s1
+/// under `scoring`.
 Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
                            RowSource& rows, const TracebackLimits& limits = {}, TracebackCounts* counts = nullptr,
-                           WindowSweeper* sweeper = nullptr);
+                           WindowSweeper* sweeper = nullptr, TracebackJournal* journal = nullptr);
 
 }  // namespace chromalign
