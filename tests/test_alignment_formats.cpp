@@ -10,13 +10,19 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include "engine/error.hpp"
 #include "io/alignment_formats.hpp"
 #include "io/alignment_plot.hpp"
+#include "io/fasta.hpp"
+#include "engine/traceback/linear_traceback.hpp"
+#include "engine/traceback/special_rows.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "tests/resume_harness.hpp"
 #include "tools/report.hpp"
+#include "tools/stage1_record.hpp"
+#include "tools/traceback_journal.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -287,6 +293,62 @@ TEST(AlignmentFormats, RowsThatCannotBeWrittenCostTimeNotTheAnswer) {
     EXPECT_NE(r.err.find("no more special rows are kept"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("tracing back from 0 special rows"), std::string::npos) << r.err;
     EXPECT_EQ(file_text(h.path("out.paf")), file_text(h.path("ref.paf")));
+}
+
+/// Forwards to a journal that writes every save; throws at save number `crash_at`, as a kill
+/// in the middle of the traceback would end it.
+class CrashingJournal : public TracebackJournal {
+public:
+    CrashingJournal(cli::FileJournal& file, int crash_at) : file_(file), crash_at_(crash_at) {}
+    bool load(TracebackPoint& p) override { return file_.load(p); }
+    void save(const TracebackPoint& p) override {
+        file_.save(p);
+        if (++saves_ == crash_at_) throw std::runtime_error("killed");
+    }
+
+private:
+    cli::FileJournal& file_;
+    int crash_at_, saves_ = 0;
+};
+
+TEST(AlignmentFormats, AnInterruptedTracebackIsTakenUp) {
+    test::ResumeHarness h(7000, 6500, test::seed() + 59);
+    const test::ChildRun want = h.run({"-q", "-b", "reference", "--traceback", h.path("ref.paf")});
+    ASSERT_EQ(want.exit_code, 0) << want.err;
+    const test::ChildRun stage1 = h.run({"-q", "-b", "cpu", "--traceback-dir", h.path("run")});
+    ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
+    // The traceback of that run, ended after a few windows with its journal written.
+    const auto record = cli::read_stage1_record(h.path("run"));
+    ASSERT_TRUE(record.has_value());
+    const Sequence s0 = io::read_fasta(h.path("a.fa"), {}), s1 = io::read_fasta(h.path("b.fa"), {});
+    SpecialRows rows(h.path("run"), rows_identity(s0, s1), record->scoring);
+    ASSERT_GE(rows.count(), 5);
+    cli::FileJournal file(h.path("run"), rows_identity(s0, s1), record->scoring, record->result, 0);
+    CrashingJournal crashing(file, 3);
+    EXPECT_THROW(linear_traceback(s0, s1, record->scoring, record->result, rows, {}, nullptr, nullptr, &crashing),
+                 std::runtime_error);
+    TracebackPoint saved;
+    ASSERT_TRUE(file.load(saved));
+    EXPECT_FALSE(saved.runs_back.empty());
+    // The CLI takes it up, writes the reference's alignment, and removes the journal.
+    const test::ChildRun later = h.run_command({"traceback", h.path("run"), "--traceback", h.path("later.paf")});
+    ASSERT_EQ(later.exit_code, 0) << later.err;
+    EXPECT_NE(later.err.find("taking up the traceback at row " + std::to_string(saved.i)), std::string::npos)
+        << later.err;
+    EXPECT_EQ(file_text(h.path("later.paf")), file_text(h.path("ref.paf")));
+    EXPECT_FALSE(std::filesystem::exists(file.path()));
+    // A journal of another traceback, or a damaged one, is not taken up.
+    cli::FileJournal other(h.path("run"), rows_identity(s0, s1), record->scoring,
+                           AlignmentEnd{record->result.score, record->result.s0_end - 1, record->result.s1_end}, 0);
+    other.save(saved);
+    EXPECT_FALSE(file.load(saved));
+    file.save(saved);
+    {
+        std::fstream damage(file.path(), std::ios::in | std::ios::out | std::ios::binary);
+        damage.seekp(100);
+        damage.put('\x7f');
+    }
+    EXPECT_FALSE(file.load(saved));
 }
 
 TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {

@@ -26,6 +26,7 @@
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
 #include "tools/stage1_record.hpp"
+#include "tools/traceback_journal.hpp"
 #ifdef CHROMALIGN_HAVE_MPI
 #include "engine/transport/mpi_link.hpp"
 #endif
@@ -291,7 +292,17 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         // A tiled backend sweeps the large windows on its engine, the scalar sweep otherwise.
         std::unique_ptr<EngineSweeper> sweeper;
         if (SlabEngine* engine = backend->slab_engine()) sweeper = std::make_unique<EngineSweeper>(*engine, s0, s1, o.scoring);
-        alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts, sweeper.get());
+        // In a kept --traceback-dir the walk is saved as it goes, and a rerun takes it up.
+        std::unique_ptr<cli::FileJournal> journal;
+        if (!rows_dir.path.empty() && !rows_dir.temporary) {
+            journal = std::make_unique<cli::FileJournal>(rows_dir.path, rows_identity(s0, s1), o.scoring, result,
+                                                         o.backend_options.checkpoint.every_seconds);
+            if (TracebackPoint saved; !o.quiet && journal->load(saved))
+                std::cerr << "chromalign: taking up the traceback at row " << saved.i << " from " << journal->path()
+                          << "\n";
+        }
+        alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts, sweeper.get(), journal.get());
+        if (journal) journal->finish();
         report.traceback_cells = counts.cells;
         report.traceback_swept_cells = counts.swept_cells;
         report.traceback_sweep_seconds = counts.sweep_seconds;
