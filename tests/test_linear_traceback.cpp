@@ -146,6 +146,23 @@ TEST(LinearTraceback, RefusesAnEndThatIsNotABestCell) {
     EXPECT_EQ(linear_traceback(a, b, Scoring{}, AlignmentEnd{10, 10, 10}, zero).cigar(), "10=");
 }
 
+/// A mutated pair of `length` to 1.6 `length` bases each, and rows of it every `gap` to
+/// 1.75 `gap` rows, as stage 1 would keep them (for TrueRows).
+struct PairWithRows {
+    Sequence a, b;
+    std::vector<int64_t> rows;
+};
+PairWithRows pair_with_rows(std::mt19937_64& rng, int64_t length, int64_t gap, double indels) {
+    const int64_t m = length + static_cast<int64_t>(rng() % static_cast<uint64_t>(length * 3 / 5));
+    const int64_t n = length + static_cast<int64_t>(rng() % static_cast<uint64_t>(length * 3 / 5));
+    auto [a, b] = test::mutated_pair(m, n, rng, indels);
+    PairWithRows p{std::move(a), std::move(b), {}};
+    for (int64_t r = gap + static_cast<int64_t>(rng() % static_cast<uint64_t>(gap * 3 / 4)); r < m;
+         r += gap + static_cast<int64_t>(rng() % static_cast<uint64_t>(gap * 3 / 4)))
+        p.rows.push_back(r);
+    return p;
+}
+
 TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
     // Rows of stage 1 every 400 to 700 rows and windows of at most 4096 cells: every window
     // between two rows is swept on the cpu engine, three at a time ahead of the walk.
@@ -154,11 +171,7 @@ TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
     const Scoring sc(1, -3, 5, 2);
     TracebackCounts counts;
     for (int k = 0; k < 4; ++k) {
-        const int64_t m = 2500 + static_cast<int64_t>(rng() % 1500), n = 2500 + static_cast<int64_t>(rng() % 1500);
-        auto [a, b] = test::mutated_pair(m, n, rng, k % 2 ? 0.01 : 0);
-        std::vector<int64_t> wanted;
-        for (int64_t r = 400 + static_cast<int64_t>(rng() % 300); r < m; r += 400 + static_cast<int64_t>(rng() % 300))
-            wanted.push_back(r);
+        const auto [a, b, wanted] = pair_with_rows(rng, 2500, 400, k % 2 ? 0.01 : 0);
         TrueRows rows(a, b, sc, wanted);
         const Alignment want = reference_traceback(a, b, sc);
         EngineSweeper sweeper(*cpu->slab_engine(), a, b, sc, int64_t{1} << 30, 3);
@@ -192,11 +205,7 @@ TEST(LinearTraceback, AJournalTakesUpAnInterruptedWalk) {
     const Scoring sc(1, -3, 5, 2);
     int resumed = 0;
     for (int k = 0; k < 12; ++k) {
-        const int64_t m = 1500 + static_cast<int64_t>(rng() % 1500), n = 1500 + static_cast<int64_t>(rng() % 1500);
-        auto [a, b] = test::mutated_pair(m, n, rng, k % 2 ? 0.01 : 0);
-        std::vector<int64_t> wanted;
-        for (int64_t r = 100 + static_cast<int64_t>(rng() % 200); r < m; r += 100 + static_cast<int64_t>(rng() % 200))
-            wanted.push_back(r);
+        const auto [a, b, wanted] = pair_with_rows(rng, 1500, 100, k % 2 ? 0.01 : 0);
         TrueRows rows(a, b, sc, wanted);
         const Alignment want = reference_traceback(a, b, sc);
         const AlignmentEnd end{want.score, want.s0_end, want.s1_end};
