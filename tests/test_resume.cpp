@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 #include <cstdio>
+#include <cstdlib>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/checkpoint/pieces.hpp"
@@ -149,6 +150,30 @@ TEST_F(Resume, FileSizeLimitWarnsOrStopsWhenStrictNeverKills) {
     const test::ChildRun stopped = harness_->run_limited("ulimit -f 1", strict);
     EXPECT_EQ(stopped.exit_code, 1) << stopped.err;
     EXPECT_NE(stopped.err.find("cannot write checkpoint: File too large"), std::string::npos) << stopped.err;
+}
+
+TEST_F(Resume, ACrashAtAnyPointOfACheckpointWriteResumesExactly) {
+    // The process ends (_exit, as kill -9 would) inside its second checkpoint write: after the
+    // temporary file is opened, half written, written, or renamed over the older piece. Each
+    // time the next run resumes (or starts over) and gives the uninterrupted answer.
+    const std::string ck = harness_->path("crash.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "0.3s"};
+    for (const char* point : {"opened", "half", "written", "renamed"}) {
+        std::vector<std::string> fresh = args;
+        fresh.push_back("--restart");
+        setenv("CHROMALIGN_CRASH_POINT", point, 1);
+        setenv("CHROMALIGN_CRASH_WRITE", "2", 1);
+        const test::ChildRun crashed = harness_->run(fresh);
+        unsetenv("CHROMALIGN_CRASH_POINT");
+        unsetenv("CHROMALIGN_CRASH_WRITE");
+        ASSERT_EQ(crashed.exit_code, 86) << "no crash at '" << point << "': " << crashed.err;
+        const test::ChildRun resumed = harness_->run(args);
+        ASSERT_EQ(resumed.exit_code, 0) << point << ": " << resumed.err;
+        EXPECT_EQ(test::ResumeHarness::parse_tsv(resumed.out), expected_) << "crash " << point << ", seed " << test::seed();
+        const size_t at = resumed.err.find("resuming");
+        std::printf("[ crash    ] in write 2, %s: %s\n", point,
+                    at == std::string::npos ? "started over" : resumed.err.substr(at, resumed.err.find('\n', at) - at).c_str());
+    }
 }
 
 TEST_F(Resume, ASecondRunOnABusyCheckpointIsRefused) {

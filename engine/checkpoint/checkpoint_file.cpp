@@ -6,7 +6,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -88,6 +90,38 @@ bool write_all(int fd, const char* data, size_t size) {
     return true;
 }
 
+/// Crash tests (tests/test_resume.cpp), SQLite's way: with CHROMALIGN_CRASH_POINT naming a
+/// point of a checkpoint write (opened, half, written, renamed) and CHROMALIGN_CRASH_WRITE its
+/// number in this process (1, 2, ...), the process ends there with _exit(86), as a kill would.
+/// Unset (always, outside those tests), nothing happens.
+class CrashPoints {
+public:
+    CrashPoints() {
+        const char* point = std::getenv("CHROMALIGN_CRASH_POINT");
+        const char* write = std::getenv("CHROMALIGN_CRASH_WRITE");
+        if (point && write) {
+            point_ = point;
+            write_ = std::atoi(write);
+        }
+    }
+    void next_write() {
+        if (!point_.empty()) ++writes_;
+    }
+    void at(const char* point) const {
+        if (writes_ == write_ && point_ == point) _exit(86);
+    }
+
+private:
+    std::string point_;
+    int write_ = 0;
+    std::atomic<int> writes_{0};  ///< a process writes its checkpoints one at a time
+};
+
+CrashPoints& crash_points() {
+    static CrashPoints points;
+    return points;
+}
+
 std::string directory_of(const std::string& path) {
     const size_t slash = path.rfind('/');
     if (slash == std::string::npos) return ".";
@@ -127,9 +161,17 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
 
     const std::string tmp = path + ".tmp";
+    CrashPoints& crash = crash_points();
+    crash.next_write();
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw Error(tmp + ": cannot create checkpoint: " + errno_text());
-    const bool written = write_all(fd, w.bytes.data(), w.bytes.size()) && ::fsync(fd) == 0;
+    crash.at("opened");
+    const size_t half = w.bytes.size() / 2;
+    bool written = write_all(fd, w.bytes.data(), half);
+    crash.at("half");
+    written = written && write_all(fd, w.bytes.data() + half, w.bytes.size() - half);
+    crash.at("written");
+    written = written && ::fsync(fd) == 0;
     const std::string why = written ? "" : errno_text();
     if (::close(fd) != 0 || !written) {
         ::unlink(tmp.c_str());
@@ -140,6 +182,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
         ::unlink(tmp.c_str());
         throw Error(path + ": cannot replace checkpoint: " + reason);
     }
+    crash.at("renamed");
     // The rename is durable only once the directory entry is on disk.
     const int dir = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
