@@ -301,6 +301,7 @@ class CrashingJournal : public TracebackJournal {
 public:
     CrashingJournal(cli::FileJournal& file, int crash_at) : file_(file), crash_at_(crash_at) {}
     bool load(TracebackPoint& p) override { return file_.load(p); }
+    bool due() override { return file_.due(); }
     void save(const TracebackPoint& p) override {
         file_.save(p);
         if (++saves_ == crash_at_) throw std::runtime_error("killed");

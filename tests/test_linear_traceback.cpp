@@ -194,6 +194,7 @@ public:
         p = *saved;
         return true;
     }
+    bool due() override { return true; }
     void save(const TracebackPoint& p) override {
         saved = p;
         if (++saves == crash_at) throw std::runtime_error("crash");

@@ -208,12 +208,13 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         bo.device = devices > 0 ? ranks.local_rank % devices : 0;
     }
     auto backend = make_backend(o.backend, bo);
+    // Hashed once, for the stage 1 record, the special rows and the journal.
+    const RowsIdentity identity = rows_dir.path.empty() ? RowsIdentity{} : rows_identity(s0, s1);
     const auto start = std::chrono::steady_clock::now();
     AlignmentEnd result;
     int64_t cells_pruned = 0, cells_resumed = 0;
     int slabs = 1;
     // A record of this very comparison in --traceback-dir: stage 1 is done (traceback later).
-    const RowsIdentity identity = rows_dir.path.empty() ? RowsIdentity{} : rows_identity(s0, s1);
     std::optional<cli::Stage1Record> done;
     if (!o.traceback.empty() && !o.traceback_dir.empty()) {
         done = cli::read_stage1_record(o.traceback_dir);
@@ -279,7 +280,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         std::unique_ptr<RowSource> rows = std::make_unique<FirstRowOnly>();
         io::ScoreMap map;  // for --plot
         if (!rows_dir.path.empty()) {
-            auto special = std::make_unique<SpecialRows>(rows_dir.path, rows_identity(s0, s1), o.scoring);
+            auto special = std::make_unique<SpecialRows>(rows_dir.path, identity, o.scoring);
             report.special_rows = special->count();
             if (!o.plot.empty()) map = io::ScoreMap{SpecialRows::kPeakColumns, special->peaks()};
             rows = std::move(special);
@@ -295,7 +296,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         // In a kept --traceback-dir the walk is saved as it goes, and a rerun takes it up.
         std::unique_ptr<cli::FileJournal> journal;
         if (!rows_dir.path.empty() && !rows_dir.temporary) {
-            journal = std::make_unique<cli::FileJournal>(rows_dir.path, rows_identity(s0, s1), o.scoring, result,
+            journal = std::make_unique<cli::FileJournal>(rows_dir.path, identity, o.scoring, result,
                                                          o.backend_options.checkpoint.every_seconds);
             if (TracebackPoint saved; !o.quiet && journal->load(saved))
                 std::cerr << "chromalign: taking up the traceback at row " << saved.i << " from " << journal->path()

@@ -65,10 +65,14 @@ bool FileJournal::load(TracebackPoint& p) {
     return true;
 }
 
-void FileJournal::save(const TracebackPoint& p) {
+bool FileJournal::due() {
     const auto now = std::chrono::steady_clock::now();
-    if (std::chrono::duration<double>(now - last_).count() < every_) return;
+    if (std::chrono::duration<double>(now - last_).count() < every_) return false;
     last_ = now;
+    return true;
+}
+
+void FileJournal::save(const TracebackPoint& p) {
     Header h{};
     std::memcpy(h.magic, kMagic, sizeof kMagic);
     h.m = id_.m;

@@ -20,6 +20,9 @@ public:
                 double every_seconds);
     /// The saved walk, if the file is this traceback's (another's, or a damaged one, is ignored).
     bool load(TracebackPoint& point) override;
+    /// Once every `every_seconds`.
+    bool due() override;
+    /// Writes the point now.
     void save(const TracebackPoint& point) override;
     /// The traceback is done: the journal goes.
     void finish();

@@ -20,12 +20,13 @@ Sequence slice(const Sequence& s, int64_t from, int64_t to) {
 /// Columns per run of the block maxima that bound a window cut from these rows (window.hpp).
 constexpr int64_t kMaximaRun = 512;
 
-/// A swept window's rows: its top row, and the band bottoms its executor kept (rows top + q·S,
-/// S = every·R), read column range by column range. Executor column x is column lo + x.
+/// A swept window's rows: its top row (read as KeptRows reads it), and the band bottoms its
+/// executor kept (rows top + q·S, S = every·R), read column range by column range. Executor
+/// column x is column lo + x.
 class SweptRows : public RowSource {
 public:
     SweptRows(const WindowSpec& w, WindowRow top, std::unique_ptr<TileExecutor> ex, int64_t every, int64_t gap)
-        : w_(w), top_(std::move(top)), ex_(std::move(ex)), every_(every),
+        : w_(w), top_(w, std::move(top)), ex_(std::move(ex)), every_(every),
           spacing_(every * ex_->grid().rows_per_band()), runs_((ex_->grid().n + kMaximaRun - 1) / kMaximaRun),
           maxima_(static_cast<size_t>(ex_->grid().bands / every * runs_)), gap_(gap) {
         ex_->kept_band_maxima(gap, kMaximaRun, maxima_.data());
@@ -38,13 +39,9 @@ public:
     bool row_exact(int64_t row) const override { return row == w_.top && w_.top_exact; }
 
     WindowRow read(int64_t row, int64_t from, int64_t to) override {
+        if (row == w_.top) return top_.read(row, from, to);
         WindowRow out;
         out.row = row;
-        if (row == w_.top) {
-            out.h.assign(top_.h.begin() + (from - w_.lo), top_.h.begin() + (to - w_.lo + 2));
-            out.f.assign(top_.f.begin() + (from - w_.lo), top_.f.begin() + (to - w_.lo + 2));
-            return out;
-        }
         out.h.resize(static_cast<size_t>(to - from + 2));
         out.f.resize(out.h.size());
         const bool edge = from == w_.lo;  // column lo - 1 is the fresh edge: H = 0, F = -inf
@@ -58,12 +55,8 @@ public:
     }
 
     int64_t edge_term(int64_t row, int64_t to, int64_t gap) override {
+        if (row == w_.top) return top_.edge_term(row, to, gap);
         int64_t best = edge_value(0, w_.lo - 1, gap);  // the edge column counts H = 0
-        if (row == w_.top) {
-            for (int64_t c = w_.lo; c <= to; ++c)
-                best = std::max(best, edge_value(top_.h[static_cast<size_t>(c - w_.lo + 1)], c, gap));
-            return best;
-        }
         if (gap != gap_) throw Error("internal: the traceback's gap term changed");
         // Whole runs from their maxima, the rest of the last one from its columns.
         const int64_t last = to - w_.lo, whole = (last + 1) / kMaximaRun;
@@ -108,7 +101,7 @@ private:
     static constexpr int64_t kFetchAhead = 2048;
 
     const WindowSpec w_;
-    const WindowRow top_;
+    KeptRows top_;  ///< the window's top row alone
     const std::unique_ptr<TileExecutor> ex_;
     const int64_t every_, spacing_, runs_;
     std::vector<int64_t> maxima_;

@@ -68,13 +68,11 @@ public:
     Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out, Lookahead* ahead = nullptr,
                       TracebackJournal* journal = nullptr) {
         for (;;) {
-            if (journal) journal->save(point_of(p, out));
+            if (journal && journal->due()) journal->save(point_of(p, out));
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
             const int64_t r = src.row_above(p.i), height = p.i - r;
-            // A path of `height` rows spans about as many columns; the bound needs a margin
-            // left of it that grows with the height (window.hpp), found by doubling.
-            int64_t lo = std::max(src.lo(), p.j - (height + height / 4 + 64));
+            int64_t lo = std::max(src.lo(), p.j - window_span(height));  // widened by doubling
             if (ahead) {
                 Lookahead::Window swept = ahead->take(p.i, p.j, lo);
                 if (swept.rows) {
@@ -223,7 +221,7 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
     std::unique_ptr<Lookahead> ahead;
     const TracebackTerms terms(scoring);
     const int64_t height = end.s0_end - rows.row_above(end.s0_end);
-    if (sweep.lookahead() > 0 && height * (height + height / 4 + 64) > limits.window_cells)
+    if (sweep.lookahead() > 0 && height * window_span(height) > limits.window_cells)
         ahead = std::make_unique<Lookahead>(rows, terms, sweep.lookahead(), [&](const WindowSpec& w, WindowRow top) {
             return sweep.sweep(w, std::move(top), walker.steps(w));
         });

@@ -54,7 +54,9 @@ public:
     virtual ~TracebackJournal() = default;
     /// A walk saved earlier for this traceback; false if none.
     virtual bool load(TracebackPoint& point) = 0;
-    /// Called between two windows of the starting rows; the journal decides whether to write.
+    /// Asked between two windows of the starting rows: whether to save the walk now (the point
+    /// holds every run so far, so the walk builds it only when asked).
+    virtual bool due() = 0;
     virtual void save(const TracebackPoint& point) = 0;
 };
 

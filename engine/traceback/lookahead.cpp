@@ -17,9 +17,6 @@ WindowSpec cut_window(RowSource& rows, const TracebackTerms& t, int64_t top, int
     return w;
 }
 
-/// Columns a window of `height` rows spans left of where the walk enters it (as walk_rows cuts).
-static int64_t span(int64_t height) { return height + height / 4 + 64; }
-
 int64_t Lookahead::guess(const WindowRow& top, int64_t lo, int64_t from, int64_t j) {
     int64_t best = j;
     int32_t best_h = -1;
@@ -56,7 +53,7 @@ void Lookahead::plan(int64_t i, int64_t j) {
     if (ahead_.empty()) {
         bottom = rows_.row_above(i);  // the walk's own window ends here: plan from the one above
         cap = j;
-        const int64_t lo = std::max(rows_.lo(), j - span(i - bottom));
+        const int64_t lo = std::max(rows_.lo(), j - window_span(i - bottom));
         at = guess(rows_.read(bottom, lo, j), lo, lo, j);
     } else {
         bottom = ahead_.back().w.top;
@@ -66,13 +63,13 @@ void Lookahead::plan(int64_t i, int64_t j) {
     while (static_cast<int>(ahead_.size()) < depth_ && bottom > rows_.top()) {
         const int64_t top = rows_.row_above(bottom), height = bottom - top;
         const int64_t slack = height / 8 + 256;
-        const int64_t hi = std::min(cap, at + slack), lo = std::max(rows_.lo(), at - span(height) - slack);
+        const int64_t hi = std::min(cap, at + slack), lo = std::max(rows_.lo(), at - window_span(height) - slack);
         if (hi < lo) return;
         Ahead a;
         a.w = cut_window(rows_, t_, top, bottom, lo, hi);
         a.cap = hi;
         WindowRow top_row = rows_.read(top, lo, hi);
-        a.guess = guess(top_row, lo, std::max(lo, at - span(height)), at);
+        a.guess = guess(top_row, lo, std::max(lo, at - window_span(height)), at);
         a.rows = std::async(std::launch::async, sweep_, a.w, std::move(top_row));
         bottom = top;
         at = a.guess;

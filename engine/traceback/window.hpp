@@ -28,6 +28,11 @@
 
 namespace chromalign {
 
+/// Columns a window of `height` rows spans left of the cell the walk enters it by: a path of
+/// that many rows spans about as many columns, and the bound needs a margin left of it that
+/// grows with the height (the walk widens a window found too narrow).
+inline int64_t window_span(int64_t height) { return height + height / 4 + 64; }
+
 /// K of a window that misses no path (its left edge is the matrix's column 0).
 constexpr int64_t kNoMissedPaths = INT64_MIN / 4;
 
