@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -182,6 +183,39 @@ TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
         EXPECT_EQ(got.cigar(), want.cigar()) << "pair #" << k;
     }
     EXPECT_GT(counts.ahead, 4) << "no window swept ahead served the walk";
+}
+
+TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {
+    // Flanks of 6000 bases around a 2000-base deletion and, in a later window, a 2000-base
+    // insertion. The deletion is wider than the window it lies in (span 1314 for rows 1000
+    // apart), so the walk must leave that window by its side. It keeps the steps it took and
+    // goes on from where it stopped; before, it walked the whole window again in every wider
+    // one, and nested windows multiplied that (about 2e9 cells here instead of 4e7).
+    std::mt19937_64 rng(test::seed() + 76);
+    const auto part = [&](int64_t n) { return test::preview(test::random_pair(n, 1, rng).first, n); };
+    const std::string a = part(6000), b = part(6000), c = part(6000);
+    const Sequence s0 = make_sequence("s0", a + b + part(2000) + c), s1 = make_sequence("s1", a + part(2000) + b + c);
+    const Scoring sc(1, -3, 5, 2);
+    const AlignmentEnd end = reference_align(s0, s1, sc);
+    std::vector<int64_t> wanted;
+    for (int64_t r = 500; r < s0.length(); r += 1000) wanted.push_back(r);
+    TrueRows rows(s0, s1, sc, wanted);
+    TracebackCounts counts;
+    const Alignment got = linear_traceback(s0, s1, sc, end, rows, TracebackLimits{int64_t{1} << 20, int64_t{1} << 24},
+                                           &counts);
+    // The flanks and both gaps, give or take a few bases the random parts match by chance.
+    ASSERT_EQ(got.score, end.score) << "seed " << test::seed();
+    EXPECT_GE(got.score, 18000 - 2 * (5 + 2 * 1999));
+    EXPECT_EQ(rescore(got, s0, s1, sc), got.score);
+    EXPECT_LT(got.s0_start, 10);
+    EXPECT_LT(got.s1_start, 10);
+    // 20 windows of 1000 x 1314 cells; the deletion adds about twice its 1000 x 2000 cells,
+    // and the nested windows of the sweeps as much.
+    const int64_t windows = 20 * int64_t{1000} * 1314;
+    std::printf("[ cells    ] %lld computed, %.2f times the windows' %lld; %lld widened\n",
+                static_cast<long long>(counts.cells), static_cast<double>(counts.cells) / static_cast<double>(windows),
+                static_cast<long long>(windows), static_cast<long long>(counts.widened));
+    EXPECT_LT(counts.cells, 4 * windows) << "a long gap cost far more than its cells";
 }
 
 /// Keeps the last point saved; "crashes" (throws) at save number `crash_at`, as a kill would.

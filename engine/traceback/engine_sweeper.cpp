@@ -121,7 +121,7 @@ std::unique_ptr<RowSource> EngineSweeper::sweep(const WindowSpec& w, WindowRow a
     std::unique_ptr<TileExecutor> ex = engine_.window_executor(s0, s1, scoring_, top);
     const TileGrid& g = ex->grid();
     const int64_t rows = g.rows_per_band();
-    if (w.rows() < 2 * rows) return scalar_.sweep(w, std::move(above), steps);  // no band bottom inside
+    if (w.rows() < 2 * rows) return cpu_.sweep(w, std::move(above), steps);  // no band bottom inside
     // Bands per kept row: the rows kept (8 bytes a column) fit kept_bytes_.
     const int64_t all = g.bands * 8 * g.n;
     const int64_t every = std::max<int64_t>(1, (all + kept_bytes_ - 1) / std::max<int64_t>(kept_bytes_, 1));

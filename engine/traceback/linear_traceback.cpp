@@ -203,8 +203,8 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
         throw Error("traceback: end cell " + std::to_string(end.s0_end) + ", " + std::to_string(end.s1_end) +
                     " is outside the matrix");
     TracebackCounts ignored;
-    ScalarSweeper scalar(s0, s1, scoring);
-    WindowSweeper& sweep = sweeper ? *sweeper : scalar;
+    CpuSweeper cpu(s0, s1, scoring);
+    WindowSweeper& sweep = sweeper ? *sweeper : cpu;
     Walker walker(s0, s1, scoring, limits, sweep, counts ? *counts : ignored);
     WalkPoint p{end.s0_end, end.s1_end, State::kH, end.score};
     ReversedRuns runs;

@@ -61,7 +61,7 @@ public:
 };
 
 /// The alignment that ends at `end` (stage 1's answer), from the rows of `rows` (row 0 at
-/// least), sweeping large windows with `sweeper` (null: ScalarSweeper), taking up and saving
+/// least), sweeping large windows with `sweeper` (null: CpuSweeper), taking up and saving
 /// its walk in `journal` (if any). Throws Error when `end` is not a best cell of s0 x s1
 /// under `scoring`.
 Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,

@@ -72,7 +72,8 @@ static_assert(kLanes == 8, "the shift mask below is written for 8 lanes");
 /// values at those steps are the cells above and above-left of lane q's cell. Lane 0 takes them
 /// from `above` (H and F of the row above the stripe, cols + kLanes entries). Index k = 0 is the
 /// fresh edge (H = 0, E = F = -inf), forced; a lane left of it or right of the window computes
-/// values that no kept cell reads. Fills `below` with the stripe's last row.
+/// values that no kept cell reads. Fills `below` with the stripe's last row, and stores every
+/// cell in out_h, out_e, out_f unless they are null (a sweep that keeps rows only).
 __attribute__((target_clones("avx2", "default"))) void stripe(const Lanes (&profile)[5], const uint8_t* b,
                                                               int64_t cols, int64_t steps, int32_t open, int32_t ext,
                                                               const int32_t* above_h, const int32_t* above_f,
@@ -97,9 +98,11 @@ __attribute__((target_clones("avx2", "default"))) void stripe(const Lanes (&prof
             h[t] = 0;
             e[t] = f[t] = kScoreNegInf;
         }
-        std::memcpy(out_h + t * kLanes, &h, sizeof h);
-        std::memcpy(out_e + t * kLanes, &e, sizeof e);
-        std::memcpy(out_f + t * kLanes, &f, sizeof f);
+        if (out_h) {
+            std::memcpy(out_h + t * kLanes, &h, sizeof h);
+            std::memcpy(out_e + t * kLanes, &e, sizeof e);
+            std::memcpy(out_f + t * kLanes, &f, sizeof f);
+        }
         const int64_t k = t - (kLanes - 1);
         if (k >= 0 && k < cols) {
             below_h[k] = h[kLanes - 1];
@@ -112,24 +115,24 @@ __attribute__((target_clones("avx2", "default"))) void stripe(const Lanes (&prof
     }
 }
 
-}  // namespace
-
-void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
-                  const WindowRow& top, WindowCells& c) {
-    c.reserve(w.rows(), w.width() + 1);
-    std::copy(top.h.begin(), top.h.begin() + c.cols, c.h);
-    std::copy(top.f.begin(), top.f.begin() + c.cols, c.f);
-    std::fill(c.e, c.e + c.cols, kScoreNegInf);
+/// The stripes of window w below `top`, first to last: stripe r (rows top + r .. top + r +
+/// kLanes - 1) stores its cells where `out(r)` says (WindowCells::at(r, 0); -1: nowhere), and
+/// `below(i, h, f)` is given its last row i with H and F over columns lo - 1 .. hi, when i is
+/// a row of the window.
+template <class Out, class Below>
+void run_stripes(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                 const WindowRow& top, int32_t* h, int32_t* e, int32_t* f, Out out, Below below) {
+    const int64_t cols = w.width() + 1, steps = cols + kLanes - 1;
     // The row above each stripe, padded for the steps past the last column.
-    std::vector<int32_t> rows(static_cast<size_t>(4 * (c.cols + kLanes)), 0);
+    std::vector<int32_t> rows(static_cast<size_t>(4 * (cols + kLanes)), 0);
     int32_t* above_h = rows.data();
-    int32_t* above_f = above_h + c.cols + kLanes;
-    int32_t* below_h = above_f + c.cols + kLanes;
-    int32_t* below_f = below_h + c.cols + kLanes;
-    std::copy(top.h.begin(), top.h.begin() + c.cols, above_h);
-    std::copy(top.f.begin(), top.f.begin() + c.cols, above_f);
-    std::fill(above_f + c.cols, above_f + c.cols + kLanes, kScoreNegInf);
-    std::fill(below_f + c.cols, below_f + c.cols + kLanes, kScoreNegInf);
+    int32_t* above_f = above_h + cols + kLanes;
+    int32_t* below_h = above_f + cols + kLanes;
+    int32_t* below_f = below_h + cols + kLanes;
+    std::copy(top.h.begin(), top.h.begin() + cols, above_h);
+    std::copy(top.f.begin(), top.f.begin() + cols, above_f);
+    std::fill(above_f + cols, above_f + cols + kLanes, kScoreNegInf);
+    std::fill(below_f + cols, below_f + cols + kLanes, kScoreNegInf);
     const uint8_t* b = s1.codes.data() + (w.lo - 1);
     for (int64_t r = 1; r <= w.rows(); r += kLanes) {
         Lanes profile[5];
@@ -138,12 +141,31 @@ void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& 
             const uint8_t a = i <= w.bottom ? std::min<uint8_t>(s0.codes[static_cast<size_t>(i - 1)], 4) : 4;
             for (int code = 0; code < 5; ++code) profile[code][q] = t.table[a][code];
         }
-        const size_t at = c.at(r, 0);
-        stripe(profile, b, c.cols, c.steps, t.open, t.ext, above_h, above_f, below_h, below_f, c.h + at, c.e + at,
-               c.f + at);
+        const int64_t at = out(r);
+        stripe(profile, b, cols, steps, t.open, t.ext, above_h, above_f, below_h, below_f, at < 0 ? nullptr : h + at,
+               at < 0 ? nullptr : e + at, at < 0 ? nullptr : f + at);
+        if (w.top + r + kLanes - 1 <= w.bottom) below(w.top + r + kLanes - 1, below_h, below_f);
         std::swap(above_h, below_h);
         std::swap(above_f, below_f);
     }
+}
+
+}  // namespace
+
+void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                  const WindowRow& top, WindowCells& c) {
+    c.reserve(w.rows(), w.width() + 1);
+    std::copy(top.h.begin(), top.h.begin() + c.cols, c.h);
+    std::copy(top.f.begin(), top.f.begin() + c.cols, c.f);
+    std::fill(c.e, c.e + c.cols, kScoreNegInf);
+    run_stripes(
+        s0, s1, t, w, top, c.h, c.e, c.f, [&](int64_t r) { return static_cast<int64_t>(c.at(r, 0)); },
+        [](int64_t, const int32_t*, const int32_t*) {});
+}
+
+void sweep_stripes(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                   const WindowRow& top, const std::function<void(int64_t i, const int32_t* h, const int32_t* f)>& row) {
+    run_stripes(s0, s1, t, w, top, nullptr, nullptr, nullptr, [](int64_t) { return int64_t{-1}; }, row);
 }
 
 }  // namespace chromalign

@@ -111,4 +111,9 @@ void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& 
 void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
                   const WindowRow& top, WindowCells& cells);
 
+/// The same values as window_cells, kept only where `row(i, h, f)` is given them: each row i =
+/// top + q kLanes (q >= 1, i <= bottom), with its H and F over columns lo - 1 .. hi.
+void sweep_stripes(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,
+                   const WindowRow& top, const std::function<void(int64_t i, const int32_t* h, const int32_t* f)>& row);
+
 }  // namespace chromalign

@@ -1,4 +1,4 @@
-//! @file The scalar sweep that keeps rows.
+//! @file The CPU sweep that keeps rows.
 #include "engine/traceback/window_sweeper.hpp"
 
 #include <algorithm>
@@ -6,24 +6,34 @@
 
 namespace chromalign {
 
-std::unique_ptr<RowSource> ScalarSweeper::sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) {
+std::unique_ptr<RowSource> CpuSweeper::sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) {
     auto kept = std::make_unique<KeptRows>(w, std::move(top));
-    const int64_t step = std::clamp<int64_t>(std::max(steps.wanted, steps.at_least), 1, std::max<int64_t>(1, w.rows() / 2));
     const int64_t cols = w.width() + 1;
-    // Two rows in turn; a row to keep is copied out once the next one no longer reads it.
-    std::vector<int32_t> buffers(static_cast<size_t>(6 * cols));
-    sweep_window(
-        s0_, s1_, t_, w, kept->top_row(),
-        [&](int64_t i) {
-            int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-            return RowSlots{base, base + cols, base + 2 * cols};
-        },
-        [&](int64_t i) {
-            if ((i - w.top) % step != 0 || i == w.bottom) return;
-            const int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-            kept->keep(WindowRow{i, std::vector<int32_t>(base, base + cols),
-                                std::vector<int32_t>(base + 2 * cols, base + 3 * cols)});
-        });
+    const auto keep = [&](int64_t i, const int32_t* h, const int32_t* f) {
+        kept->keep(WindowRow{i, std::vector<int32_t>(h, h + cols), std::vector<int32_t>(f, f + cols)});
+    };
+    int64_t step = std::clamp<int64_t>(std::max(steps.wanted, steps.at_least), 1, std::max<int64_t>(1, w.rows() / 2));
+    if (w.rows() <= WindowCells::kLanes) {
+        // No stripe ends inside so short a window: row by row, two rows in turn.
+        std::vector<int32_t> buffers(static_cast<size_t>(6 * cols));
+        sweep_window(
+            s0_, s1_, t_, w, kept->top_row(),
+            [&](int64_t i) {
+                int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+                return RowSlots{base, base + cols, base + 2 * cols};
+            },
+            [&](int64_t i) {
+                if ((i - w.top) % step != 0 || i == w.bottom) return;
+                const int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+                keep(i, base, base + 2 * cols);
+            });
+        return kept;
+    }
+    // Stripes of kLanes rows in SIMD lanes (window_cells' kernel), keeping rows where a stripe ends.
+    step = (step + WindowCells::kLanes - 1) / WindowCells::kLanes * WindowCells::kLanes;
+    sweep_stripes(s0_, s1_, t_, w, kept->top_row(), [&](int64_t i, const int32_t* h, const int32_t* f) {
+        if ((i - w.top) % step == 0 && i < w.bottom) keep(i, h, f);
+    });
     return kept;
 }
 

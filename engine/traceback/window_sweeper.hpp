@@ -30,10 +30,11 @@ public:
     virtual int lookahead() const { return 0; }
 };
 
-/// One CPU thread, row by row (sweep_window), keeping every max(wanted, at_least)-th row.
-class ScalarSweeper : public WindowSweeper {
+/// One CPU thread, kLanes rows at a time in SIMD lanes (sweep_stripes), keeping every
+/// max(wanted, at_least)-th row, rounded up to whole stripes.
+class CpuSweeper : public WindowSweeper {
 public:
-    ScalarSweeper(const Sequence& s0, const Sequence& s1, const Scoring& scoring)
+    CpuSweeper(const Sequence& s0, const Sequence& s1, const Scoring& scoring)
         : s0_(s0), s1_(s1), t_(scoring) {}
     std::unique_ptr<RowSource> sweep(const WindowSpec& w, WindowRow top, const SweepSteps& steps) override;
 
