@@ -188,9 +188,8 @@ TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
 TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {
     // Flanks of 6000 bases around a 2000-base deletion and, in a later window, a 2000-base
     // insertion. The deletion is wider than the window it lies in (span 1314 for rows 1000
-    // apart), so the walk must leave that window by its side. It keeps the steps it took and
-    // goes on from where it stopped; before, it walked the whole window again in every wider
-    // one, and nested windows multiplied that (about 2e9 cells here instead of 4e7).
+    // apart), and the rows below it are certain only in a window that holds where it opens:
+    // windows widen, nested ones too, and the cells must stay a small multiple of the windows'.
     std::mt19937_64 rng(test::seed() + 76);
     const auto part = [&](int64_t n) { return test::preview(test::random_pair(n, 1, rng).first, n); };
     const std::string a = part(6000), b = part(6000), c = part(6000);
