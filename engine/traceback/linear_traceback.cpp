@@ -23,7 +23,7 @@ struct WalkPoint {
 enum class Outcome {
     kStart,  ///< the alignment starts at the point (its first cell)
     kTop,    ///< the walk reached the top row of the rows it was given
-    kWiden,  ///< a step could not be certified, or left the columns held
+    kWiden,  ///< a step could not be certified, or left the columns held: the walk stopped there
 };
 
 /// Runs of an alignment, last run first.
@@ -65,46 +65,45 @@ public:
 
     /// Walks back over the rows of `src` until the start, or the top row of `src`; with
     /// `ahead`, takes the windows it swept ahead where they hold the walk's (lookahead.hpp).
+    /// Every step taken is certified, so a window the walk leaves keeps the steps it gave: the
+    /// walk goes on from where it stopped, in a window twice as wide.
     Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out, Lookahead* ahead = nullptr,
                       TracebackJournal* journal = nullptr) {
+        int64_t width = 0;  // of the window the walk just left by its side (0: none)
         for (;;) {
             if (journal && journal->due()) journal->save(point_of(p, out));
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
             const int64_t r = src.row_above(p.i), height = p.i - r;
-            int64_t lo = std::max(src.lo(), p.j - window_span(height));  // widened by doubling
-            if (ahead) {
-                Lookahead::Window swept = ahead->take(p.i, p.j, lo);
-                if (swept.rows) {
-                    counts_.cells += swept.w.rows() * swept.w.width();
-                    counts_.swept_cells += swept.w.rows() * swept.w.width();
-                    ++counts_.ahead;
-                    WalkPoint q = p;
-                    ReversedRuns runs;
-                    const Outcome o = walk_rows(*swept.rows, q, runs);
-                    if (o != Outcome::kWiden) {
-                        out.append(runs);
-                        p = q;
-                        if (o == Outcome::kStart) return o;
-                        continue;
-                    }
-                }
+            const int64_t lo = std::max(src.lo(), p.j - std::max(window_span(height), 2 * width + 64));
+            WalkPoint q = p;
+            ReversedRuns runs;
+            Outcome o;
+            int64_t walked = 0;  // the width of the window walked
+            Lookahead::Window swept;
+            if (ahead) swept = ahead->take(p.i, p.j, lo);
+            const bool served = swept.rows != nullptr;
+            if (served) {
+                counts_.cells += swept.w.rows() * swept.w.width();
+                counts_.swept_cells += swept.w.rows() * swept.w.width();
+                ++counts_.ahead;
+                o = walk_rows(*swept.rows, q, runs);
+                walked = p.j - swept.w.lo;
+                ahead->retire(std::move(swept.rows));
+            } else {
+                o = solve(cut_window(src, t_, r, p.i, lo, p.j), src.read(r, lo, p.j), q, runs);
+                walked = p.j - lo;
             }
-            for (;;) {
-                const WindowSpec w = cut_window(src, t_, r, p.i, lo, p.j);
-                WalkPoint q = p;
-                ReversedRuns runs;
-                const Outcome o = solve(w, src.read(r, lo, p.j), q, runs);
-                if (o != Outcome::kWiden) {
-                    out.append(runs);
-                    p = q;
-                    if (o == Outcome::kStart) return o;
-                    break;
-                }
-                if (lo == src.lo()) return Outcome::kWiden;
-                ++counts_.widened;
-                lo = std::max(src.lo(), p.j - 2 * (p.j - lo) - 64);
+            out.append(runs);
+            p = q;
+            if (o == Outcome::kStart) return o;
+            if (o == Outcome::kTop) {
+                width = 0;
+                continue;
             }
+            if (lo == src.lo() && !served) return Outcome::kWiden;
+            ++counts_.widened;
+            width = walked;
         }
     }
 

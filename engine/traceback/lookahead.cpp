@@ -2,6 +2,7 @@
 #include "engine/traceback/lookahead.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace chromalign {
 
@@ -45,6 +46,12 @@ Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
     }
     plan(i, j);
     return got;
+}
+
+void Lookahead::retire(std::unique_ptr<RowSource> rows) {
+    while (!retired_.empty() && retired_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        retired_.pop_front();
+    retired_.push_back(std::async(std::launch::async, [r = std::move(rows)]() mutable { r.reset(); }));
 }
 
 void Lookahead::plan(int64_t i, int64_t j) {

@@ -36,6 +36,9 @@ public:
     /// The walk is at (i, j), on a row of `rows`, and needs the window below row_above(i) over
     /// columns [lo, j]: a window swept ahead that holds it (rows null if none). Plans the next.
     Window take(int64_t i, int64_t j, int64_t lo);
+    /// Frees a window the walk is done with in a thread of its own: freeing an executor's GPU
+    /// memory waits for the whole device, where the windows ahead are being swept.
+    void retire(std::unique_ptr<RowSource> rows);
 
 private:
     /// Keeps depth_ windows in flight above row i, the walk being at column j there.
@@ -55,6 +58,7 @@ private:
     const int depth_;
     const Sweep sweep_;
     std::deque<Ahead> ahead_;  ///< by falling bottom row: the next window the walk needs first
+    std::deque<std::future<void>> retired_;  ///< windows being freed (waited for at the end)
 };
 
 /// Window [top, bottom] x [lo, hi] cut from `rows` with its bound (WindowSpec::k).
