@@ -14,6 +14,7 @@
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/linear_traceback.hpp"
+#include "engine/traceback/special_rows.hpp"
 #include "engine/tiling/tile_executor.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/reference/traceback.hpp"
@@ -215,6 +216,43 @@ TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {
                 static_cast<long long>(counts.cells), static_cast<double>(counts.cells) / static_cast<double>(windows),
                 static_cast<long long>(windows), static_cast<long long>(counts.widened));
     EXPECT_LT(counts.cells, 4 * windows) << "a long gap cost far more than its cells";
+}
+
+TEST(SpecialRows, PeakColumnIsTheRightmostLargestH) {
+    // Rows of two pieces with H drawn from a few values (many ties, equal block peaks): the
+    // peak found from the blocks' maxima equals a scan of the row, on ranges of every kind
+    // (inside a block, across pieces, block-aligned ends, the matrix's last partial block).
+    std::mt19937_64 rng(test::seed() + 77);
+    const int64_t n = 3 * SpecialRows::kPeakColumns + 1 + static_cast<int64_t>(rng() % 8000);
+    const auto [s0, s1] = test::random_pair(64, n, rng);
+    const Scoring sc(1, -3, 5, 2);
+    test::TempDir dir;
+    const int64_t split = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n - 1));
+    for (const int64_t row : {16, 32}) {
+        for (const auto& [first, width] : {std::pair<int64_t, int64_t>{1, split}, {split + 1, n - split}}) {
+            SpecialRowWriter writer(dir.path(), rows_identity(s0, s1), first, width, sc, nullptr);
+            std::vector<int32_t> h(static_cast<size_t>(width)), f(h.size());
+            for (size_t k = 0; k < h.size(); ++k) {
+                h[k] = static_cast<int32_t>(rng() % (row == 16 ? 5 : 400));
+                f[k] = h[k] - 7;
+            }
+            writer.write(row, h, f);
+            writer.finish();
+        }
+    }
+    SpecialRows rows(dir.path(), rows_identity(s0, s1), sc);
+    ASSERT_EQ(rows.count(), 2);
+    for (int k = 0; k < 400; ++k) {
+        const int64_t row = k % 2 ? 16 : 32, b = SpecialRows::kPeakColumns;
+        int64_t from = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n)), to = from;
+        to = std::min(n, from + static_cast<int64_t>(rng() % static_cast<uint64_t>(k % 3 ? n : 300)));
+        if (k % 5 == 0) from = std::max<int64_t>(1, from / b * b);      // a block's first column
+        if (k % 7 == 0) to = std::min(n, (to / b + 1) * b - 1);         // a block's last column
+        if (k == 0) from = 1, to = n;
+        EXPECT_EQ(rows.peak_column(row, from, to), rows.RowSource::peak_column(row, from, to))
+            << "row " << row << ", columns " << from << " .. " << to << ", seed " << test::seed();
+    }
+    EXPECT_EQ(rows.peak_column(0, 5, 90), 90) << "row 0: all zero, the rightmost";
 }
 
 /// Keeps the last point saved; "crashes" (throws) at save number `crash_at`, as a kill would.

@@ -66,16 +66,22 @@ public:
     /// Walks back over the rows of `src` until the start, or the top row of `src`; with
     /// `ahead`, takes the windows it swept ahead where they hold the walk's (lookahead.hpp).
     /// Every step taken is certified, so a window the walk leaves keeps the steps it gave: the
-    /// walk goes on from where it stopped, in a window twice as wide.
+    /// walk goes on from where it stopped, in a window twice as wide. `guided`: a window reaches
+    /// left to where the row above has its largest H, as the lookahead's do (lookahead.hpp).
     Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out, Lookahead* ahead = nullptr,
-                      TracebackJournal* journal = nullptr) {
+                      TracebackJournal* journal = nullptr, bool guided = false) {
         int64_t width = 0;  // of the window the walk just left by its side (0: none)
         for (;;) {
             if (journal && journal->due()) journal->save(point_of(p, out));
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
             const int64_t r = src.row_above(p.i), height = p.i - r;
-            const int64_t lo = std::max(src.lo(), p.j - std::max(window_span(height), 2 * width + 64));
+            int64_t lo = std::max(src.lo(), p.j - std::max(window_span(height), 2 * width + 64));
+            if (guided && width == 0) {
+                const int64_t cross =
+                    src.peak_column(r, std::max(src.lo(), p.j - kGuessReach * window_span(height)), p.j);
+                lo = std::max(src.lo(), std::min(lo, cross - (window_span(height) - height)));
+            }
             WalkPoint q = p;
             ReversedRuns runs;
             Outcome o;
@@ -224,7 +230,7 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
         ahead = std::make_unique<Lookahead>(rows, terms, sweep.lookahead(), [&](const WindowSpec& w, WindowRow top) {
             return sweep.sweep(w, std::move(top), walker.steps(w));
         });
-    if (walker.walk_rows(rows, p, runs, ahead.get(), journal) != Outcome::kStart)
+    if (walker.walk_rows(rows, p, runs, ahead.get(), journal, true) != Outcome::kStart)
         throw Error("internal: the traceback found no start above row " + std::to_string(p.i));
     a.score = end.score;
     a.s0_start = p.i;

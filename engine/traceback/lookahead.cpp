@@ -18,19 +18,6 @@ WindowSpec cut_window(RowSource& rows, const TracebackTerms& t, int64_t top, int
     return w;
 }
 
-int64_t Lookahead::guess(const WindowRow& top, int64_t lo, int64_t from, int64_t j) {
-    int64_t best = j;
-    int32_t best_h = -1;
-    for (int64_t c = j; c >= from; --c) {  // the rightmost of equal values: the shortest step
-        const int32_t h = top.h[static_cast<size_t>(c - lo + 1)];
-        if (h > best_h) {
-            best_h = h;
-            best = c;
-        }
-    }
-    return best;
-}
-
 Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
     while (!ahead_.empty() && ahead_.front().w.bottom > i) ahead_.pop_front();  // behind the walk
     Window got;
@@ -60,8 +47,7 @@ void Lookahead::plan(int64_t i, int64_t j) {
     if (ahead_.empty()) {
         bottom = rows_.row_above(i);  // the walk's own window ends here: plan from the one above
         cap = j;
-        const int64_t lo = std::max(rows_.lo(), j - window_span(i - bottom));
-        at = guess(rows_.read(bottom, lo, j), lo, lo, j);
+        at = rows_.peak_column(bottom, std::max(rows_.lo(), j - kGuessReach * window_span(i - bottom)), j);
     } else {
         bottom = ahead_.back().w.top;
         cap = ahead_.back().cap;
@@ -70,13 +56,16 @@ void Lookahead::plan(int64_t i, int64_t j) {
     while (static_cast<int>(ahead_.size()) < depth_ && bottom > rows_.top()) {
         const int64_t top = rows_.row_above(bottom), height = bottom - top;
         const int64_t slack = height / 8 + 256;
-        const int64_t hi = std::min(cap, at + slack), lo = std::max(rows_.lo(), at - window_span(height) - slack);
-        if (hi < lo) return;
         Ahead a;
+        a.guess = rows_.peak_column(top, std::max(rows_.lo(), at - kGuessReach * window_span(height)), at);
+        // The path's columns between the two rows lie between its crossings (they never fall):
+        // a window from left of the upper one to the lower one holds it, a long gap included.
+        const int64_t hi = std::min(cap, at + slack);
+        const int64_t lo = std::max(rows_.lo(), std::min(at - height, a.guess) - (window_span(height) - height) - slack);
+        if (hi < lo) return;
         a.w = cut_window(rows_, t_, top, bottom, lo, hi);
         a.cap = hi;
         WindowRow top_row = rows_.read(top, lo, hi);
-        a.guess = guess(top_row, lo, std::max(lo, at - window_span(height)), at);
         a.rows = std::async(std::launch::async, sweep_, a.w, std::move(top_row));
         bottom = top;
         at = a.guess;

@@ -5,7 +5,9 @@
 //! window is too small to fill the device, and the walk's CPU work inside a window leaves the
 //! GPU idle. So the windows above the walk are swept ahead, in threads of their own (several
 //! at once on the GPU), on columns guessed from stage 1's rows: the path crosses a row about
-//! where that row's H is largest, left of where it crossed the row below. A guess is right when
+//! where that row's H is largest, left of where it crossed the row below (up to kGuessReach
+//! spans left: a long gap moves the path that far, and its window must hold where it opens,
+//! or no step below it can be certified). A guess is right when
 //! the walk's own window lies within the swept one, which then serves it: any window does,
 //! since the walk certifies every step. Otherwise the walk sweeps its own window, and the
 //! guesses start again from where it is.
@@ -21,6 +23,9 @@
 #include "engine/traceback/window.hpp"
 
 namespace chromalign {
+
+/// How many window spans left of the walk a guess of where the path crosses a row may look.
+constexpr int64_t kGuessReach = 8;
 
 class Lookahead {
 public:
@@ -43,9 +48,6 @@ public:
 private:
     /// Keeps depth_ windows in flight above row i, the walk being at column j there.
     void plan(int64_t i, int64_t j);
-    /// Where the path likely crosses `row` of `rows_`, coming up from column j: the largest H
-    /// over [lo, j] of `top`, a read of that row from column lo.
-    static int64_t guess(const WindowRow& top, int64_t lo, int64_t from, int64_t j);
 
     struct Ahead {
         WindowSpec w;

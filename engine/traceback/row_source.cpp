@@ -15,6 +15,14 @@ WindowRow first_row(int64_t from, int64_t to) {
     return r;
 }
 
+int64_t RowSource::peak_column(int64_t row, int64_t from, int64_t to) {
+    const WindowRow r = read(row, from, to);
+    int64_t best = to;
+    for (int64_t c = to; c >= from; --c)  // r.h[k] is column from - 1 + k
+        if (r.h[static_cast<size_t>(c - from + 1)] > r.h[static_cast<size_t>(best - from + 1)]) best = c;
+    return best;
+}
+
 const WindowRow& KeptRows::find(int64_t row) const {
     const auto it = std::lower_bound(rows_.begin(), rows_.end(), row,
                                      [](const WindowRow& r, int64_t x) { return r.row < x; });

@@ -26,6 +26,9 @@ public:
     /// The largest max(0, H(row, c)) + gap * c over c in [lo() - 1, to], H at lo() - 1 counting 0:
     /// what a window cut at column to + 1 adds to its bound (window.hpp).
     virtual int64_t edge_term(int64_t row, int64_t to, int64_t gap) = 0;
+    /// A column of [from, to] (lo() <= from <= to) where H(row, .) is largest, the rightmost of
+    /// equals: where the optimal path likely crosses the row (linear_traceback.hpp).
+    virtual int64_t peak_column(int64_t row, int64_t from, int64_t to);
 };
 
 /// What column c of a row adds to a window's bound (window.hpp): max(0, H) + gap * c.

@@ -252,6 +252,41 @@ int64_t SpecialRows::edge_term(int64_t row, int64_t to, int64_t gap) {
     return best;
 }
 
+int64_t SpecialRows::peak_column(int64_t row, int64_t from, int64_t to) {
+    if (row == 0) return to;  // H = 0 everywhere
+    const Row& r = rows_.at(row);
+    std::vector<int32_t> h;
+    // The largest H of columns [a, b] and the rightmost column holding it.
+    const auto scan = [&](int64_t a, int64_t b) {
+        h.resize(static_cast<size_t>(b - a + 1));
+        read_h(r, a, b, h.data(), nullptr);
+        int64_t at = b;
+        for (int64_t c = b; c >= a; --c)
+            if (h[static_cast<size_t>(c - a)] > h[static_cast<size_t>(at - a)]) at = c;
+        return std::pair<int32_t, int64_t>{h[static_cast<size_t>(at - a)], at};
+    };
+    // Blocks right to left, keeping the first of the largest: a block the range holds whole is
+    // known by its peak, and read only if it wins.
+    int32_t best = -1;
+    int64_t best_block = -1, best_col = to;
+    for (int64_t b = to / kBlock; b >= from / kBlock; --b) {
+        const int64_t a = std::max(from, b * kBlock), e = std::min(to, (b + 1) * kBlock - 1);
+        if (a == b * kBlock && e == (b + 1) * kBlock - 1) {
+            if (r.peaks[static_cast<size_t>(b)] > best) {
+                best = r.peaks[static_cast<size_t>(b)];
+                best_block = b;
+                best_col = -1;
+            }
+        } else if (const auto [v, c] = scan(a, e); v > best) {
+            best = v;
+            best_block = b;
+            best_col = c;
+        }
+    }
+    if (best_col < 0) best_col = scan(best_block * kBlock, (best_block + 1) * kBlock - 1).second;
+    return best_col;
+}
+
 std::map<int64_t, std::vector<int32_t>> SpecialRows::peaks() const {
     std::map<int64_t, std::vector<int32_t>> out;
     for (const auto& [r, row] : rows_) out.emplace(r, row.peaks);
