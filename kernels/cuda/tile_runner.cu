@@ -189,6 +189,8 @@ struct CudaTileRunner::Impl {
     std::vector<int2*> spare_device_rows, spare_staging_rows;
     int64_t keep_every = 0;               ///< keep_band_bottoms; 0: none kept
     int2* d_kept = nullptr;               ///< n columns per kept band
+    int2* h_fetch = nullptr;              ///< pinned: kept_band_bottoms' transfers land here
+    size_t fetch_capacity = 0;            ///< int2 slots of h_fetch
 
     /// Launches the copies of the pieces recorded since the last launch, then the transfers of
     /// the rows they complete. Called before a diagonal overwrites those bus columns.
@@ -296,6 +298,7 @@ struct CudaTileRunner::Impl {
         cudaFree(d_pruned);
         cudaFree(d_dead);
         cudaFree(d_kept);
+        cudaFreeHost(h_fetch);
         cudaFreeHost(h_best_seen);
         cudaFreeHost(h_pruned_seen);
         cudaFree(d_right);
@@ -523,14 +526,25 @@ void CudaTileRunner::kept_band_bottoms(int64_t band, int64_t count, int64_t from
     if (im.keep_every == 0 || (band + 1) % im.keep_every != 0 || band + (count - 1) * im.keep_every >= im.grid.bands ||
         from < 0 || to > im.grid.n)
         throw Error("internal: band " + std::to_string(band) + " was not kept");
-    const size_t width = static_cast<size_t>(to - from);
-    std::vector<int2> block(width * static_cast<size_t>(count));
-    CUDA_CHECK(cudaMemcpy2D(block.data(), width * sizeof(int2), im.d_kept + band / im.keep_every * im.grid.n + from,
-                            static_cast<size_t>(im.grid.n) * sizeof(int2), width * sizeof(int2),
-                            static_cast<size_t>(count), cudaMemcpyDeviceToHost));
-    for (size_t c = 0; c < block.size(); ++c) {
-        h[c] = block[c].x;
-        f[c] = block[c].y;
+    // The traceback's walk fetches thousands of small blocks, one at a time: each goes on this
+    // runner's stream into pinned memory (a pageable cudaMemcpy2D took about 150 us on an
+    // H100 while other windows were being swept).
+    const size_t width = static_cast<size_t>(to - from), cells = width * static_cast<size_t>(count);
+    if (cells > im.fetch_capacity) {
+        const size_t want = std::max(cells, 2 * im.fetch_capacity);
+        cudaFreeHost(im.h_fetch);
+        im.h_fetch = nullptr;
+        im.fetch_capacity = 0;
+        CUDA_CHECK(cudaMallocHost(&im.h_fetch, want * sizeof(int2)));
+        im.fetch_capacity = want;
+    }
+    CUDA_CHECK(cudaMemcpy2DAsync(im.h_fetch, width * sizeof(int2), im.d_kept + band / im.keep_every * im.grid.n + from,
+                                 static_cast<size_t>(im.grid.n) * sizeof(int2), width * sizeof(int2),
+                                 static_cast<size_t>(count), cudaMemcpyDeviceToHost, im.stream));
+    CUDA_CHECK(cudaStreamSynchronize(im.stream));
+    for (size_t c = 0; c < cells; ++c) {
+        h[c] = im.h_fetch[c].x;
+        f[c] = im.h_fetch[c].y;
     }
 }
 
