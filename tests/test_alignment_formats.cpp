@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -350,6 +351,48 @@ TEST(AlignmentFormats, AnInterruptedTracebackIsTakenUp) {
         damage.put('\x7f');
     }
     EXPECT_FALSE(file.load(saved));
+}
+
+TEST(AlignmentFormats, ATracebackKilledNineTimesGivesTheSameAlignment) {
+    // A 200k pair with 4 special rows: the traceback sweeps windows of about 40k rows on one
+    // thread, a second or more, saving its walk every 0.1 s. Each run is killed (SIGKILL) at a
+    // random moment after it wrote the journal; the next takes it up, and the last one's PAF
+    // equals that of a traceback never interrupted.
+    std::mt19937_64 rng(test::seed() + 61);
+    test::ResumeHarness h(200000, 195000, test::seed() + 61);
+    const test::ChildRun stage1 =
+        h.run({"-q", "-b", "cpu", "--traceback-dir", h.path("run"), "--traceback-disk", "4800K"});
+    ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
+    const std::vector<std::string> traceback = {"traceback", h.path("run"), "-b", "cpu", "--threads", "1",
+                                                "--checkpoint-every", "0.1s", "--traceback"};
+    const auto run = [&](const std::string& paf, int kill_after_ms) {
+        std::vector<std::string> args = traceback;
+        args.push_back(h.path(paf));
+        return h.run_command(args, kill_after_ms, SIGKILL, kill_after_ms >= 0 ? h.path("run/traceback.journal") : "");
+    };
+    const test::ChildRun whole = run("whole.paf", -1);
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    int killed = 0, taken_up = 0;
+    for (int k = 0; k < 3; ++k) {
+        const int after_ms = static_cast<int>(rng() % 400);
+        const test::ChildRun r = run("killed.paf", after_ms);
+        taken_up += r.err.find("taking up the traceback") != std::string::npos;
+        std::printf("[ kill -9  ] %d ms after a journal save: exit %d%s\n", after_ms, r.exit_code,
+                    r.err.find("taking up") != std::string::npos ? " (had taken up a journal)" : "");
+        if (r.exit_code == 0) {
+            EXPECT_EQ(file_text(h.path("killed.paf")), file_text(h.path("whole.paf")));
+            continue;
+        }
+        ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+        killed += std::filesystem::exists(h.path("run/traceback.journal"));
+    }
+    const test::ChildRun last = run("killed.paf", -1);
+    ASSERT_EQ(last.exit_code, 0) << last.err;
+    taken_up += last.err.find("taking up the traceback") != std::string::npos;
+    EXPECT_EQ(file_text(h.path("killed.paf")), file_text(h.path("whole.paf")));
+    EXPECT_GE(killed, 1) << "no run was killed mid-way: nothing was tested";
+    EXPECT_GE(taken_up, killed) << "a run after a kill did not take up the journal";
+    EXPECT_FALSE(std::filesystem::exists(h.path("run/traceback.journal"))) << "a finished traceback keeps its journal";
 }
 
 TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
