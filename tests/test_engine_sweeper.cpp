@@ -37,7 +37,7 @@ WindowRow true_row(const Sequence& s0, const Sequence& s1, const TracebackTerms&
     return WindowRow{row, std::vector<int32_t>(last.h, last.h + cols), std::vector<int32_t>(last.f, last.f + cols)};
 }
 
-TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesAndBounds) {
+TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesBoundsAndPeaks) {
     std::mt19937_64 rng(test::seed() + 83);
     const std::unique_ptr<Backend> cpu = test::small_backend("cpu");
     const Scoring sc(1, -3, 5, 2);
@@ -83,6 +83,12 @@ TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesAndBounds) {
                 int64_t bound = edge_value(0, w.lo - 1, t.gap);
                 for (int64_t c = w.lo; c <= to; ++c) bound = std::max(bound, edge_value(v.h[static_cast<size_t>(c - w.lo + 1)], c, t.gap));
                 EXPECT_EQ(rows->edge_term(r, to, t.gap), bound) << "edge term of row " << r << " to column " << to;
+                // The peak: the rightmost largest H over [a, to] of the window's row.
+                const int64_t a = w.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(to - w.lo + 1));
+                int64_t peak = to;
+                for (int64_t c = to; c >= a; --c)
+                    if (v.h[static_cast<size_t>(c - w.lo + 1)] > v.h[static_cast<size_t>(peak - w.lo + 1)]) peak = c;
+                EXPECT_EQ(rows->peak_column(r, a, to), peak) << "peak of row " << r << " over " << a << " .. " << to;
             }
             ++rows_checked;
             if (HasFailure()) return;

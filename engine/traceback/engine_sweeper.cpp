@@ -71,6 +71,18 @@ public:
         return best;
     }
 
+    /// One transfer of the row alone, past the cache: the walk asks it over a whole window's
+    /// width, and only where a window proved too narrow.
+    int64_t peak_column(int64_t row, int64_t from, int64_t to) override {
+        if (row == w_.top) return top_.peak_column(row, from, to);
+        std::vector<int32_t> h(static_cast<size_t>(to - from + 1)), f(h.size());
+        ex_->kept_band_bottoms(band(row), 1, from - w_.lo, to - w_.lo + 1, h.data(), f.data());
+        int64_t best = to;
+        for (int64_t c = to; c >= from; --c)
+            if (h[static_cast<size_t>(c - from)] > h[static_cast<size_t>(best - from)]) best = c;
+        return best;
+    }
+
 private:
     int64_t band(int64_t row) const { return (row - w_.top) / ex_->grid().rows_per_band() - 1; }
 
