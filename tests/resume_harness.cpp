@@ -97,6 +97,11 @@ ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int si
     argv.push_back(cli && *cli ? cli : CHROMALIGN_CLI);
     argv.insert(argv.end(), args.begin(), args.end());
     const std::string out_path = path("stdout.txt"), err_path = path("stderr.txt");
+    const auto start = std::chrono::steady_clock::now();
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    ChildRun r;
     const pid_t pid = fork();
     if (pid == 0) {
         setsid();  // a session of its own, so that a kill -9 can reach all it starts
@@ -119,10 +124,15 @@ ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int si
     if (signal_after_ms >= 0 && !after_new_file.empty()) {
         while (!ended) {
             const timespec now = modified(after_new_file);
-            if (now.tv_sec != before.tv_sec || now.tv_nsec != before.tv_nsec) break;
+            if (now.tv_sec != before.tv_sec || now.tv_nsec != before.tv_nsec) {
+                r.after_file = since(start);
+                break;
+            }
             poll();
         }
     }
+    std::chrono::steady_clock::time_point signalled;
+    bool sent = false;
     if (signal_after_ms >= 0) {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(signal_after_ms);
         while (!ended && std::chrono::steady_clock::now() < deadline) poll();
@@ -131,10 +141,13 @@ ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int si
                 kill_session(pid);
             else
                 kill(pid, signal);
+            signalled = std::chrono::steady_clock::now();
+            sent = true;
         }
     }
     if (!ended) waitpid(pid, &status, 0);
-    ChildRun r;
+    r.seconds = since(start);
+    if (sent) r.after_signal = since(signalled);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = slurp(out_path);
     r.err = slurp(err_path);

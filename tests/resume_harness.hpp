@@ -14,6 +14,9 @@ namespace chromalign::test {
 struct ChildRun {
     int exit_code = -1;    ///< exit status, or 128 + signal when a signal ended it
     std::string out, err;  ///< captured standard output and standard error
+    double seconds = 0;    ///< from the start to the exit
+    double after_signal = -1;  ///< seconds from the signal to the exit; -1 when none was sent
+    double after_file = -1;    ///< seconds from the start until after_new_file was written; -1: not
 };
 
 /// A temporary directory holding a mutated pair as FASTA, for CLI runs against it.

@@ -24,12 +24,15 @@ using kernels::cpu::CpuTileRunner;
 /// avx 3.69 / 3.86, avx2 6.18 / 6.47; 32-bit lanes (scoring 200/-150/300/40) avx2 4: 2.60,
 /// 8: 2.79, 16: 3.16.
 constexpr int kDefaultAlpha = 16;
-/// Preferred tile width: wide enough that the lane skew (2L masked steps) and the edge
+/// Preferred kernel tile width: wide enough that the lane skew (2L masked steps) and the edge
 /// conversions cost a few percent of a tile, small enough that a tile's bus segment and
-/// scratch stay in the L1/L2 caches.
+/// scratch stay in the L1/L2 caches, and that pruning skips fine-grained regions.
 constexpr int64_t kTargetCols = 2048;
-/// Blocks per external diagonal at least this many times the workers, so that the ramp of
-/// diagonals with fewer tiles than workers costs little.
+/// Blocks per external diagonal: this many times the workers, so that each diagonal splits
+/// evenly and a slow tile is balanced by others, whatever S1's length. Blocks run as kernel
+/// tiles of kTargetCols. The wavefront then spans B bands, B R rows, and a checkpoint row is
+/// complete B + 1 diagonals (B R n cells) after it is asked for: blocks of kTargetCols made B
+/// grow with n, and a stop took 57 s at 3M on 2 threads (issue 22).
 constexpr int64_t kBlocksPerWorker = 4;
 /// 16-bit lanes only pay when a tile is at least this many times as wide as its lane skew.
 constexpr int64_t kMinColsPerLane = 16;
@@ -45,6 +48,7 @@ int thread_count(const BackendOptions& o) {
 struct Plan {
     TileGrid grid;
     const CpuKernel* kernel = nullptr;
+    int64_t tile_cols = 0;  ///< the kernel tiles' width (CpuTileRunner)
 };
 
 /// 16-bit lanes (twice the lanes per vector) whenever the tile fits their bound, else 32-bit.
@@ -61,14 +65,15 @@ Plan plan_run(int64_t m, int64_t n, const CpuScoringTerms& scoring, const Backen
         const int64_t rows = int64_t{kernel->lanes} * alpha;
         int64_t target = kTargetCols;
         if (bits == 16) target = std::min(target, scoring.relative16_max_cols(rows) - kColumnQuantum);
+        target = target / kColumnQuantum * kColumnQuantum;
         if (target < (bits == 16 ? kMinColsPerLane : 2) * kernel->lanes) continue;
-        int64_t max_blocks = std::max(kBlocksPerWorker * threads, (n + target - 1) / target);
-        max_blocks = (max_blocks + threads - 1) / threads * threads;
+        int64_t max_blocks = kBlocksPerWorker * threads;
         if (o.max_blocks > 0) max_blocks = std::min<int64_t>(max_blocks, o.max_blocks);
         if (blocks > 0) max_blocks = blocks;
         max_blocks = std::min<int64_t>(max_blocks, INT32_MAX);
         const TileGrid grid = make_tile_grid(m, n, kernel->lanes, alpha, static_cast<int32_t>(max_blocks));
-        if (bits == 32 || scoring.relative16_fits(rows, grid.block_cols)) return {grid, kernel};
+        const int64_t tile_cols = std::min(grid.block_cols, target);
+        if (bits == 32 || scoring.relative16_fits(rows, tile_cols)) return {grid, kernel, tile_cols};
     }
     if (only_bits != 0)
         throw Error("internal: this slab's tiles do not fit the " + std::to_string(only_bits) +
@@ -88,7 +93,7 @@ std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s
     const CpuScoringTerms terms = cpu_scoring_terms(scoring);
     const Plan plan = plan_run(s0.length() - first_row, s1.length(), terms, options, threads, isa, blocks, only_bits);
     return std::make_unique<CpuTileRunner>(plan.grid, terms, s0.codes.data() + first_row, s1.codes.data(), top,
-                                           *plan.kernel, threads, edges, prune);
+                                           *plan.kernel, threads, edges, prune, plan.tile_cols);
 }
 
 class CpuBackend : public Backend, public SlabEngine {

@@ -22,14 +22,17 @@ std::string top_row_problem(const TopRow& top) {
 
 CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scoring, const uint8_t* s0,
                              const uint8_t* s1, const TopRow& top, const CpuKernel& kernel, int threads,
-                             SlabEdges edges, PruneRule prune)
-    : grid_(grid), scoring_(scoring), edges_(edges), kernel_(kernel), substitution_(kernel.substitution(scoring)),
-      prune_(prune), pool_(threads) {
+                             SlabEdges edges, PruneRule prune, int64_t tile_cols)
+    : grid_(grid), tile_cols_(tile_cols > 0 ? std::min(tile_cols, grid.block_cols) : grid.block_cols),
+      scoring_(scoring), edges_(edges), kernel_(kernel), substitution_(kernel.substitution(scoring)), prune_(prune),
+      pool_(threads) {
     const int64_t rows = grid.rows_per_band();
     if (grid.threads != kernel.lanes || grid.alpha != kernel.alpha)
         throw Error(std::string("tile grid does not fit the CPU kernel ") + kernel.name);
-    if (kernel.lane_bits == 16 && !scoring.relative16_fits(rows, grid.block_cols))
-        throw Error("tiles of " + std::to_string(rows) + " x " + std::to_string(grid.block_cols) +
+    if (tile_cols_ % kColumnQuantum != 0 || tile_cols_ < 2 * kernel.lanes)
+        throw Error("internal: kernel tiles of " + std::to_string(tile_cols_) + " columns");
+    if (kernel.lane_bits == 16 && !scoring.relative16_fits(rows, tile_cols_))
+        throw Error("tiles of " + std::to_string(rows) + " x " + std::to_string(tile_cols_) +
                     " are too large for 16-bit lanes with this scoring");
     if (edges.right && grid.padded_cols() != grid.n)
         throw Error("a slab with a right neighbour needs a grid without padding columns");
@@ -72,35 +75,54 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scorin
     vbus_.assign(static_cast<size_t>(grid.blocks + 1) * 2 * (2 * rows + 1), 0);
 
     workers_.resize(static_cast<size_t>(pool_.workers()));
-    const size_t scratch_words = (kernel.scratch_bytes(grid.block_cols) + sizeof(int32_t) - 1) / sizeof(int32_t);
-    for (Worker& w : workers_) w.scratch.resize(scratch_words);
+    const size_t scratch_words = (kernel.scratch_bytes(tile_cols_) + sizeof(int32_t) - 1) / sizeof(int32_t);
+    for (Worker& w : workers_) {
+        w.scratch.resize(scratch_words);
+        w.edges.resize(static_cast<size_t>(2 * (2 * rows + 1)));
+    }
 }
 
 void CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
     const int64_t band = d - block, rows = grid_.rows_per_band(), cols = grid_.block_cols;
     Worker& w = workers_[static_cast<size_t>(worker)];
-    TileArgs a;
-    a.row0 = band * rows;
-    a.col0 = block * cols;
-    a.m = grid_.m;
-    a.n = grid_.n;
-    a.cols = static_cast<int32_t>(cols);
-    a.s0 = s0_.data() + a.row0;
-    a.s1_window = s1_window_;
-    a.bus_h = bus_h_.data() + a.col0;
-    a.bus_f = bus_f_.data() + a.col0;
     int32_t* const left = block > 0 || edges_.left ? vertical_slot(block, band) : nullptr;
-    a.left = left;
-    a.right = block + 1 < grid_.blocks || edges_.right ? vertical_slot(block + 1, band) : nullptr;
-    a.scratch = w.scratch.data();
-    a.scoring = &scoring_;
+    int32_t* const right = block + 1 < grid_.blocks || edges_.right ? vertical_slot(block + 1, band) : nullptr;
+    // Kernel tiles left to right, the block's quanta shared evenly (none narrower than half
+    // of tile_cols_, none wider): each writes its right edge (and the corner above the next
+    // one's first column) into a worker slot that the next reads as its left edge.
+    const int64_t count = (cols + tile_cols_ - 1) / tile_cols_, quanta = cols / kColumnQuantum;
+    int slot = 0;
+    for (int64_t k = 0, at = 0; k < count; ++k) {
+        TileArgs a;
+        a.row0 = band * rows;
+        a.col0 = block * cols + at;
+        a.m = grid_.m;
+        a.n = grid_.n;
+        a.cols = static_cast<int32_t>((quanta / count + (k < quanta % count ? 1 : 0)) * kColumnQuantum);
+        a.s0 = s0_.data() + a.row0;
+        a.s1_window = s1_window_;
+        a.bus_h = bus_h_.data() + a.col0;
+        a.bus_f = bus_f_.data() + a.col0;
+        int32_t* const tile_left = at == 0 ? left : w.edges.data() + slot * (2 * rows + 1);
+        a.left = tile_left;
+        slot ^= 1;
+        a.right = k + 1 < count ? w.edges.data() + slot * (2 * rows + 1) : right;
+        a.scratch = w.scratch.data();
+        a.scoring = &scoring_;
+        a.best = &w.best;
+        run_kernel_tile(a, tile_left, w);
+        at += a.cols;
+    }
+}
+
+void CpuTileRunner::run_kernel_tile(TileArgs& a, int32_t* left, Worker& w) {
+    const int64_t rows = grid_.rows_per_band();
     a.threshold = best_score_.load(std::memory_order_relaxed);
-    a.best = &w.best;
     const int32_t g = std::max({a.threshold, w.best.score, shared_best_.load(std::memory_order_relaxed)});
     if (!prune_.live_by_gain(a.row0, a.col0, g) && tile_dead(a, g)) {
         skip_tile(a);
         const int64_t real_rows = std::clamp<int64_t>(grid_.m - a.row0, 0, rows);
-        const int64_t real_cols = std::clamp<int64_t>(grid_.n - a.col0, 0, cols);
+        const int64_t real_cols = std::clamp<int64_t>(grid_.n - a.col0, 0, a.cols);
         w.pruned += real_rows * real_cols;
         return;
     }

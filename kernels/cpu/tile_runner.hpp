@@ -18,7 +18,11 @@ namespace chromalign::kernels::cpu {
 /// Owns the state of one comparison on the CPU and runs each external diagonal's tiles on a
 /// pool of worker threads (workers take tiles in place of the GPU's thread blocks). Tiles are
 /// plain rectangles: band i, columns [b*C, (b+1)*C); the lane skew is handled inside the tile
-/// (prologue and epilogue), so there is no cell delegation.
+/// (prologue and epilogue), so there is no cell delegation. A worker runs a tile as kernel
+/// tiles of at most `tile_cols` columns, left to right, each skipped or not on its own: the
+/// kernel's working set and the pruning's grain stay small, while the blocks of a diagonal
+/// stay few, so that the wavefront spans few bands (B R rows) and a row to checkpoint is
+/// complete soon after it is asked for (B + 1 diagonals).
 ///
 /// Buses, all exact 32-bit scores, O(m + n) memory in all:
 /// - horizontal: H and F of one row per column. Tile (i, b) reads its top edge from columns
@@ -38,10 +42,11 @@ public:
     /// the first row (row 0 of the DP when empty). `kernel` must match the grid (lanes,
     /// alpha, and relative16_fits for 16-bit lanes); its substitution is the one `scoring`
     /// asks for. Tiles are skipped by `prune` (a rule for this grid's m x n). Throws Error on a
-    /// mismatch, or when `top` is not a row of lower bounds (H >= 0, F <= H).
+    /// mismatch, or when `top` is not a row of lower bounds (H >= 0, F <= H). `tile_cols`: the
+    /// kernel tiles' width (a multiple of kColumnQuantum; 0: grid.block_cols).
     CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scoring, const uint8_t* s0, const uint8_t* s1,
                   const TopRow& top, const CpuKernel& kernel, int threads, SlabEdges edges = {},
-                  PruneRule prune = {});
+                  PruneRule prune = {}, int64_t tile_cols = 0);
 
     const TileGrid& grid() const override { return grid_; }
     /// Runs the tiles of diagonal d on the workers; returns when they are done.
@@ -69,14 +74,18 @@ public:
     std::string kernel_name() const;
 
 private:
-    /// One worker's scratch, best cell and count of skipped cells, on cache lines of its own.
+    /// One worker's scratch, best cell and count of skipped cells, on cache lines of its own,
+    /// and the vertical edges between the kernel tiles of one block (two slots in turn).
     struct alignas(64) Worker {
         std::vector<int32_t> scratch;
+        std::vector<int32_t> edges;
         CellBest best;
         int64_t pruned = 0;
     };
 
     void run_tile(int64_t d, int64_t block, int worker);
+    /// One kernel tile: computed, or skipped when the prune rule allows; `left` is a.left.
+    void run_kernel_tile(TileArgs& a, int32_t* left, Worker& w);
     /// The prune rule's decision for tile (band, block) against `g`, from its inputs.
     bool tile_dead(const TileArgs& a, int32_t g) const;
     /// A skipped tile's outputs: H = 0 and F, E = -inf on its bottom row and right edge.
@@ -90,6 +99,7 @@ private:
     }
 
     TileGrid grid_;
+    int64_t tile_cols_;        ///< kernel tiles' width, at most grid_.block_cols
     CpuScoringTerms scoring_;  ///< the kernels' TileArgs point here
     SlabEdges edges_;
     CpuKernel kernel_;
