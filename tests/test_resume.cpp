@@ -154,11 +154,12 @@ TEST_F(Resume, FileSizeLimitWarnsOrStopsWhenStrictNeverKills) {
 
 TEST_F(Resume, ACrashAtAnyPointOfACheckpointWriteResumesExactly) {
     // The process ends (_exit, as kill -9 would) inside its second checkpoint write: after the
-    // temporary file is opened, half written, written, or renamed over the older piece. Each
-    // time the next run resumes (or starts over) and gives the uninterrupted answer.
+    // temporary file is opened, half written, written, renamed over the older piece, or once
+    // the directory is synced too. Each time the next run resumes (or starts over) and gives
+    // the uninterrupted answer.
     const std::string ck = harness_->path("crash.ckpt");
     const std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "0.3s"};
-    for (const char* point : {"opened", "half", "written", "renamed"}) {
+    for (const char* point : {"opened", "half", "written", "renamed", "synced"}) {
         std::vector<std::string> fresh = args;
         fresh.push_back("--restart");
         setenv("CHROMALIGN_CRASH_POINT", point, 1);

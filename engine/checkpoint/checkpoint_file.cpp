@@ -91,7 +91,7 @@ bool write_all(int fd, const char* data, size_t size) {
 }
 
 /// Crash tests (tests/test_resume.cpp), SQLite's way: with CHROMALIGN_CRASH_POINT naming a
-/// point of a checkpoint write (opened, half, written, renamed) and CHROMALIGN_CRASH_WRITE its
+/// point of a checkpoint write (opened, half, written, renamed, synced) and CHROMALIGN_CRASH_WRITE its
 /// number in this process (1, 2, ...), the process ends there with _exit(86), as a kill would.
 /// Unset (always, outside those tests), nothing happens.
 class CrashPoints {
@@ -189,6 +189,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
         ::fsync(dir);
         ::close(dir);
     }
+    crash.at("synced");
 }
 
 namespace {
