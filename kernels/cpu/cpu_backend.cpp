@@ -28,12 +28,16 @@ constexpr int kDefaultAlpha = 16;
 /// conversions cost a few percent of a tile, small enough that a tile's bus segment and
 /// scratch stay in the L1/L2 caches, and that pruning skips fine-grained regions.
 constexpr int64_t kTargetCols = 2048;
-/// Blocks per external diagonal: this many times the workers, so that each diagonal splits
-/// evenly and a slow tile is balanced by others, whatever S1's length. Blocks run as kernel
-/// tiles of kTargetCols. The wavefront then spans B bands, B R rows, and a checkpoint row is
-/// complete B + 1 diagonals (B R n cells) after it is asked for: blocks of kTargetCols made B
-/// grow with n, and a stop took 57 s at 3M on 2 threads (issue 22).
+/// Blocks per external diagonal: at least this many times the workers, so that each diagonal
+/// splits evenly and a slow tile is balanced by others.
 constexpr int64_t kBlocksPerWorker = 4;
+/// A checkpoint row is complete B + 1 diagonals, B R n cells, after it is asked for (a stop
+/// waits for it). Blocks of kTargetCols made B grow with n: a stop took 55 s at 3M on 2
+/// threads (issue 22). So B is kept to about this many cells per worker (5 s at 5 GCUPS a
+/// thread), down to kBlocksPerWorker a worker; blocks wider than kTargetCols run as kernel
+/// tiles of kTargetCols. A tall wavefront prunes more (the best score it decides by comes
+/// from further down), so B stays as large as this allows.
+constexpr double kStopCellsPerWorker = 2.5e10;
 /// 16-bit lanes only pay when a tile is at least this many times as wide as its lane skew.
 constexpr int64_t kMinColsPerLane = 16;
 
@@ -67,7 +71,9 @@ Plan plan_run(int64_t m, int64_t n, const CpuScoringTerms& scoring, const Backen
         if (bits == 16) target = std::min(target, scoring.relative16_max_cols(rows) - kColumnQuantum);
         target = target / kColumnQuantum * kColumnQuantum;
         if (target < (bits == 16 ? kMinColsPerLane : 2) * kernel->lanes) continue;
-        int64_t max_blocks = kBlocksPerWorker * threads;
+        const double stop_blocks = kStopCellsPerWorker * threads / (static_cast<double>(rows) * static_cast<double>(n));
+        int64_t max_blocks = std::min<int64_t>((n + target - 1) / target, static_cast<int64_t>(stop_blocks));
+        max_blocks = std::max(kBlocksPerWorker * threads, (max_blocks + threads - 1) / threads * threads);
         if (o.max_blocks > 0) max_blocks = std::min<int64_t>(max_blocks, o.max_blocks);
         if (blocks > 0) max_blocks = blocks;
         max_blocks = std::min<int64_t>(max_blocks, INT32_MAX);
