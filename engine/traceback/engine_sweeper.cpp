@@ -77,10 +77,7 @@ public:
         if (row == w_.top) return top_.peak_column(row, from, to);
         std::vector<int32_t> h(static_cast<size_t>(to - from + 1)), f(h.size());
         ex_->kept_band_bottoms(band(row), 1, from - w_.lo, to - w_.lo + 1, h.data(), f.data());
-        int64_t best = to;
-        for (int64_t c = to; c >= from; --c)
-            if (h[static_cast<size_t>(c - from)] > h[static_cast<size_t>(best - from)]) best = c;
-        return best;
+        return rightmost_peak(h.data(), from, to);
     }
 
 private:

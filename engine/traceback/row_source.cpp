@@ -15,12 +15,16 @@ WindowRow first_row(int64_t from, int64_t to) {
     return r;
 }
 
+int64_t rightmost_peak(const int32_t* h, int64_t from, int64_t to) {
+    int64_t best = to;
+    for (int64_t c = to; c >= from; --c)
+        if (h[c - from] > h[best - from]) best = c;
+    return best;
+}
+
 int64_t RowSource::peak_column(int64_t row, int64_t from, int64_t to) {
     const WindowRow r = read(row, from, to);
-    int64_t best = to;
-    for (int64_t c = to; c >= from; --c)  // r.h[k] is column from - 1 + k
-        if (r.h[static_cast<size_t>(c - from + 1)] > r.h[static_cast<size_t>(best - from + 1)]) best = c;
-    return best;
+    return rightmost_peak(r.h.data() + 1, from, to);  // r.h[k] is column from - 1 + k
 }
 
 const WindowRow& KeptRows::find(int64_t row) const {

@@ -31,6 +31,10 @@ public:
     virtual int64_t peak_column(int64_t row, int64_t from, int64_t to);
 };
 
+/// The rightmost column of [from, to] where H is largest, h[c - from] holding column c's H
+/// (RowSource::peak_column).
+int64_t rightmost_peak(const int32_t* h, int64_t from, int64_t to);
+
 /// What column c of a row adds to a window's bound (window.hpp): max(0, H) + gap * c.
 inline int64_t edge_value(int64_t h, int64_t c, int64_t gap) { return (h > 0 ? h : 0) + gap * c; }
 

@@ -260,9 +260,7 @@ int64_t SpecialRows::peak_column(int64_t row, int64_t from, int64_t to) {
     const auto scan = [&](int64_t a, int64_t b) {
         h.resize(static_cast<size_t>(b - a + 1));
         read_h(r, a, b, h.data(), nullptr);
-        int64_t at = b;
-        for (int64_t c = b; c >= a; --c)
-            if (h[static_cast<size_t>(c - a)] > h[static_cast<size_t>(at - a)]) at = c;
+        const int64_t at = rightmost_peak(h.data(), a, b);
         return std::pair<int32_t, int64_t>{h[static_cast<size_t>(at - a)], at};
     };
     // Blocks right to left, keeping the first of the largest: a block the range holds whole is

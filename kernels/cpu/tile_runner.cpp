@@ -103,7 +103,7 @@ void CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
         a.s1_window = s1_window_;
         a.bus_h = bus_h_.data() + a.col0;
         a.bus_f = bus_f_.data() + a.col0;
-        int32_t* const tile_left = at == 0 ? left : w.edges.data() + slot * (2 * rows + 1);
+        int32_t* const tile_left = k == 0 ? left : w.edges.data() + slot * (2 * rows + 1);
         a.left = tile_left;
         slot ^= 1;
         a.right = k + 1 < count ? w.edges.data() + slot * (2 * rows + 1) : right;
