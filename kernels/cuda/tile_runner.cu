@@ -346,12 +346,11 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         CUDA_CHECK(cudaMallocHost(&im.h_pruned_seen, sizeof(unsigned long long)));
         *im.h_best_seen = 0;
         *im.h_pruned_seen = 0;
+        std::vector<int32_t> table;
         if (scoring.substitution == cuda::Substitution::kTable) {
-            const std::vector<int32_t> table = device_table(scoring);
+            table = device_table(scoring);
             im.d_table = im.alloc<int32_t>(table.size());
-            CUDA_CHECK(cudaMemcpy(im.d_table, table.data(), table.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
         }
-
         const auto h_s0 = padded_codes(s0, grid.m, grid.padded_rows(), 4);
         const auto h_s1 = padded_codes(s1, grid.n, cols, cuda::kS1Other);
         // Row 0 of the DP matrix (H = 0, F = -inf), or the row a resumed run starts below.
@@ -362,16 +361,24 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
                             " columns, the matrix " + std::to_string(grid.n));
             for (int64_t c = 0; c < grid.n; ++c) h_bus[c] = make_int2(top.h[c], top.f[c]);
         }
-        CUDA_CHECK(cudaMemcpy(im.d_s0, h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(im.d_s1, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(im.d_hbus, h_bus.data(), h_bus.size() * sizeof(int2),
-                              cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemset(im.d_vbus[0], 0, slot * grid.blocks * sizeof(int32_t)));
-        CUDA_CHECK(cudaMemset(im.d_vbus[1], 0, slot * grid.blocks * sizeof(int32_t)));
-        CUDA_CHECK(cudaMemset(im.d_flags, 0, grid.blocks * sizeof(int32_t)));
-        CUDA_CHECK(cudaMemset(im.d_best, 0, grid.blocks * sizeof(BestCell)));
-        CUDA_CHECK(cudaMemset(im.d_best_score, 0, sizeof(int32_t)));
-        CUDA_CHECK(cudaMemset(im.d_pruned, 0, sizeof(unsigned long long)));
+        // Everything on this runner's stream, waited for here: its kernels do not wait for the
+        // legacy stream, where cudaMemcpy and cudaMemset go (both return before the device is
+        // done), so a flag zeroed there late hung a long phase in the traceback's windows.
+        const auto upload = [&](void* to, const void* from, size_t bytes) {
+            CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, im.stream));
+        };
+        const auto zero = [&](void* to, size_t bytes) { CUDA_CHECK(cudaMemsetAsync(to, 0, bytes, im.stream)); };
+        if (im.d_table) upload(im.d_table, table.data(), table.size() * sizeof(int32_t));
+        upload(im.d_s0, h_s0.data(), h_s0.size());
+        upload(im.d_s1, h_s1.data(), h_s1.size());
+        upload(im.d_hbus, h_bus.data(), h_bus.size() * sizeof(int2));
+        zero(im.d_vbus[0], slot * grid.blocks * sizeof(int32_t));
+        zero(im.d_vbus[1], slot * grid.blocks * sizeof(int32_t));
+        zero(im.d_flags, grid.blocks * sizeof(int32_t));
+        zero(im.d_best, grid.blocks * sizeof(BestCell));
+        zero(im.d_best_score, sizeof(int32_t));
+        zero(im.d_pruned, sizeof(unsigned long long));
+        CUDA_CHECK(cudaStreamSynchronize(im.stream));  // the host arrays above are freed on leaving
         const size_t edge_words = 2 * static_cast<size_t>(grid.rows_per_band()) + 1;
         if (edges.left) {
             int unified = 0;
