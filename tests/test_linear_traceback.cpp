@@ -184,6 +184,9 @@ TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
         EXPECT_EQ(got.cigar(), want.cigar()) << "pair #" << k;
     }
     EXPECT_GT(counts.ahead, 4) << "no window swept ahead served the walk";
+    EXPECT_GT(counts.walked_ahead, 2) << "no walk taken ahead served the walk";
+    std::printf("[ ahead    ] %lld windows swept ahead served the walk, %lld walked ahead too\n",
+                static_cast<long long>(counts.ahead), static_cast<long long>(counts.walked_ahead));
 }
 
 TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {

@@ -139,6 +139,7 @@ std::unique_ptr<RowSource> EngineSweeper::sweep(const WindowSpec& w, WindowRow a
 
     const std::vector<int32_t> zero_h(static_cast<size_t>(rows), 0), neg_e(static_cast<size_t>(rows), kScoreNegInf);
     for (int64_t d = 0; d < g.diagonals(); ++d) {
+        if (steps.cancel && *steps.cancel) return nullptr;  // what was enqueued ends as ex is freed
         while (!ex->done(d - kMaxDiagonalsInFlight)) std::this_thread::yield();
         if (d < g.bands) ex->set_left_edge(d, zero_h.data(), neg_e.data(), d == 0 ? top.corner : 0);
         ex->enqueue_diagonal(d);

@@ -2,6 +2,7 @@
 #include "engine/traceback/linear_traceback.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
@@ -49,11 +50,16 @@ TracebackPoint point_of(const WalkPoint& p, const ReversedRuns& runs) {
     return TracebackPoint{p.i, p.j, p.state == State::kH ? 'H' : p.state == State::kE ? 'E' : 'F', p.v, runs.runs};
 }
 
+WalkPoint walk_point(const TracebackPoint& p) {
+    return WalkPoint{p.i, p.j, p.state == 'H' ? State::kH : p.state == 'E' ? State::kE : State::kF, p.v};
+}
+
 class Walker {
 public:
+    /// `cancel` (if any): once set, the walk stops where it is, as if its window were too narrow.
     Walker(const Sequence& s0, const Sequence& s1, const Scoring& sc, const TracebackLimits& limits,
-           WindowSweeper& sweeper, TracebackCounts& counts)
-        : s0_(s0), s1_(s1), t_(sc), limits_(limits), sweeper_(sweeper), counts_(counts) {}
+           WindowSweeper& sweeper, TracebackCounts& counts, const std::atomic<bool>* cancel = nullptr)
+        : s0_(s0), s1_(s1), t_(sc), limits_(limits), sweeper_(sweeper), counts_(counts), cancel_(cancel) {}
 
     /// Children of about step x step cells are held whole; the rows kept fit their budget.
     SweepSteps steps(const WindowSpec& w) const {
@@ -76,6 +82,7 @@ public:
         int64_t width = 0;  // of the window the walk just left by its side (0: none)
         for (;;) {
             if (journal && journal->due()) journal->save(point_of(p, out));
+            if (cancel_ && *cancel_) return Outcome::kWiden;
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
             const int64_t r = src.row_above(p.i), height = p.i - r;
@@ -96,7 +103,17 @@ public:
                 counts_.cells += swept.w.rows() * swept.w.width();
                 counts_.swept_cells += swept.w.rows() * swept.w.width();
                 ++counts_.ahead;
-                o = walk_rows(*swept.rows, q, runs);
+                const WalkAhead& taken = swept.walk;
+                if (taken.taken && taken.entry.i == p.i && taken.entry.j == p.j && p.state == State::kH &&
+                    taken.entry.v == p.v) {
+                    ++counts_.walked_ahead;
+                    counts_.add(taken.counts);
+                    runs.runs = taken.exit.runs_back;
+                    q = walk_point(taken.exit);
+                    o = taken.start ? Outcome::kStart : Outcome::kTop;
+                } else {
+                    o = walk_rows(*swept.rows, q, runs);
+                }
                 walked = p.j - swept.w.lo;
                 ahead->retire(std::move(swept.rows));
             } else {
@@ -198,7 +215,28 @@ private:
     WindowSweeper& sweeper_;
     TracebackCounts& counts_;
     WindowCells cells_;  ///< the window held whole, reused
+    const std::atomic<bool>* const cancel_;
 };
+
+/// The walk from `entry` through the rows of a window swept ahead, until it leaves them, by
+/// a Walker of its own: it runs in the thread that swept the window (lookahead.hpp). A
+/// window too narrow for it leaves it untaken (the walk widens its own), and so does a drop:
+/// a guessed entry off the path may lead the walk into long detours nobody waits for.
+WalkAhead walk_ahead(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const TracebackLimits& limits,
+                     WindowSweeper& sweeper, RowSource& src, const TracebackPoint& entry,
+                     const std::atomic<bool>& dropped) {
+    WalkAhead a;
+    a.entry = entry;
+    Walker walker(s0, s1, scoring, limits, sweeper, a.counts, &dropped);
+    WalkPoint p = walk_point(entry);
+    ReversedRuns runs;
+    const Outcome o = walker.walk_rows(src, p, runs);
+    if (o == Outcome::kWiden) return a;
+    a.taken = true;
+    a.start = o == Outcome::kStart;
+    a.exit = point_of(p, runs);
+    return a;
+}
 
 }  // namespace
 
@@ -221,8 +259,7 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
             (saved.state != 'H' && saved.state != 'E' && saved.state != 'F'))
             throw Error("traceback journal: its point " + std::to_string(saved.i) + ", " + std::to_string(saved.j) +
                         " is not in this alignment's rectangle");
-        p = WalkPoint{saved.i, saved.j, saved.state == 'H' ? State::kH : saved.state == 'E' ? State::kE : State::kF,
-                      saved.v};
+        p = walk_point(saved);
         runs.runs = std::move(saved.runs_back);
     }
     // Windows swept ahead are worth it where sweeps are (windows too large to hold whole).
@@ -230,9 +267,19 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
     const TracebackTerms terms(scoring);
     const int64_t height = end.s0_end - rows.row_above(end.s0_end);
     if (sweep.lookahead() > 0 && height * window_span(height) > limits.window_cells)
-        ahead = std::make_unique<Lookahead>(rows, terms, sweep.lookahead(), [&](const WindowSpec& w, WindowRow top) {
-            return sweep.sweep(w, std::move(top), walker.steps(w));
-        });
+        ahead = std::make_unique<Lookahead>(rows, terms, sweep.lookahead(),
+                                            [&](const WindowSpec& w, WindowRow top, const TracebackPoint& entry,
+                                                const std::atomic<bool>& dropped) {
+                                                Lookahead::Swept s;
+                                                SweepSteps steps = walker.steps(w);
+                                                steps.cancel = &dropped;
+                                                s.rows = sweep.sweep(w, std::move(top), steps);
+                                                if (!s.rows) return s;
+                                                if (entry.v > 0)
+                                                    s.walk = walk_ahead(s0, s1, scoring, limits, sweep, *s.rows, entry,
+                                                                        dropped);
+                                                return s;
+                                            });
     if (walker.walk_rows(rows, p, runs, ahead.get(), journal, true) != Outcome::kStart)
         throw Error("internal: the traceback found no start above row " + std::to_string(p.i));
     a.score = end.score;

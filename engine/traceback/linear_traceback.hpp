@@ -36,6 +36,15 @@ struct TracebackCounts {
     int64_t swept_cells = 0;   ///< of `cells`, those of sweeps that kept rows
     double sweep_seconds = 0;  ///< the time those sweeps took (not those swept ahead)
     int64_t ahead = 0;         ///< windows swept ahead of the walk that served it (lookahead.hpp)
+    int64_t walked_ahead = 0;  ///< of those, windows whose walk was taken ahead too
+
+    /// Adds what a walk taken ahead computed (its sweeps' time was another thread's).
+    void add(const TracebackCounts& o) {
+        cells += o.cells;
+        windows += o.windows;
+        widened += o.widened;
+        swept_cells += o.swept_cells;
+    }
 };
 
 /// Where the walk stands between two windows of the rows it started from: cell (i, j) in

@@ -19,20 +19,39 @@ WindowSpec cut_window(RowSource& rows, const TracebackTerms& t, int64_t top, int
 }
 
 Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
-    while (!ahead_.empty() && ahead_.front().w.bottom > i) ahead_.pop_front();  // behind the walk
+    while (!dropped_.empty() && dropped_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        if (Swept s = dropped_.front().get(); s.rows) retire(std::move(s.rows));  // freeing here waits for the GPU
+        dropped_.pop_front();
+    }
+    while (!ahead_.empty() && ahead_.front().w.bottom > i) {  // behind the walk
+        drop(ahead_.front());
+        ahead_.pop_front();
+    }
     Window got;
     if (!ahead_.empty() && ahead_.front().w.bottom == i) {
         Ahead& a = ahead_.front();
         if (a.w.lo <= lo && a.w.hi >= j) {
+            Swept swept = a.swept.get();
             got.w = a.w;
-            got.rows = a.rows.get();
+            got.rows = std::move(swept.rows);
+            got.walk = std::move(swept.walk);
             ahead_.pop_front();
         } else {
-            ahead_.clear();  // the guesses above were made from a wrong one
+            for (Ahead& wrong : ahead_) drop(wrong);  // the guesses above were made from a wrong one
+            ahead_.clear();
         }
     }
     plan(i, j);
     return got;
+}
+
+Lookahead::~Lookahead() {
+    for (Ahead& a : ahead_) *a.dropped = true;
+}
+
+void Lookahead::drop(Ahead& a) {
+    *a.dropped = true;
+    dropped_.push_back(std::move(a.swept));
 }
 
 void Lookahead::retire(std::unique_ptr<RowSource> rows) {
@@ -66,7 +85,12 @@ void Lookahead::plan(int64_t i, int64_t j) {
         a.w = cut_window(rows_, t_, top, bottom, lo, hi);
         a.cap = hi;
         WindowRow top_row = rows_.read(top, lo, hi);
-        a.rows = std::async(std::launch::async, sweep_, a.w, std::move(top_row));
+        TracebackPoint entry{bottom, at, 'H', at <= hi ? rows_.read(bottom, at, at).h[1] : 0, {}};
+        a.dropped = std::make_shared<std::atomic<bool>>(false);
+        a.swept = std::async(std::launch::async, [sweep = sweep_, w = a.w, top_row = std::move(top_row), entry = std::move(entry),
+                                                  dropped = a.dropped]() mutable {
+            return sweep(w, std::move(top_row), entry, *dropped);
+        });
         bottom = top;
         at = a.guess;
         ahead_.push_back(std::move(a));

@@ -11,14 +11,25 @@
 //! the walk's own window lies within the swept one, which then serves it: any window does,
 //! since the walk certifies every step. Otherwise the walk sweeps its own window, and the
 //! guesses start again from where it is.
+//!
+//! The thread that swept a window also walks it, from where the path is guessed to enter it
+//! (its bottom row, in state H): the walk from a point depends on nothing else, so when the
+//! walk enters there, it takes that walk's steps as they are. The walk's own work in a
+//! window it was served then runs in parallel with the others.
+//!
+//! A window the walk no longer needs (behind it, or planned from a wrong guess) is dropped:
+//! the walk does not wait for it, and its sweep stops at its next diagonal, its walk at its
+//! next window (a guessed entry off the path may lead that walk into long detours).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <future>
 #include <memory>
 
+#include "engine/traceback/linear_traceback.hpp"
 #include "engine/traceback/row_source.hpp"
 #include "engine/traceback/window.hpp"
 
@@ -27,16 +38,35 @@ namespace chromalign {
 /// How many window spans left of the walk a guess of where the path crosses a row may look.
 constexpr int64_t kGuessReach = 8;
 
+/// The walk through a swept window from a guessed entry, taken in the thread that swept it.
+struct WalkAhead {
+    bool taken = false;    ///< the walk left the window by its top row, or reached the start
+    TracebackPoint entry;  ///< the window's bottom row, state 'H', v its true H (v <= 0: none)
+    TracebackPoint exit;   ///< where the walk left; runs_back: its runs from entry to exit
+    bool start = false;    ///< exit is the alignment's first cell
+    TracebackCounts counts;
+};
+
 class Lookahead {
 public:
-    using Sweep = std::function<std::unique_ptr<RowSource>(const WindowSpec& w, WindowRow top)>;
+    struct Swept {
+        std::unique_ptr<RowSource> rows;
+        WalkAhead walk;
+    };
+    /// Sweeps window w below `top`, then walks it from `entry` (if its v > 0) unless the
+    /// window was dropped by then.
+    using Sweep = std::function<Swept(const WindowSpec& w, WindowRow top, const TracebackPoint& entry,
+                                      const std::atomic<bool>& dropped)>;
     /// Keeps `depth` windows of `rows` in flight, swept by `sweep` (called from other threads).
     Lookahead(RowSource& rows, const TracebackTerms& t, int depth, Sweep sweep)
         : rows_(rows), t_(t), depth_(depth), sweep_(std::move(sweep)) {}
+    /// Drops the windows still ahead, then waits for every thread.
+    ~Lookahead();
 
     struct Window {
         WindowSpec w;
         std::unique_ptr<RowSource> rows;
+        WalkAhead walk;
     };
     /// The walk is at (i, j), on a row of `rows`, and needs the window below row_above(i) over
     /// columns [lo, j]: a window swept ahead that holds it (rows null if none). Plans the next.
@@ -53,14 +83,18 @@ private:
         WindowSpec w;
         int64_t cap;    ///< the largest column a later window may take (the walk's j never grows)
         int64_t guess;  ///< where the path is guessed to cross w.top
-        std::future<std::unique_ptr<RowSource>> rows;
+        std::future<Swept> swept;
+        std::shared_ptr<std::atomic<bool>> dropped;  ///< set when the walk no longer needs it
     };
+    /// Lets a window go without waiting for it: it finishes in its thread, unwalked.
+    void drop(Ahead& a);
     RowSource& rows_;
     const TracebackTerms& t_;
     const int depth_;
     const Sweep sweep_;
     std::deque<Ahead> ahead_;  ///< by falling bottom row: the next window the walk needs first
     std::deque<std::future<void>> retired_;  ///< windows being freed (waited for at the end)
+    std::deque<std::future<Swept>> dropped_;  ///< windows no longer needed, still being swept
 };
 
 /// Window [top, bottom] x [lo, hi] cut from `rows` with its bound (WindowSpec::k).

@@ -2,6 +2,7 @@
 //! the walk to recurse into (linear_traceback.hpp), on one CPU thread or on a tiled engine.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -16,6 +17,9 @@ namespace chromalign {
 struct SweepSteps {
     int64_t wanted = 1;      ///< rows between kept rows, for children held whole
     int64_t at_least = 1;    ///< the fewest rows between kept rows that the memory allows
+    /// Once set, the rows are no longer wanted: a sweep may stop and return null (a window
+    /// swept ahead that the walk dropped, lookahead.hpp).
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 class WindowSweeper {
