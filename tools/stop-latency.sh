@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 22's latencies on one backend and size: how long a stop signal takes to end a run with
+# a checkpoint, and when the first checkpoint lands after a start and after a resume.
+#   BACKEND=cuda SIZE=250M BIN=.gpu OUT=$OUT tools/stop-latency.sh      # on the GPU machine
+#   BACKEND=cpu SIZE=3M BIN=build STOP_AFTER=5 tools/stop-latency.sh     # here
+# STOP_AFTER (75) seconds before the stop; EVERY (10) the --checkpoint-every of the second
+# part. Each result goes to stdout and to $OUT/stop-latency.txt as soon as it is known.
+set -uo pipefail
+set -m  # jobs in process groups of their own: a non-interactive shell starts them ignoring SIGINT
+bin=${BIN:-build}
+backend=${BACKEND:-cuda}
+size=${SIZE:-250M}
+every=${EVERY:-10}
+after=${STOP_AFTER:-75}
+out=${OUT:-/tmp/stop-latency}
+work=${WORK:-/tmp/stop-latency-work}
+mkdir -p "$out" "$work"
+log="$out/stop-latency.txt"
+say() { echo "$*" | tee -a "$log"; }
+now() { date +%s.%N; }
+since() { awk -v s="$1" -v e="$(now)" 'BEGIN {printf "%.1f", e - s}'; }
+pieces() { ls "$1".slab* 2>/dev/null | grep -v '\.tmp'; }
+listing() { pieces "$1" | xargs -r ls -l --time-style=full-iso | md5sum; }
+run() { exec "$bin/chromalign" -b "$backend" -f tsv "$@" "$work/p_s0.fa" "$work/p_s1.fa"; }  # `run &`: $! is chromalign
+
+if [ ! -f "$work/p_s1.fa" ]; then
+  t=$(now)
+  "$bin/chromalign-bench" --sizes "$size" --write-fasta "$work/p" > /dev/null || exit 1
+  say "generated a $size x $size pair in $(since "$t") s"
+fi
+
+# 1. A stop STOP_AFTER seconds into a run.
+rm -f "$work"/s.ckpt*
+run --checkpoint "$work/s.ckpt" --checkpoint-every 1h > "$work/stop.out" 2> "$work/stop.err" &
+pid=$!
+sleep "$after"
+s=$(now)
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+say "$backend $size: SIGINT $after s into the run: exit $rc $(since "$s") s later; checkpoint pieces: $(pieces "$work/s.ckpt" | wc -l)"
+
+# 2. The first checkpoint after a start, then after resuming from the stop that ends it.
+rm -f "$work"/d.ckpt*
+for kind in start resume; do
+  t=$(now)
+  before=$(listing "$work/d.ckpt")
+  run --checkpoint "$work/d.ckpt" --checkpoint-every "${every}s" > "$work/due.out" 2> "$work/due.err" &
+  pid=$!
+  landed=""
+  for _ in $(seq 1 $(((every + 120) * 2))); do
+    sleep 0.5
+    if [ "$(listing "$work/d.ckpt")" != "$before" ]; then landed=$(since "$t"); break; fi
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  s=$(now)
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+  rc=$?
+  resumed=$(grep -q "resuming" "$work/due.err" && echo "resumed" || echo "started afresh")
+  say "$backend $size, --checkpoint-every ${every}s, after a $kind ($resumed): first checkpoint ${landed:-(none)} s after it; SIGTERM then: exit $rc $(since "$s") s later"
+done
