@@ -4,6 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/checkpoint/pieces.hpp"
+#include "engine/error.hpp"
+#include "engine/tiling/tile_executor.hpp"
 
 #include "kernels/registry.hpp"
 #include "engine/transport/local_link.hpp"
@@ -40,6 +50,141 @@ void expect_slab_matches_reference(const std::string& backend, const Sequence& s
                          << " max_blocks=" << o.max_blocks << "\n got " << got.score << " (" << got.s0_end << ", "
                          << got.s1_end << ") want " << want.score << " (" << want.s0_end << ", " << want.s1_end
                          << ")\n s0 " << preview(s0) << "\n s1 " << preview(s1) << "\n seed " << seed();
+}
+
+std::vector<int64_t> piece_rows(const std::string& path, int ranks) {
+    std::vector<int64_t> rows;
+    for (int k = 0; k < ranks; ++k) {
+        Checkpoint latest;
+        for (int slot = 0; slot < 2; ++slot) {
+            const std::string name = piece_name(path, k, ranks, slot);
+            if (!file_exists(name)) continue;
+            Checkpoint c = read_checkpoint(name);
+            if (c.seq > latest.seq) latest = std::move(c);
+        }
+        rows.push_back(latest.row);
+    }
+    return rows;
+}
+
+void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& sc, const std::string& path, int ranks,
+                         bool pruned) {
+    std::vector<Checkpoint> pieces;
+    std::vector<int64_t> c0;
+    int64_t c = 0;
+    for (int k = 0; k < ranks; ++k) {
+        Checkpoint latest;
+        for (int slot = 0; slot < 2; ++slot) {
+            if (!file_exists(piece_name(path, k, ranks, slot))) continue;
+            Checkpoint p = read_checkpoint(piece_name(path, k, ranks, slot));
+            if (p.seq > latest.seq) latest = std::move(p);
+        }
+        c0.push_back(c);
+        c += latest.n;
+        pieces.push_back(std::move(latest));
+    }
+    const int64_t m = s0.length(), n = s1.length();
+    constexpr int64_t kNeg = int64_t{1} << 40;
+    std::vector<int64_t> h(n + 1, 0), f(n + 1, -kNeg), e_row(n + 1, -kNeg);
+    int mismatches = 0;
+    const auto check = [&](bool ok, const std::string& what) {
+        if (!ok && ++mismatches <= 5) ADD_FAILURE() << what;
+    };
+    for (int64_t i = 0; i <= m; ++i) {
+        if (i > 0) {
+            int64_t diag = 0, left_h = 0, e = -kNeg;  // H(i-1, j-1), H(i, j-1), E(i, j)
+            for (int64_t j = 1; j <= n; ++j) {
+                e = std::max(e - sc.gap_extend, left_h - sc.gap_open);
+                f[j] = std::max(f[j] - sc.gap_extend, h[j] - sc.gap_open);
+                const int64_t up = h[j];
+                h[j] = std::max({int64_t{0}, e, f[j], diag + sc.score(s0.codes[i - 1], s1.codes[j - 1])});
+                e_row[j] = e;
+                diag = up;
+                left_h = h[j];
+            }
+        }
+        for (int k = 0; k < ranks; ++k) {
+            const Checkpoint& p = pieces[static_cast<size_t>(k)];
+            const int64_t col = c0[k];  // the left edge column, 1-based: c0
+            if (i == p.row) {
+                for (int64_t j = 0; j < p.n; ++j) {
+                    if (i == 0) continue;
+                    const int64_t want_h = h[col + 1 + j], want_f = f[col + 1 + j];
+                    check(pruned ? p.h[j] <= want_h && p.f[j] <= want_f : p.h[j] == want_h && p.f[j] == want_f,
+                          "slab " + std::to_string(k) + " row " + std::to_string(i) + " column " + std::to_string(col + 1 + j));
+                }
+                if (k > 0)
+                    check(pruned ? p.left_corner <= h[col] : p.left_corner == h[col],
+                          "slab " + std::to_string(k) + " corner at row " + std::to_string(i));
+            }
+            const int64_t r = i - p.row - 1;
+            if (k > 0 && r >= 0 && r < static_cast<int64_t>(p.left_h.size()))
+                check(pruned ? p.left_h[r] <= h[col] && p.left_e[r] <= e_row[col]
+                             : p.left_h[r] == h[col] && p.left_e[r] == e_row[col],
+                      "slab " + std::to_string(k) + " left edge row " + std::to_string(i));
+        }
+    }
+    EXPECT_EQ(mismatches, 0);
+}
+
+void expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0, const Sequence& s1,
+                                      const Scoring& scoring, const BackendOptions& options, const AlignmentEnd& want,
+                                      uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    TempDir dir;
+    BackendOptions o = options;
+    o.checkpoint.path = dir.file("stair.ckpt");
+    o.checkpoint.every_seconds = 1e9;
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(slab_align(backend, s0, s1, scoring, 3, o), want);
+    const int whole_ms = static_cast<int>(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    int staircases = 0;
+    bool checked[2] = {false, false};  // a staircase without pruning, and one with
+    for (int trial = 0; trial < 8; ++trial) {
+        static volatile std::sig_atomic_t stop = 0;
+        stop = 0;
+        BackendOptions stopping = o;
+        stopping.checkpoint.stop = &stop;
+        stopping.pruning = trial % 2 == 1;
+        const int after_ms = static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, whole_ms * 3 / 4)));
+        std::thread signal([after_ms] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+            stop = SIGTERM;
+        });
+        bool stopped = false;
+        try {
+            EXPECT_EQ(slab_align(backend, s0, s1, scoring, 3, stopping), want) << "finished before the stop";
+        } catch (const Interrupted&) {
+            stopped = true;
+        }
+        signal.join();
+        if (!stopped) continue;
+        const std::vector<int64_t> rows = piece_rows(o.checkpoint.path, 3);
+        const bool stair = rows[0] != rows[1] || rows[1] != rows[2];
+        if (stair && !checked[trial % 2]) {
+            checked[trial % 2] = true;
+            expect_pieces_exact(s0, s1, scoring, o.checkpoint.path, 3, stopping.pruning);
+        }
+        staircases += stair;
+        const int again[] = {3, 2, 4, 1};
+        const int ranks = again[trial % 4];
+        std::printf("[ stop     ] %d ms in: rows %lld %lld %lld; resumed with %d slab(s)\n", after_ms,
+                    static_cast<long long>(rows[0]), static_cast<long long>(rows[1]), static_cast<long long>(rows[2]),
+                    ranks);
+        std::vector<std::string> notes;
+        BackendOptions resumed = o;
+        resumed.on_note = [&](const std::string& text) { notes.push_back(text); };
+        const AlignmentEnd got =
+            ranks == 1 ? make_backend(backend, resumed)->align(s0, s1, scoring)
+                       : slab_align(backend, s0, s1, scoring, ranks, resumed);
+        EXPECT_EQ(got, want) << "stopped at rows " << rows[0] << " " << rows[1] << " " << rows[2] << ", resumed with "
+                             << ranks << ", seed " << seed;
+        ASSERT_FALSE(notes.empty());
+        EXPECT_NE(notes[0].find(ranks == 3 ? "resuming from" : "resuming from the pieces of 3 slabs"), std::string::npos)
+            << notes[0];
+    }
+    EXPECT_GE(staircases, 2) << "stops left pieces at one row only: the staircase went untested";
 }
 
 }  // namespace chromalign::test

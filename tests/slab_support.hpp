@@ -1,7 +1,9 @@
 //! @file Slab runs in tests: ranks as threads of one process (LocalLink), without an MPI launcher.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/backend/backend.hpp"
 
@@ -17,5 +19,25 @@ AlignmentEnd slab_align(const std::string& backend, const Sequence& s0, const Se
 void expect_slab_matches_reference(const std::string& backend, const Sequence& s0, const Sequence& s1,
                                    const Scoring& scoring, int ranks, const BackendOptions& options,
                                    const std::string& what);
+
+/// The row of each rank's latest checkpoint piece of a run of `ranks` slabs at `path`.
+std::vector<int64_t> piece_rows(const std::string& path, int ranks);
+
+/// Checks every rank's latest piece at `path` against a row-by-row Gotoh written out here: H
+/// and F of its row over its columns, and H and E of the left edge rows it kept, with the
+/// corner above them. Equal, or with `pruned` (a run that pruned) no higher: pruning leaves
+/// lower bounds in and beside the cells it skipped.
+void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const std::string& path,
+                         int ranks, bool pruned);
+
+/// Each slab checkpoints its own row, so a stop mid-run leaves a staircase of pieces. Stops
+/// runs of 3 slabs of `backend` at random moments (from `seed`; a thread raises the stop
+/// flag) and resumes each with 3 slabs, which resume each from its row with the left edge
+/// rows its piece kept, or with 2, 4 or one process, which level the staircase first: every
+/// resume must give `want`. Every other stop is of a run with pruning; the first staircase of
+/// each kind is checked cell by cell (expect_pieces_exact); at least two must occur.
+void expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0, const Sequence& s1,
+                                      const Scoring& scoring, const BackendOptions& options, const AlignmentEnd& want,
+                                      uint64_t seed);
 
 }  // namespace chromalign::test

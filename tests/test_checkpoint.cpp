@@ -15,6 +15,7 @@
 #include <iterator>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/tiling/tile_executor.hpp"
 #include "engine/error.hpp"
 #include "tests/test_support.hpp"
 
@@ -79,8 +80,35 @@ TEST_F(CheckpointFile, RoundTripKeepsEveryField) {
     EXPECT_EQ(r.best, c_.best);
     EXPECT_EQ(r.h, c_.h);
     EXPECT_EQ(r.f, c_.f);
+    EXPECT_EQ(r.seq, 0);
+    EXPECT_TRUE(r.left_h.empty());
     EXPECT_EQ(checkpoint_mismatch(r, s0_, s1_, Scoring{}), "");
     EXPECT_NE(access((path_ + ".tmp").c_str(), F_OK), 0) << "temporary file left behind";
+}
+
+TEST_F(CheckpointFile, RoundTripKeepsASlabsPieceAtItsOwnRow) {
+    // A slab's piece: its checkpoint number, its left neighbour's column below its row, and a
+    // row of 0 (a slab that had begun no band), which only a piece may have.
+    Checkpoint piece = c_;
+    piece.seq = 7;
+    piece.left_corner = 3;
+    piece.left_h = {4, 0, 6};
+    piece.left_e = {-5, kScoreNegInf, 2};
+    write_checkpoint(path_, piece);
+    Checkpoint r = read_checkpoint(path_);
+    EXPECT_EQ(r.seq, 7);
+    EXPECT_EQ(r.left_corner, 3);
+    EXPECT_EQ(r.left_h, piece.left_h);
+    EXPECT_EQ(r.left_e, piece.left_e);
+    EXPECT_EQ(r.h, piece.h);
+    piece.row = 0;
+    std::fill(piece.h.begin(), piece.h.end(), 0);
+    std::fill(piece.f.begin(), piece.f.end(), kScoreNegInf);
+    write_checkpoint(path_, piece);
+    EXPECT_EQ(read_checkpoint(path_).row, 0);
+    piece.seq = 0;  // a flat checkpoint at row 0 is no checkpoint
+    write_checkpoint(path_, piece);
+    EXPECT_NE(read_error().find("row out of range"), std::string::npos) << read_error();
 }
 
 TEST_F(CheckpointFile, TruncationAtAnyOffsetIsRefused) {
@@ -117,7 +145,7 @@ TEST_F(CheckpointFile, AnyFlippedBitIsRefused) {
 /// the path and the reason, before anything is computed from it.
 TEST_F(CheckpointFile, ForgedContentsWithARightCrcAreRefused) {
     struct Forgery {
-        const char* what;
+        std::string what;
         std::function<void(Checkpoint&)> forge;
     };
     const std::vector<Forgery> forgeries = {
@@ -131,6 +159,13 @@ TEST_F(CheckpointFile, ForgedContentsWithARightCrcAreRefused) {
         {"F of column 2 is out of range", [](Checkpoint& c) { c.f[1] = c.h[1] + 1; }},
         {"its scoring is invalid (gap-open must be a positive cost (got -2))",
          [](Checkpoint& c) { c.scoring.gap_open = -2; }},
+        {"its left corner is out of range", [](Checkpoint& c) { c.left_corner = -1; }},
+        {"H of left row " + std::to_string(c_.row + 2) + " is out of range",
+         [](Checkpoint& c) { c.left_h = {1, kMaxBestScore + 1}, c.left_e = {0, 0}; }},
+        {"E of left row " + std::to_string(c_.row + 1) + " is out of range",
+         [](Checkpoint& c) { c.left_h = {1}, c.left_e = {2}; }},
+        {"E of left row " + std::to_string(c_.row + 1) + " is out of range",
+         [](Checkpoint& c) { c.left_h = {1}, c.left_e = {INT32_MIN}; }},
     };
     for (const Forgery& f : forgeries) {
         Checkpoint forged = c_;

@@ -121,7 +121,7 @@ TEST_F(Resume, SlabsOfOneProcessStopAtOneRowThenResumeWithAnotherCount) {
     two.insert(two.end(), {"--slabs", "2"});
     const test::ChildRun r = harness_->run(three, 1200, SIGINT);
     ASSERT_EQ(r.exit_code, 128 + SIGINT) << r.err;
-    EXPECT_NE(r.err.find("every slab checkpointed row"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("every slab checkpointed"), std::string::npos) << r.err;
     for (int k = 0; k < 3; ++k)
         EXPECT_TRUE(file_exists(ck + ".slab" + std::to_string(k) + "of3.0") ||
                     file_exists(ck + ".slab" + std::to_string(k) + "of3.1"))

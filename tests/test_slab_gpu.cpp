@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <random>
 #include <cstdlib>
 #include <vector>
 
@@ -107,6 +108,16 @@ TEST(CudaSlab, StopOnEveryRankThenResume) {
     EXPECT_THROW(cuda_slab_align(s0, s1, kScorings[0], 3, stopping), Interrupted);
     EXPECT_EQ(cuda_slab_align(s0, s1, kScorings[0], 3, o), want);
     std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+TEST(CudaSlab, StaircaseStopsResumeExactlyWithAnyRankCount) {
+    // Stops at random moments leave each slab's piece at its own row; 3 slabs resume from them
+    // as they are, 2, 4 and one GPU process after levelling them on the GPU.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 4);
+    auto [s0, s1] = test::mutated_pair(60000, 30000, rng, 0.02);
+    const AlignmentEnd want = reference_align(s0, s1, kScorings[0]);
+    test::expect_staircases_resume_exactly("cuda", s0, s1, kScorings[0], grid(4, 24), want, rng());
 }
 
 }  // namespace

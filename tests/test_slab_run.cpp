@@ -4,9 +4,14 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <random>
+#include <thread>
 #include <cstdlib>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 #include "kernels/registry.hpp"
@@ -253,7 +258,8 @@ TEST_F(SlabCheckpoints, FrequentCheckpointsDuringAWholeRun) {
     o.checkpoint.keep_rows_dir = dir_.file("");
     EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 2, o), want_);
     int kept = 0;
-    for (int64_t row = 1; row <= s0_.length(); ++row) kept += file_exists(dir_.file("row_" + std::to_string(row) + ".slab1of2.ckpt"));
+    // Row 0 too: a slab that has begun no band when a checkpoint is asked for keeps its top row.
+    for (int64_t row = 0; row <= s0_.length(); ++row) kept += file_exists(dir_.file("row_" + std::to_string(row) + ".slab1of2.ckpt"));
     // How many depends on thread timing (each waits for every rank's acknowledgement).
     EXPECT_GE(kept, 1) << "a checkpoint was written along the run";
     EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab1of2.0") || file_exists(o_.checkpoint.path + ".slab1of2.1"));
@@ -305,6 +311,45 @@ TEST_F(SlabCheckpoints, ASingleProcessRunResumesFromPieces) {
     expect_single_process_run("the pieces of 3 slabs");
     for (int k = 0; k < 3; ++k)
         EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab" + std::to_string(k) + "of3.1")) << "removed at the end";
+}
+
+TEST(SlabStaircase, StopsAtRandomMomentsResumeExactlyWithAnyRankCount) {
+    std::mt19937_64 rng(test::seed() + 11);
+    auto [s0, s1] = test::mutated_pair(30000, 12000, rng, 0.02);
+    const Scoring& scoring = kScorings[rng() % 3];
+    test::expect_staircases_resume_exactly("cpu", s0, s1, scoring, options(4, 3), reference_align(s0, s1, scoring),
+                                           rng());
+}
+
+TEST(SlabStaircase, PiecesThatDoNotFitTogetherAreRefused) {
+    // A slab below its left neighbour's row must hold the left edge rows in between: a piece
+    // that lost them (rewritten with a right CRC) is refused, by the same and another count.
+    std::mt19937_64 rng(test::seed() + 12);
+    auto [s0, s1] = test::mutated_pair(3000, 2500, rng, 0.01);
+    TempDir dir;
+    BackendOptions o = options(4, 3);
+    o.checkpoint.path = dir.file("gap.ckpt");
+    static volatile std::sig_atomic_t stop = SIGTERM;
+    BackendOptions stopping = o;
+    stopping.checkpoint.stop = &stop;
+    EXPECT_THROW(slab_align(s0, s1, kScorings[0], 2, stopping), Interrupted);
+    const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, 2);
+    ASSERT_LT(rows[1], rows[0]) << "a stop at once: slab 1 has begun no band";
+    std::string name = piece_name(o.checkpoint.path, 1, 2, 1);
+    Checkpoint c = read_checkpoint(name);
+    ASSERT_EQ(c.row + static_cast<int64_t>(c.left_h.size()), rows[0]);
+    c.left_h.pop_back();
+    c.left_e.pop_back();
+    write_checkpoint(name, c);
+    for (const int ranks : {2, 3}) {
+        try {
+            slab_align(s0, s1, kScorings[0], ranks, o);
+            ADD_FAILURE() << ranks << " slabs resumed from pieces that do not fit";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("do not fit together"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_TRUE(file_exists(name)) << "refused pieces are left untouched";
 }
 
 TEST_F(SlabCheckpoints, ASingleProcessRunRefusesIncompletePieces) {

@@ -156,8 +156,13 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put<int32_t>(c.best.score);
     w.put<int64_t>(c.best.s0_end);
     w.put<int64_t>(c.best.s1_end);
+    w.put<int64_t>(c.seq);
+    w.put<int32_t>(c.left_corner);
+    w.put<int64_t>(static_cast<int64_t>(c.left_h.size()));
     w.put_bytes(c.h.data(), c.h.size() * sizeof(int32_t));
     w.put_bytes(c.f.data(), c.f.size() * sizeof(int32_t));
+    w.put_bytes(c.left_h.data(), c.left_h.size() * sizeof(int32_t));
+    w.put_bytes(c.left_e.data(), c.left_e.size() * sizeof(int32_t));
     w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
 
     const std::string tmp = path + ".tmp";
@@ -197,8 +202,9 @@ namespace {
 /// Bytes of the header (everything before the H array) of a checkpoint of `format`.
 size_t header_bytes(uint32_t format) {
     const size_t scoring = format == 1 ? 4 * sizeof(int32_t) : (16 + 3) * sizeof(int32_t);
+    const size_t staircase = format >= 3 ? 2 * sizeof(int64_t) + sizeof(int32_t) : 0;
     return sizeof kMagic + sizeof(uint32_t) + kVersionField + 4 * sizeof(int64_t) + scoring +
-           sizeof(int64_t) + sizeof(int32_t) + 2 * sizeof(int64_t);
+           sizeof(int64_t) + sizeof(int32_t) + 2 * sizeof(int64_t) + staircase;
 }
 
 /// What a row of a DP matrix under `c.scoring` cannot hold, or empty: H(row, j) lies in
@@ -217,6 +223,15 @@ std::string implausible(const Checkpoint& c) {
         const bool pruned = c.f[j] == kScoreNegInf && c.h[j] == 0;
         if (!pruned && (c.f[j] < -c.scoring.gap_open || c.f[j] > c.h[j]))
             return "F of column " + std::to_string(j + 1) + " is out of range";
+    }
+    // The left neighbour's column: H(i, c0 - 1) in [0, kMaxBestScore]; E(i, c0 - 1) is at
+    // least -open and at most H, or -inf where pruning skipped the cell.
+    if (c.left_corner < 0 || c.left_corner > kMaxBestScore) return "its left corner is out of range";
+    for (size_t i = 0; i < c.left_h.size(); ++i) {
+        if (c.left_h[i] < 0 || c.left_h[i] > kMaxBestScore)
+            return "H of left row " + std::to_string(c.row + 1 + static_cast<int64_t>(i)) + " is out of range";
+        if (c.left_e[i] != kScoreNegInf && (c.left_e[i] < -c.scoring.gap_open || c.left_e[i] > c.left_h[i]))
+            return "E of left row " + std::to_string(c.row + 1 + static_cast<int64_t>(i)) + " is out of range";
     }
     return {};
 }
@@ -239,9 +254,9 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (std::memcmp(magic, kMagic, sizeof magic) != 0)
         throw Error(path + ": not a chromalign checkpoint (bad magic)");
     const auto format = r.get<uint32_t>();
-    if (format != 1 && format != kCheckpointFormatVersion)
+    if (format < 1 || format > kCheckpointFormatVersion)
         throw Error(path + ": checkpoint format version " + std::to_string(format) +
-                    ", this program reads versions 1 and " + std::to_string(kCheckpointFormatVersion));
+                    ", this program reads versions 1 to " + std::to_string(kCheckpointFormatVersion));
     char version[kVersionField];
     r.get_bytes(version, sizeof version);
     Checkpoint c;
@@ -264,13 +279,23 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.best.score = r.get<int32_t>();
     c.best.s0_end = r.get<int64_t>();
     c.best.s1_end = r.get<int64_t>();
+    int64_t left_rows = 0;
+    if (format >= 3) {
+        c.seq = r.get<int64_t>();
+        c.left_corner = r.get<int32_t>();
+        left_rows = r.get<int64_t>();
+    }
     const size_t header = r.position();
-    // n bounded first, so that the size below cannot overflow.
-    const int64_t max_n = static_cast<int64_t>((std::numeric_limits<size_t>::max() / 2 - header) / (2 * sizeof(int32_t)));
-    if (c.n < 1 || c.m < 1 || c.row < 1 || c.row >= c.m || c.n > max_n)
+    // n and the left rows bounded first, so that the size below cannot overflow. A piece may
+    // be at row 0: a slab that had not begun when its checkpoint was taken.
+    const int64_t max_n = static_cast<int64_t>((std::numeric_limits<size_t>::max() / 4 - header) / (2 * sizeof(int32_t)));
+    const int64_t min_row = format >= 3 && c.seq > 0 ? 0 : 1;
+    if (c.n < 1 || c.m < 1 || c.row < min_row || c.row >= c.m || c.n > max_n || c.seq < 0 || left_rows < 0 ||
+        left_rows > c.m - c.row || left_rows > max_n)
         throw Error(path + ": checkpoint header is corrupt (lengths or row out of range)");
     const size_t row_bytes = static_cast<size_t>(c.n) * sizeof(int32_t);
-    const size_t expected = header + 2 * row_bytes + sizeof(uint32_t);
+    const size_t left_bytes = static_cast<size_t>(left_rows) * sizeof(int32_t);
+    const size_t expected = header + 2 * row_bytes + 2 * left_bytes + sizeof(uint32_t);
     if (static_cast<size_t>(st.st_size) != expected)
         throw Error(path + ": checkpoint is truncated or has trailing bytes (" + std::to_string(st.st_size) +
                     " bytes, expected " + std::to_string(expected) + ")");
@@ -282,6 +307,10 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.f.resize(static_cast<size_t>(c.n));
     r.get_bytes(c.h.data(), row_bytes);
     r.get_bytes(c.f.data(), row_bytes);
+    c.left_h.resize(static_cast<size_t>(left_rows));
+    c.left_e.resize(static_cast<size_t>(left_rows));
+    r.get_bytes(c.left_h.data(), left_bytes);
+    r.get_bytes(c.left_e.data(), left_bytes);
     const size_t covered = r.position();
     if (r.get<uint32_t>() != crc_of(bytes.data(), covered))
         throw Error(path + ": checkpoint is corrupt (CRC32 mismatch)");

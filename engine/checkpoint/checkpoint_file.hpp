@@ -25,20 +25,31 @@ struct Checkpoint {
     /// (kScoreNegInf; a computed F is at least -gap_open): lower bounds, which resume exactly
     /// and which a traceback must not take for the values there.
     std::vector<int32_t> h, f;
+    /// A slab's piece (format 3): the number of the checkpoint it belongs to (0 in a flat
+    /// file and in older formats), and its left neighbour's column from this row down: H in
+    /// that column at `row` (0 for the first slab), then H and E of rows row+1 .. row+L.
+    /// Slabs checkpoint each at its own row (engine/checkpoint/checkpointer.hpp); a slab
+    /// below its left neighbour keeps the rows in between, which the neighbour will not send
+    /// again after a resume.
+    int64_t seq = 0;
+    int32_t left_corner = 0;
+    std::vector<int32_t> left_h, left_e;
 };
 
 /// 64-bit FNV-1a over the codes and the length: names the content, not the file.
 uint64_t sequence_fingerprint(const Sequence& s);
 
-/// Format 2: "CHRALNCK" magic, format version, program version, lengths, fingerprints, the
-/// scoring (the 4x4 matrix row by row, other, gap_open, gap_extend), row, best cell, the H then
-/// F arrays (little-endian int32), and a CRC32 (zlib) of everything before it. Written to PATH.tmp, fsync'd, renamed over PATH, and the directory
+/// Format 3: "CHRALNCK" magic, format version, program version, lengths, fingerprints, the
+/// scoring (the 4x4 matrix row by row, other, gap_open, gap_extend), row, best cell, seq,
+/// left corner, L, the H then F arrays, then the left column's H then E (L each; all
+/// little-endian int32), and a CRC32 (zlib) of everything before it. Format 2 ends after the
+/// best cell's fields with H and F. Written to PATH.tmp, fsync'd, renamed over PATH, and the directory
 /// fsync'd: at every instant PATH holds a complete checkpoint (the old or the new one).
 /// Throws Error on any I/O failure (a full disk, a file size limit), leaving PATH as it was.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
-/// Reads and verifies a checkpoint of format 2, or of format 1 (whose scoring is match,
-/// mismatch, gap_open, gap_extend). Throws Error naming the problem: not a checkpoint,
+/// Reads and verifies a checkpoint of format 3, 2, or 1 (whose scoring is match, mismatch,
+/// gap_open, gap_extend). Throws Error naming the problem: not a checkpoint,
 /// another format version, truncated, CRC mismatch.
 Checkpoint read_checkpoint(const std::string& path);
 
@@ -50,6 +61,6 @@ bool file_exists(const std::string& path);
 std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const Sequence& s1,
                                 const Scoring& scoring);
 
-constexpr uint32_t kCheckpointFormatVersion = 2;  ///< the one written
+constexpr uint32_t kCheckpointFormatVersion = 3;  ///< the one written
 
 }  // namespace chromalign

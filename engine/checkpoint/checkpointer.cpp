@@ -55,49 +55,87 @@ void Checkpointer::note(const std::string& text) const {
 }
 
 std::vector<int64_t> Checkpointer::offer() {
-    std::vector<int64_t> rows{-1, -1, -1, 0};
-    if (!enabled() || options_.restart || spent_) return rows;
-    auto read = [&](const std::string& path, const Sequence& columns, int64_t& row) {
+    std::vector<int64_t> offered{-1, -1, -1, 0, -1, -1};
+    if (!enabled() || options_.restart || spent_) return offered;
+    auto read = [&](const std::string& path, const Sequence& columns, int64_t* seq, int64_t& row) {
         if (!file_exists(path)) return;
-        rows[3] = 1;
+        offered[3] = 1;
         try {
             const Checkpoint c = read_checkpoint(path);
-            if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); why.empty())
-                row = c.row;
-            else
+            if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); !why.empty())
                 problems_.push_back(path + ": checkpoint does not match this run: " + why);
+            else if (seq && c.seq > 0 && c.seq % 2 != (seq == &offered[0] ? 0 : 1))
+                problems_.push_back(path + ": checkpoint number " + std::to_string(c.seq) + " lies in the wrong slot");
+            else {
+                if (seq) *seq = c.seq;
+                row = c.row;
+            }
         } catch (const Error& e) {
             problems_.push_back(e.what());
         }
     };
-    read(piece(0), slab_, rows[0]);
-    read(piece(1), slab_, rows[1]);
-    read(options_.path, s1_, rows[2]);
-    // Pieces of another rank count: the latest of their two rows, as a flat row of all columns.
-    // Kept for resume(), which would otherwise read and check every piece again.
+    read(piece(0), slab_, &offered[0], offered[4]);
+    read(piece(1), slab_, &offered[1], offered[5]);
+    read(options_.path, s1_, nullptr, offered[2]);
+    // Pieces of another rank count: the later of their two checkpoints, as a flat row of all
+    // columns, at the highest of their rows (levelled up to there when they differ). Kept for
+    // resume(), which would otherwise read and check every piece again.
     if (other_ranks_ > 0) {
         LatestPieces latest = latest_pieces(options_.path, other_ranks_, s0_, s1_, base_.scoring);
-        if (latest.any) rows[3] = 1;
+        if (latest.any) offered[3] = 1;
         problems_.insert(problems_.end(), latest.problems.begin(), latest.problems.end());
-        if (latest.whole.row > rows[2]) {
-            rows[2] = latest.whole.row;
-            other_ = std::move(latest.whole);
+        int64_t top = 0;
+        bool flat = true;
+        for (const Checkpoint& p : latest.pieces) {
+            top = std::max(top, p.row);
+            flat = flat && p.row == latest.pieces.front().row;
+        }
+        if (!latest.pieces.empty() && !flat && !leveller_)
+            problems_.push_back(options_.path + ": the pieces of " + std::to_string(other_ranks_) +
+                                " slabs lie at different rows; resume with " + std::to_string(other_ranks_) + " slabs");
+        else if (!latest.pieces.empty() && top > offered[2]) {
+            offered[2] = top;
+            if (flat)
+                other_ = join_pieces(latest.pieces, s1_);
+            else
+                other_pieces_ = std::move(latest.pieces);
         }
     }
     for (const std::string& why : problems_) note("warning: " + why + "; not used");
-    return rows;
+    return offered;
 }
 
-void Checkpointer::resume(int64_t row) {
+void Checkpointer::resume(int64_t seq, int64_t row) {
     if (spent_) {  // a finished run was killed while its ranks removed their files
         for (int slot = 0; slot < 2; ++slot) ::unlink(piece(slot).c_str());
         if (rank_ == 0) note(remove_spent_files(options_.path, ranks_));
+    }
+    if (seq > 0) {  // this rank's own piece of checkpoint seq, at its own row
+        Checkpoint c = read_checkpoint(piece(static_cast<int>(seq % 2)));
+        if (c.seq != seq || c.n != base_.n || c.fingerprint1 != base_.fingerprint1)
+            throw Error(piece(static_cast<int>(seq % 2)) + ": changed while the run resumed from it");
+        first_row_ = c.row;
+        best_ = c.best;
+        if (c.row > 0) {  // a piece at row 0 (a slab that had begun no band) is a fresh start
+            top_h_ = std::move(c.h);
+            top_f_ = std::move(c.f);
+        }
+        has_left_ = true;
+        left_corner_ = c.left_corner;
+        left_h_ = std::move(c.left_h);
+        left_e_ = std::move(c.left_e);
+        next_seq_ = seq + 1;
+        if (rank_ == 0)
+            note("resuming from " + options_.path + " (" + std::to_string(ranks_) + (ranks_ == 1 ? " slab" : " slabs") +
+                 ", checkpoint " + std::to_string(seq) + ") at " + progress_of(c.row) +
+                 (ranks_ > 1 ? " in the first slab" : ""));
+        return;
     }
     if (row <= 0) return;
     for (int slot = 0; slot < 2; ++slot) {
         if (!file_exists(piece(slot))) continue;
         Checkpoint c = read_checkpoint(piece(slot));
-        if (c.row != row || c.n != base_.n || c.fingerprint1 != base_.fingerprint1) continue;
+        if (c.seq != 0 || c.row != row || c.n != base_.n || c.fingerprint1 != base_.fingerprint1) continue;
         first_row_ = row;
         best_ = c.best;
         top_h_ = std::move(c.h);
@@ -110,6 +148,10 @@ void Checkpointer::resume(int64_t row) {
     }
     // A flat row of all columns offered this row: pieces of another rank count, or a
     // flat file at PATH.
+    if (!other_pieces_.empty()) {
+        other_ = leveller_(other_pieces_);
+        std::vector<Checkpoint>().swap(other_pieces_);
+    }
     const bool from_pieces = other_.row > 0;
     Checkpoint c = from_pieces ? std::move(other_) : read_checkpoint(options_.path);
     other_ = Checkpoint{};
@@ -125,9 +167,22 @@ void Checkpointer::resume(int64_t row) {
 
 TopRow Checkpointer::top() {
     TopRow t;
-    t.h = std::move(top_h_);
-    t.f = std::move(top_f_);
+    t.h = top_h_;  // a copy: a slab that begins no band before the next checkpoint writes it again
+    t.f = top_f_;
     return t;
+}
+
+bool Checkpointer::left_edge(int32_t& corner, std::vector<int32_t>& h, std::vector<int32_t>& e) {
+    if (!has_left_) return false;
+    corner = left_corner_;
+    h = std::move(left_h_);
+    e = std::move(left_e_);
+    return true;
+}
+
+void Checkpointer::forget_top() {
+    std::vector<int32_t>().swap(top_h_);
+    std::vector<int32_t>().swap(top_f_);
 }
 
 void Checkpointer::start(int64_t band, int64_t seq, bool stop) {
@@ -137,12 +192,31 @@ void Checkpointer::start(int64_t band, int64_t seq, bool stop) {
     band_.start(band, base_.n);
 }
 
-bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best) {
+void Checkpointer::start_top(int64_t seq, bool stop) {
+    stop_ = stop;
+    seq_ = seq;
+    next_seq_ = seq + 1;
+    top_capture_ = true;
+}
+
+bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best, int32_t left_corner, std::vector<int32_t> left_h,
+                         std::vector<int32_t> left_e) {
     last_ = std::chrono::steady_clock::now();
     if (writer_.valid()) writer_.wait();  // one write at a time; its result is polled by the caller
     auto c = std::make_shared<Checkpoint>(base_);
-    band_.take(ex, first_row_, *c);
+    if (top_capture_) {
+        top_capture_ = false;
+        c->row = first_row_;
+        c->h = top_h_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), 0) : top_h_;
+        c->f = top_f_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), kScoreNegInf) : top_f_;
+    } else {
+        band_.take(ex, first_row_, *c);
+    }
     c->best = best;
+    c->seq = seq_;
+    c->left_corner = left_corner;
+    c->left_h = std::move(left_h);
+    c->left_e = std::move(left_e);
     const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
     const int64_t seq = seq_;
     const std::string keep_name = keep + "/row_" + std::to_string(c->row) + slab_suffix(rank_, ranks_) + ".ckpt";
@@ -181,7 +255,7 @@ void Checkpointer::acknowledged(int64_t seq) {
 }
 
 bool Checkpointer::due(bool stop) const {
-    if (!enabled() || band_.active()) return false;
+    if (!enabled() || capturing()) return false;
     if (seq_ > 0 && !(acked_seq_ == seq_ && acks_ == ranks_)) return false;
     return stop || std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= options_.every_seconds;
 }

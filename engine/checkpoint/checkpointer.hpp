@@ -19,12 +19,17 @@ namespace chromalign {
 
 /// Rank k of P keeps its columns of checkpoint number q in PATH.slab<k>of<P>.<q % 2> (a plain
 /// run is rank 0 of 1), in the format of checkpoint_file.hpp with the slab as S1 (so lengths,
-/// fingerprints and CRC protect it). Rank 0
-/// starts checkpoint q + 1 only once every rank has acknowledged q, so whatever moment a job
-/// dies, every rank holds the pieces of one common row; a resume takes the latest such row.
-/// A flat row of all columns also resumes a run, each rank taking its columns: a flat file at
-/// PATH itself (what release 0.1.0 wrote for a single-slab run), or the pieces a run with
-/// another number of ranks left (each checked against its columns of S1).
+/// fingerprints and CRC protect it). Each slab checkpoints its own row, the bottom of the
+/// next band it begins once it hears of checkpoint q (or its top row, when it has begun
+/// none): a staircase, ready B + 1 diagonals later on every slab at once, where one row
+/// common to all would wait for the last slab to get there (the whole pipeline's depth: 90 s
+/// at 250M on one GPU). A slab below its left neighbour's row keeps the rows of its left edge
+/// in between. Rank 0 starts checkpoint q + 1 only once every rank has acknowledged q, so
+/// whatever moment a job dies, every rank holds its piece of one checkpoint; a resume takes
+/// the latest such. A flat row of all columns also resumes a run, each rank taking its
+/// columns: a flat file at PATH itself (what release 0.1.0 wrote for a single-slab run), or
+/// pieces at one row that a run with another number of ranks left (each checked against its
+/// columns of S1).
 class Checkpointer {
 public:
     /// `slab` holds the slab's columns of S1, which start at column c0 (0-based) of S1. The
@@ -37,30 +42,49 @@ public:
 
     bool enabled() const { return !options_.path.empty(); }
 
-    /// What this rank can resume from, for the agreement: {row of piece 0, row of piece 1,
+    /// Makes pieces that another rank count left at different rows into one flat row at the
+    /// highest of them (engine/orchestration/level_pieces.hpp). Without one, such pieces are
+    /// not offered. Set before offer().
+    using Leveller = std::function<Checkpoint(const std::vector<Checkpoint>& pieces)>;
+    void set_leveller(Leveller leveller) { leveller_ = std::move(leveller); }
+
+    /// What this rank can resume from, for the agreement: {seq of piece 0, seq of piece 1,
     /// row of a flat row of all columns (a flat file at PATH, or another rank count's
-    /// pieces), whether any of those files exists}; -1 where none (or when --restart).
+    /// pieces), whether any of those files exists, row of piece 0, row of piece 1}; -1
+    /// where none (or when --restart). A piece of an older format has seq 0 and resumes by
+    /// its row, which every rank's piece of it shares.
     std::vector<int64_t> offer();
     /// Why a checkpoint file that exists could not be offered, for the error when no rank
     /// has a row to offer.
     std::string refusal() const;
-    /// Loads the state at `row` (0: a fresh start), one of the rows offered by every rank.
-    void resume(int64_t row);
+    /// Loads this rank's piece of checkpoint `seq` when seq > 0, else the state at `row` (0: a
+    /// fresh start), one of the rows offered by every rank.
+    void resume(int64_t seq, int64_t row);
 
     int64_t first_row() const { return first_row_; }
     TopRow top();  ///< the slab's columns of row first_row (corner not set); empty at row 0
+    /// After resume(seq > 0): H(first_row, c0 - 1), and the rows of the left edge the piece
+    /// kept (first_row + 1 on); false after any other resume (every rank is at one row then).
+    bool left_edge(int32_t& corner, std::vector<int32_t>& h, std::vector<int32_t>& e);
     const AlignmentEnd& resumed_best() const { return best_; }
     /// The number the next checkpoint gets (its piece goes to slot seq % 2).
     int64_t next_seq() const { return next_seq_; }
 
     /// Starts capturing `band` as checkpoint `seq` (the band's bottom is row first_row + (band+1)R).
     void start(int64_t band, int64_t seq, bool stop);
-    bool capturing() const { return band_.active(); }
+    /// Takes row first_row, where the slab has begun no band, as checkpoint `seq`: ready at once.
+    void start_top(int64_t seq, bool stop);
+    bool capturing() const { return band_.active() || top_capture_; }
+    int64_t capturing_seq() const { return seq_; }
     /// After diagonal d was enqueued; true when the band's bottom row is complete.
     bool capture(TileExecutor& ex, int64_t d) { return band_.capture(ex, d); }
-    /// Writes the captured row with `best` (global coordinates) in the background, or at once
-    /// when the checkpoint carries the stop request. Returns whether it did carry it.
-    bool write(TileExecutor& ex, const AlignmentEnd& best);
+    /// Once the captured row is complete: writes it with `best` (global coordinates) and the
+    /// left edge rows it needs (H(row, c0 - 1) and rows row+1 on) in the background, or at
+    /// once when the checkpoint carries the stop request. Returns whether it did carry it.
+    bool write(TileExecutor& ex, const AlignmentEnd& best, int32_t left_corner, std::vector<int32_t> left_h,
+               std::vector<int32_t> left_e);
+    /// Drops the copy of the top row kept for start_top (once the slab has begun a band).
+    void forget_top();
     /// A finished background write: its seq (> 0), else 0. Failures warn (or throw when strict).
     int64_t poll_written();
     /// Rank 0: an acknowledgement of `seq` arrived (its own included).
@@ -95,9 +119,15 @@ private:
     bool spent_ = false;          ///< a completion marker lies there: the files are a finished run's
     int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
     Checkpoint other_;            ///< the whole row its pieces make, when offer() chose it (else row 0)
+    std::vector<Checkpoint> other_pieces_;  ///< or its pieces, to level in resume()
+    Leveller leveller_;
     AlignmentEnd best_;
     std::vector<std::string> problems_;  ///< files offer() found but could not use, and why
-    std::vector<int32_t> top_h_, top_f_;
+    std::vector<int32_t> top_h_, top_f_;  ///< row first_row, until forget_top()
+    bool has_left_ = false;               ///< resumed from a piece with its left edge
+    int32_t left_corner_ = 0;
+    std::vector<int32_t> left_h_, left_e_;
+    bool top_capture_ = false;
     int64_t next_seq_ = 1;
     int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq
     BandCapture band_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "engine/error.hpp"
 #include "engine/result.hpp"
@@ -50,9 +51,9 @@ std::vector<int> other_rank_counts(const std::string& path, int ranks) {
     return found;
 }
 
-Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
-                           const Scoring& scoring) {
-    Checkpoint whole;
+std::vector<Checkpoint> read_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                                    const Scoring& scoring) {
+    std::vector<Checkpoint> pieces;
     int64_t c = 0;
     for (int k = 0; k < q; ++k) {
         const std::string name = piece_name(path, k, q, slot);
@@ -62,15 +63,31 @@ Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Seque
         columns.codes.assign(s1.codes.begin() + c, s1.codes.begin() + c + piece.n);
         if (const std::string why = checkpoint_mismatch(piece, s0, columns, scoring); !why.empty())
             throw Error(name + ": " + why);
-        if (k > 0 && piece.row != whole.row) throw Error(name + ": piece of another row");
-        if (k == 0) whole = piece, whole.h.clear(), whole.f.clear();
+        if (k > 0 && piece.seq != pieces[0].seq) throw Error(name + ": piece of another checkpoint");
+        if (piece.seq == 0 && k > 0 && piece.row != pieces[0].row) throw Error(name + ": piece of another row");
+        c += piece.n;
+        pieces.push_back(std::move(piece));
+    }
+    if (c != s1.length()) throw Error(path + ": the pieces of " + std::to_string(q) + " slabs do not cover S1");
+    return pieces;
+}
+
+Checkpoint join_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s1) {
+    Checkpoint whole = pieces.front();
+    whole.h.clear();
+    whole.f.clear();
+    whole.seq = 0;
+    whole.left_corner = 0;
+    whole.left_h.clear();
+    whole.left_e.clear();
+    for (const Checkpoint& piece : pieces) {
+        if (piece.row != whole.row) throw Error("internal: pieces at different rows joined");
         if (better_end(piece.best, whole.best)) whole.best = piece.best;
         whole.h.insert(whole.h.end(), piece.h.begin(), piece.h.end());
         whole.f.insert(whole.f.end(), piece.f.begin(), piece.f.end());
-        c += piece.n;
     }
-    if (c != s1.length()) throw Error(path + ": the pieces of " + std::to_string(q) + " slabs do not cover S1");
-    whole.n = c;
+    whole.n = s1.length();
+    whole.fingerprint1 = sequence_fingerprint(s1);
     return whole;
 }
 
@@ -89,8 +106,9 @@ LatestPieces latest_pieces(const std::string& path, int q, const Sequence& s0, c
         if (!file_exists(piece_name(path, 0, q, slot))) continue;
         latest.any = true;
         try {
-            Checkpoint c = assemble_pieces(path, q, slot, s0, s1, scoring);
-            if (c.row > latest.whole.row) latest.whole = std::move(c);
+            std::vector<Checkpoint> pieces = read_pieces(path, q, slot, s0, s1, scoring);
+            const auto key = [](const std::vector<Checkpoint>& p) { return std::make_pair(p[0].seq, p[0].row); };
+            if (latest.pieces.empty() || key(pieces) > key(latest.pieces)) latest.pieces = std::move(pieces);
         } catch (const Error& e) {
             latest.problems.push_back(e.what());
         }

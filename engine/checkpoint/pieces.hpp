@@ -22,16 +22,20 @@ std::vector<int> other_rank_counts(const std::string& path, int ranks);
 /// pieces of two rank counts lie there (which to resume would be a guess).
 int other_rank_count(const std::string& path, int ranks);
 
-/// The flat row of all columns from the pieces that `q` ranks wrote in `slot`, each checked
-/// against its columns of S1. Throws Error when a piece is missing, damaged or does not fit.
-Checkpoint assemble_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
-                           const Scoring& scoring);
+/// The pieces that `q` ranks wrote in `slot`, each checked against its columns of S1, all of
+/// one checkpoint. Throws Error when a piece is missing, damaged or does not fit.
+std::vector<Checkpoint> read_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
+                                    const Scoring& scoring);
 
-/// The later of the two rows that the pieces of `q` ranks hold, assembled.
+/// The flat row of all columns that pieces at one row make (their best cell, the best of
+/// theirs). Throws Error when they lie at different rows.
+Checkpoint join_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s1);
+
+/// The later of the two checkpoints that the pieces of `q` ranks hold.
 struct LatestPieces {
-    Checkpoint whole;                   ///< row 0 when neither slot assembles
+    std::vector<Checkpoint> pieces;     ///< empty when neither slot holds a usable set
     bool any = false;                   ///< some slot's first piece exists
-    std::vector<std::string> problems;  ///< why each slot whose first piece exists did not assemble
+    std::vector<std::string> problems;  ///< why each slot whose first piece exists was not usable
 };
 LatestPieces latest_pieces(const std::string& path, int q, const Sequence& s0, const Sequence& s1,
                            const Scoring& scoring);

@@ -112,4 +112,10 @@ void run_in_group(SlabGroup& group, const std::function<void(int local)>& body) 
     if (first) std::rethrow_exception(first);
 }
 
+std::shared_ptr<void> SlabGroup::once(const std::function<std::shared_ptr<void>()>& make) {
+    std::lock_guard<std::mutex> lock(once_mutex_);
+    if (!once_) once_ = make();
+    return once_;
+}
+
 }  // namespace chromalign

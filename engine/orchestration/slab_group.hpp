@@ -45,6 +45,11 @@ public:
     /// The best score any slab of the process has reported (pruning): raised to `g`, returned.
     int32_t offer_best(int32_t g);
 
+    /// Work one slab does for the whole process (levelling the pieces a resume starts from):
+    /// the first slab to ask runs `make`, the others wait for it; all get its result. Run
+    /// again by the next to ask if it threw.
+    std::shared_ptr<void> once(const std::function<std::shared_ptr<void>()>& make);
+
     /// Marks the group failed and wakes every thread waiting in gather().
     void fail();
     /// Throws Error when a slab of the group failed; links call it while they wait.
@@ -61,6 +66,8 @@ private:
     SlabValues result_;
     std::unique_ptr<std::atomic<int64_t>[]> done_, total_, pruned_;  ///< per slab, see set_cells
     std::atomic<int32_t> best_{0};  ///< see offer_best
+    std::mutex once_mutex_;
+    std::shared_ptr<void> once_;  ///< see once
 };
 
 /// Runs body(local) for every slab of the group, a thread each. When one throws, the group

@@ -6,10 +6,11 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
-#include <map>
 #include <thread>
 
 #include "engine/error.hpp"
+#include "engine/orchestration/left_column.hpp"
+#include "engine/orchestration/level_pieces.hpp"
 #include "engine/transport/local_link.hpp"
 #include "engine/checkpoint/checkpointer.hpp"
 #include "engine/tiling/tile_grid.hpp"
@@ -35,16 +36,32 @@ int64_t widest_slab(int64_t n, int ranks) {
     return share + share / 8 + 2 * kColumnQuantum;
 }
 
-/// The largest row that every rank offers (entries 0..2 of each offer), or 0.
-int64_t common_row(const std::vector<std::vector<int64_t>>& offers) {
+/// The latest checkpoint whose piece every rank offers (Checkpointer::offer), or 0.
+int64_t common_seq(const std::vector<std::vector<int64_t>>& offers) {
     int64_t best = 0;
-    for (int i = 0; i < 3; ++i) {
-        const int64_t row = offers[0][i];
+    for (int i = 0; i < 2; ++i) {
+        const int64_t seq = offers[0][i];
+        if (seq <= best) continue;
+        if (std::all_of(offers.begin(), offers.end(), [&](const auto& o) { return o[0] == seq || o[1] == seq; }))
+            best = seq;
+    }
+    return best;
+}
+
+/// Without a common checkpoint: the largest row that every rank offers as a flat row or as a
+/// piece of an older format (which all share their row), or 0.
+int64_t common_row(const std::vector<std::vector<int64_t>>& offers) {
+    const auto rows = [](const std::vector<int64_t>& o) {
+        return std::vector<int64_t>{o[0] == 0 ? o[4] : -1, o[1] == 0 ? o[5] : -1, o[2]};
+    };
+    int64_t best = 0;
+    for (const int64_t row : rows(offers[0])) {
         if (row <= best) continue;
-        const bool everywhere = std::all_of(offers.begin(), offers.end(), [&](const std::vector<int64_t>& o) {
-            return o[0] == row || o[1] == row || o[2] == row;
-        });
-        if (everywhere) best = row;
+        if (std::all_of(offers.begin(), offers.end(), [&](const auto& o) {
+                const auto r = rows(o);
+                return std::find(r.begin(), r.end(), row) != r.end();
+            }))
+            best = row;
     }
     return best;
 }
@@ -74,16 +91,21 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
 /// This rank's part of the run: the executor, the edge streams and the checkpoint protocol.
 class SlabRank {
 public:
-    SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner,
+    /// `left` is the left edge column from the slab's first row on (what the resumed piece
+    /// kept of it); special rows are kept at rows special_base + k * special_bands * R.
+    SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner, LeftColumn left,
              const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local,
-             SpecialRowWriter* special, int64_t special_bands)
-        : link_(link), ck_(ck), ex_(ex), special_(special), special_bands_(special_bands), g_(ex.grid()), rows_(g_.rows_per_band()), out_corner_(out_corner),
+             SpecialRowWriter* special, int64_t special_bands, int64_t special_base)
+        : link_(link), ck_(ck), ex_(ex), special_(special), special_bands_(special_bands), special_base_(special_base),
+          g_(ex.grid()), rows_(g_.rows_per_band()), m_(ck.first_row() + g_.m), out_corner_(out_corner),
           options_(options), scoring_(scoring), group_(group), local_(local), left_(link.rank() > 0),
-          right_(link.rank() + 1 < link.ranks()),
-          zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf) {}
+          right_(link.rank() + 1 < link.ranks()), left_col_(std::move(left)),
+          zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf),
+          edge_h_(static_cast<size_t>(rows_)), edge_e_(static_cast<size_t>(rows_)) {}
 
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
+        c0_ = c0;
         if (group_) group_->set_cells(local_, {0, g_.m * g_.n, 0});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
@@ -93,10 +115,9 @@ public:
             if (d < g_.bands) begin_band(d);
             if (d % kDiagonalsPerShare == 0) share_best(0);
             ex_.enqueue_diagonal(d);
-            if (ck_.capture(ex_, d)) {
+            if (ck_.capture(ex_, d)) {  // written by pump() once the left neighbour's piece is known
                 wait_until([&] { return ex_.done(d); }, d + 1);
-                pump(d + 1);
-                if (ck_.write(ex_, best(c0))) stop(d);
+                capture_ready_ = true;
             }
             if (special_) keep_special_rows(d);
             pump(d + 1);
@@ -111,6 +132,11 @@ public:
             }
         }
         ex_.synchronize();
+        // A stop checkpoint waits for the left neighbour's piece; pump() ends the run then.
+        while (stopping_) {
+            pump(g_.diagonals());
+            std::this_thread::yield();
+        }
         if (special_) keep_special_rows(g_.diagonals(), true);
         pump(g_.diagonals());
         finished_ = seconds_since_start();
@@ -163,48 +189,92 @@ private:
         ex_.share_best_score(best_);
     }
 
-    /// Band d starts in block 0 now: its left edge, and the checkpoint it may carry.
+    /// Band d starts in block 0 now: its left edge, then the checkpoint asked for, if any.
     void begin_band(int64_t d) {
-        int64_t seq = 0;
-        bool stop = false;
-        if (left_ && (stop_band_ < 0 || d <= stop_band_)) {
+        const int64_t row0 = ck_.first_row() + d * rows_;
+        if (left_ && (!stopping_ || d <= stop_band_)) {
+            // The last band may reach past the matrix: rows there are never sent.
+            const int64_t real = std::min(rows_, m_ - row0);
             const double waiting = seconds_since_start();
-            wait_until([&] { return !inbox_.empty(); }, d);
+            wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
             if (d == 0) first_edge_ = seconds_since_start();
-            EdgeMessage m = std::move(inbox_.front());
-            inbox_.pop_front();
-            if (m.band != d)
-                throw Error("rank " + std::to_string(link_.rank()) + " expected band " + std::to_string(d) +
-                            " from its left neighbour and got band " + std::to_string(m.band));
-            ex_.set_left_edge(d, m.h.data(), m.e.data(), m.corner);
-            best_ = std::max(best_, m.best);
-            seq = m.checkpoint_seq;
-            stop = m.stop;
+            const int32_t corner = left_col_.copy(row0, real, edge_h_.data(), edge_e_.data());
+            std::fill(edge_h_.begin() + real, edge_h_.end(), 0);
+            std::fill(edge_e_.begin() + real, edge_e_.end(), kScoreNegInf);
+            ex_.set_left_edge(d, edge_h_.data(), edge_e_.data(), corner);
+            // A checkpoint being taken keeps the rows below its own (its neighbour's are lower).
+            left_col_.forget_before(ck_.capturing() ? std::min(capture_row_, row0 + real) : row0 + real);
         } else if (left_) {
-            // Past a stop band nothing comes from the left: these rows only finish the captured
-            // row's diagonals. A fresh edge (H = 0, E = -inf) gives every cell a score no higher
-            // than its true one, so a best found there is never wrong; the resumed run
-            // recomputes these rows exactly.
+            // Past a stop band the left neighbour need not send anything: these rows only
+            // finish the captured row's diagonals. A fresh edge (H = 0, E = -inf) gives every
+            // cell a score no higher than its true one, so a best found there is never wrong;
+            // the resumed run recomputes these rows exactly.
             ex_.set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
         } else {
-            decide_checkpoint(d, seq, stop);
+            decide_checkpoint(d);
+        }
+        if (!begun_) ck_.forget_top();
+        begun_ = true;
+        if (pending_.seq > 0 && !ck_.capturing()) {
+            ck_.start(d, pending_.seq, pending_.stop);
+            capture_row_ = row0 + rows_;
+            if (pending_.stop) stopping_ = true, stop_band_ = d;
+            pending_ = Request{};
         }
         // Past a stop band the left edges are fresh and the rows not exact: none is kept.
-        const bool exact = !left_ || stop_band_ < 0 || d <= stop_band_;
-        if (special_ && exact && (d + 1) % special_bands_ == 0 && d + 1 < g_.bands) {
+        const bool exact = !stopping_ || d <= stop_band_;
+        const int64_t bottom = row0 + rows_;
+        if (special_ && exact && bottom < m_ && (bottom - special_base_) % (special_bands_ * rows_) == 0) {
             special_rows_.emplace_back();
             special_rows_.back().start(d, g_.n);
         }
-        if (seq > 0) {
-            ck_.start(d, seq, stop);
-            if (stop) stop_band_ = d;
-            if (right_) flags_[d] = {seq, stop};
-        }
     }
 
-    /// Rank 0 starts a checkpoint when one is due and the previous one is on every rank.
-    void decide_checkpoint(int64_t d, int64_t& seq, bool& stop) {
+    /// Checkpoint `seq` is asked for (by rank 0, or by the left neighbour, which forwards
+    /// what rank 0 asked): forwarded at once, and taken at the next band this slab begins, or
+    /// at its top row when it has begun none (a slab waiting for its first left edge).
+    void request(int64_t seq, bool stop) {
+        pending_ = Request{seq, stop};
+        if (right_) {
+            EdgeMessage m;
+            m.request_seq = seq;
+            m.request_stop = stop;
+            m.best = best_;
+            link_.send_edge(m);
+        }
+        if (!left_ || begun_ || ck_.capturing()) return;  // rank 0 never waits to begin a band
+        ck_.start_top(seq, stop);
+        capture_row_ = ck_.first_row();
+        capture_ready_ = true;
+        if (stop) stopping_ = true, stop_band_ = -1;
+        pending_ = Request{};
+    }
+
+    /// Writes this slab's piece once its row is complete and, but on rank 0, the left
+    /// neighbour has said where its own piece is: the left edge rows between the two go in.
+    void try_write() {
+        if (!capture_ready_ || (left_ && left_captured_seq_ != ck_.capturing_seq())) return;
+        int32_t corner = 0;
+        std::vector<int32_t> h, e;
+        if (left_) {
+            corner = left_col_.h_at(capture_row_);
+            if (left_captured_row_ > capture_row_) left_col_.rows(capture_row_, left_captured_row_, h, e);
+        }
+        capture_ready_ = false;
+        const bool stop = ck_.write(ex_, best(c0_), corner, std::move(h), std::move(e));
+        if (right_) {  // every row of the right edge down to capture_row_ has been sent
+            EdgeMessage m;
+            m.captured_seq = ck_.capturing_seq();
+            m.captured_row = capture_row_;
+            m.best = best_;
+            link_.send_edge(m);
+        }
+        if (stop) stop_now();
+    }
+
+    /// Rank 0 asks for a checkpoint when one is due and the previous one is on every rank.
+    void decide_checkpoint(int64_t d) {
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
         if (!ck_.enabled() || ck_.capturing()) return;
         if (d >= g_.bands - 1) {  // the last band has begun: finishing is as quick
@@ -214,9 +284,8 @@ private:
             }
             return;
         }
-        if (!ck_.due(signal != 0)) return;
-        seq = ck_.next_seq();
-        stop = signal != 0;
+        if (!ck_.due(signal != 0) || pending_.seq > 0) return;
+        request(ck_.next_seq(), signal != 0);
     }
 
     /// Sends the right edges that finished, collects left edges, and handles finished writes
@@ -224,24 +293,31 @@ private:
     void pump(int64_t enqueued) {
         while (next_right_ < enqueued && ex_.done(next_right_)) {
             const int64_t band = ex_.right_edge_band(next_right_++);
-            if (band < 0 || (stop_band_ >= 0 && band > stop_band_)) continue;
+            if (band < 0 || (stopping_ && band > stop_band_)) continue;
             EdgeMessage m;
-            m.band = band;
+            m.row0 = ck_.first_row() + band * rows_;
             m.h.resize(static_cast<size_t>(rows_));
             m.e.resize(static_cast<size_t>(rows_));
             ex_.read_right_edge(band, m.h.data(), m.e.data());
+            const size_t real = static_cast<size_t>(std::min(rows_, m_ - m.row0));  // none past the matrix
+            m.h.resize(real);
+            m.e.resize(real);
             m.corner = out_corner_;
             m.best = best_;
             out_corner_ = m.h.back();
-            if (const auto f = flags_.find(band); f != flags_.end()) {
-                m.checkpoint_seq = f->second.first;
-                m.stop = f->second.second;
-                flags_.erase(f);
-            }
             link_.send_edge(m);
         }
         EdgeMessage in;
-        while (left_ && link_.poll_edge(in)) inbox_.push_back(std::move(in));
+        while (left_ && link_.poll_edge(in)) {
+            if (!in.h.empty()) left_col_.append(in.row0, in.h, in.e);
+            best_ = std::max(best_, in.best);
+            if (in.request_seq > seen_request_) {
+                seen_request_ = in.request_seq;
+                request(in.request_seq, in.request_stop);
+            }
+            if (in.captured_seq > 0) left_captured_seq_ = in.captured_seq, left_captured_row_ = in.captured_row;
+        }
+        try_write();
         if (const int64_t seq = ck_.poll_written(); seq > 0) {
             if (link_.rank() == 0)
                 ck_.acknowledged(seq);
@@ -252,20 +328,23 @@ private:
         while (link_.rank() == 0 && link_.poll_ack(seq)) ck_.acknowledged(seq);
     }
 
-    /// After a stop checkpoint is written here: the right edges it needs downstream are sent,
-    /// and every rank waits for the others' pieces before anyone exits (a launcher may kill
-    /// the whole job when the first rank exits).
-    [[noreturn]] void stop(int64_t d) {
+    /// After a stop checkpoint's piece is written here (and the right edges it needs
+    /// downstream are sent), every rank waits for the others' pieces before anyone exits (a
+    /// launcher may kill the whole job when the first rank exits).
+    [[noreturn]] void stop_now() {
         ck_.poll_written();
-        pump(d + 1);
         link_.flush();
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
-        const auto signals = link_.allgather({signal});
-        const int sig = static_cast<int>(signals[0][0]);
-        const std::string row = std::to_string(ck_.first_row() + (stop_band_ + 1) * rows_);
-        throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; " +
-                                   (link_.ranks() == 1 ? "checkpointed row " : "every slab checkpointed row ") + row +
-                                   " under " + options_.checkpoint.path + ".slab*: run the same command again to resume");
+        const auto all = link_.allgather({signal, capture_row_});
+        const int sig = static_cast<int>(all[0][0]);
+        int64_t low = all[0][1], high = all[0][1];
+        for (const auto& v : all) low = std::min(low, v[1]), high = std::max(high, v[1]);
+        const std::string where = link_.ranks() == 1 ? "checkpointed row " + std::to_string(low)
+                                  : low == high    ? "every slab checkpointed row " + std::to_string(low)
+                                                   : "every slab checkpointed its own row (rows " + std::to_string(low) +
+                                                      " to " + std::to_string(high) + ")";
+        throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; " + where + " under " +
+                                   options_.checkpoint.path + ".slab*: run the same command again to resume");
     }
 
     double seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -324,22 +403,36 @@ private:
     TileExecutor& ex_;
     SpecialRowWriter* const special_;  ///< null: no special rows kept
     const int64_t special_bands_;      ///< bands from one special row to the next
+    const int64_t special_base_;       ///< a row every slab's special rows are a multiple of those bands from
     std::deque<BandCapture> special_rows_;  ///< special rows being collected
     const TileGrid& g_;
     const int64_t rows_;
+    const int64_t m_;     ///< rows of the whole matrix
     int32_t out_corner_;  ///< H of the right edge column in the row above the next band sent
     const BackendOptions& options_;
     const Scoring& scoring_;  ///< for the ETA's model of what pruning leaves
     SlabGroup* const group_;  ///< this process's slabs, for the progress (may be null)
     const int local_;
     const bool left_, right_;
-    std::deque<EdgeMessage> inbox_;
-    std::map<int64_t, std::pair<int64_t, bool>> flags_;  ///< band -> checkpoint seq and stop, to forward
+    LeftColumn left_col_;
+    int64_t c0_ = 0;           ///< the slab's first column in S1 (0-based)
     int64_t next_right_ = 0;   ///< next diagonal whose right edge to send
-    int64_t stop_band_ = -1;   ///< band of the stop checkpoint, once known
+    struct Request {
+        int64_t seq = 0;
+        bool stop = false;
+    };
+    Request pending_;               ///< a checkpoint asked for, not yet begun here
+    int64_t seen_request_ = 0;      ///< the latest request forwarded
+    bool begun_ = false;            ///< a band has begun (else the top row is this slab's state)
+    int64_t capture_row_ = 0;       ///< the row of the piece being taken
+    bool capture_ready_ = false;    ///< that row is complete: written once the left piece is known
+    int64_t left_captured_seq_ = 0, left_captured_row_ = 0;  ///< the left neighbour's latest piece
+    bool stopping_ = false;         ///< the piece being taken carries the stop
+    int64_t stop_band_ = -1;        ///< its band (-1: the top row) when stopping_
     bool stop_noted_ = false;
     int32_t best_ = 0;  ///< the best score this slab knows of (share_best)
     const std::vector<int32_t> zero_h_, neg_e_;  ///< the fresh left edge: H = 0, E = -inf
+    std::vector<int32_t> edge_h_, edge_e_;       ///< a band's left edge, taken from left_col_
     Clock::time_point start_;
     double first_edge_ = 0, edge_wait_ = 0, finished_ = 0;
 };
@@ -414,25 +507,53 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     slab.codes.assign(s1.codes.begin() + me.c0, s1.codes.begin() + me.c0 + me.width);
 
     std::unique_ptr<Checkpointer> ck;
-    const auto offers = on_every_rank(link, 4, [&] {
+    const auto offers = on_every_rank(link, 6, [&] {
         ck = std::make_unique<Checkpointer>(s0, s1, slab, me.c0, scoring, rank, ranks, options.checkpoint,
                                             options.on_note);
+        ck->set_leveller([&](const std::vector<Checkpoint>& pieces) {
+            const auto level = [&] { return std::make_shared<Checkpoint>(level_pieces(pieces, s0, s1, scoring, engine)); };
+            return *std::static_pointer_cast<Checkpoint>(group ? group->once(level) : level());
+        });
         return ck->offer();
     });
-    const int64_t row = common_row(offers);
+    const int64_t seq = common_seq(offers);
+    const int64_t common = seq > 0 ? 0 : common_row(offers);
     const bool any_file = std::any_of(offers.begin(), offers.end(), [](const auto& o) { return o[3] != 0; });
-    if (any_file && row == 0) throw Error(ck->refusal());
-    if (row >= s0.length()) throw Error(options.checkpoint.path + ": checkpoint is past the last row");
+    if (any_file && seq == 0 && common == 0) throw Error(ck->refusal());
+    if (common >= s0.length()) throw Error(options.checkpoint.path + ": checkpoint is past the last row");
     TopRow top;
-    on_every_rank(link, 0, [&] {
-        ck->resume(row);
+    LeftColumn left;
+    bool own_left = false;
+    std::vector<int32_t> left_h, left_e;
+    int32_t left_corner = 0;
+    const auto resumed = on_every_rank(link, 3, [&] {
+        ck->resume(seq, common);
         top = ck->top();
-        return std::vector<int64_t>{};
+        own_left = ck->left_edge(left_corner, left_h, left_e);
+        const int64_t row = ck->first_row();
+        return std::vector<int64_t>{row, row + static_cast<int64_t>(left_h.size()), me.width};
     });
     ck->remove_completion_marker();  // every rank has removed the spent files, if any
-    // Corners: H(first_row, c0 - 1) is the previous rank's last column of the starting row.
+    const int64_t row = ck->first_row();
+    // A staircase fits together when each slab holds its left edge down to its left
+    // neighbour's row (which that neighbour then sends on from).
+    on_every_rank(link, 0, [&] {
+        for (int k = 1; k < ranks; ++k)
+            if (resumed[k][0] < resumed[k - 1][0] && resumed[k][1] < resumed[k - 1][0])
+                throw Error(options.checkpoint.path + ": the pieces of checkpoint " + std::to_string(seq) +
+                            " do not fit together (slab " + std::to_string(k) + " lacks rows " +
+                            std::to_string(resumed[k][1] + 1) + " to " + std::to_string(resumed[k - 1][0]) +
+                            " of its left edge); it is left untouched (use --restart to discard it)");
+        return std::vector<int64_t>{};
+    });
+    // Corners: H(first_row, c0 - 1). A piece keeps it; at one row for all it is the previous
+    // rank's last column of that row.
     const auto lasts = link.allgather({top.empty() ? 0 : top.h.back()});
-    top.corner = rank > 0 ? static_cast<int32_t>(lasts[rank - 1][0]) : 0;
+    if (!own_left) left_corner = rank > 0 ? static_cast<int32_t>(lasts[rank - 1][0]) : 0;
+    top.corner = rank > 0 ? left_corner : 0;
+    left.reset(row, left_corner, left_h, left_e);
+    std::vector<int32_t>().swap(left_h);
+    std::vector<int32_t>().swap(left_e);
     std::unique_ptr<TileExecutor> ex;
     on_every_rank(link, 0, [&] {
         // The gain counts every column right of a cell, this slab's and the slabs' beyond it.
@@ -452,8 +573,10 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     if (spacing > 0)
         special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, options.special_rows.identity, me.c0 + 1,
                                                      me.width, scoring, options.on_note);
-    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), options, scoring, group, local,
-                    special.get(), spacing / shape.rows_per_band);
+    int64_t lowest = row;
+    for (const auto& r : resumed) lowest = std::min(lowest, r[0]);
+    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), std::move(left), options, scoring, group,
+                    local, special.get(), spacing / shape.rows_per_band, lowest);
     worker.run(s0, s1, me.c0);
     if (special) special->finish();
     const AlignmentEnd mine = worker.best(me.c0);
@@ -462,7 +585,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     for (const int64_t t : worker.timings()) shared.push_back(t);
     const auto all = link.allgather(shared);
     SlabRunResult result;
-    result.cells_resumed = row * s1.length();  // every rank resumed from this row
+    for (const auto& r : resumed) result.cells_resumed += r[0] * r[2];  // rows above each slab's first
     std::vector<std::vector<int64_t>> timings;
     for (const auto& v : all) {
         const AlignmentEnd cand{static_cast<int32_t>(v[0]), v[1], v[2]};

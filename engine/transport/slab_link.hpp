@@ -6,18 +6,21 @@
 
 namespace chromalign {
 
-/// One band of a slab's right edge, sent to the next rank as that rank's left edge.
+/// What a slab sends its right neighbour, in order: rows of its right edge column (the
+/// neighbour's left edge), and the checkpoint protocol's control words (see Checkpointer),
+/// alone in a message without rows or beside them.
 struct EdgeMessage {
-    int64_t band = 0;
-    int32_t corner = 0;          ///< H(top - 1, edge column): the row above the band
-    int64_t checkpoint_seq = 0;  ///< > 0: every rank checkpoints this band's bottom row as number seq
-    bool stop = false;           ///< with checkpoint_seq: every rank stops once it is written
+    int64_t row0 = 0;            ///< the rows carried are row0+1 .. row0+h.size() of the matrix
+    int32_t corner = 0;          ///< H(row0, edge column)
     int32_t best = 0;            ///< the best score the sender knew of (pruning on the right)
-    std::vector<int32_t> h, e;   ///< H and E of the band's R rows in the edge column
+    int64_t request_seq = 0;     ///< > 0: checkpoint number seq is asked for (forwarded at once)
+    bool request_stop = false;   ///< with request_seq: every slab stops once its piece is written
+    int64_t captured_seq = 0;    ///< > 0: the sender's piece of checkpoint seq is at captured_row,
+    int64_t captured_row = 0;    ///< and every row of its edge down to there has been sent
+    std::vector<int32_t> h, e;   ///< H and E of those rows in the edge column
 };
-
 /// One slab's end of the run: rank k of the run's slabs owns the k-th column slab; messages
-/// flow from rank k to rank k+1 in band order, acknowledgements to rank 0. Implemented over
+/// flow from rank k to rank k+1 in row order, acknowledgements to rank 0. Implemented over
 /// MPI (engine/mpi_link), and between the slab threads of one process (engine/local_link).
 class SlabLink {
 public:
