@@ -10,6 +10,7 @@
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/checkpoint/pieces.hpp"
 #include "tests/resume_harness.hpp"
+#include "tests/stop_latency.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -252,42 +253,11 @@ TEST_F(Resume, UnwritableCheckpointWarnsOrStopsWhenStrict) {
 }
 
 /// The latencies issue 22 asks for, measured and printed on generated 3M and 20M pairs on the
-/// cpu backend with 2 threads: from a stop signal to the exit with a complete checkpoint
-/// (<= 10 s), and from the start of a run, and of a resumed run, to its first checkpoint with
-/// --checkpoint-every 2s (<= 2 + 10 s, plus the time the run takes to read its input and, when
-/// it resumes, the checkpoint).
+/// cpu backend with 2 threads: a stop within 10 s, the first checkpoint with
+/// --checkpoint-every 2s within 2 + 10 s of falling due (tests/stop_latency.hpp).
 TEST(StopLatency, AStopOrACheckpointIsDueWithinSecondsAt3MAnd20M) {
-    for (const int64_t size : {int64_t{3000000}, int64_t{20000000}}) {
-        const std::string what = std::to_string(size / 1000000) + "M x " + std::to_string(size / 1000000) + "M";
-        test::ResumeHarness h(size, size, test::seed() + 23);
-        const std::vector<std::string> base = {"-b", "cpu", "--threads", "2"};
-        // A stop signal 2 s into stage 1 (its lock taken).
-        const std::string stop_ck = h.path("stop.ckpt");
-        std::vector<std::string> args = base;
-        args.insert(args.end(), {"--checkpoint", stop_ck, "--checkpoint-every", "1h"});
-        const test::ChildRun stopped = h.run(args, 2000, SIGINT, stop_ck + ".lock");
-        std::printf("[ stop     ] %s: SIGINT 2 s into stage 1, exit %d %.2f s later (%s)\n", what.c_str(),
-                    stopped.exit_code, stopped.after_signal,
-                    stopped.err.find("checkpointed row") != std::string::npos ? "checkpointed" : "no checkpoint");
-        EXPECT_EQ(stopped.exit_code, 130) << what << "\n" << stopped.err;
-        EXPECT_TRUE(one_slab_checkpoint_exists(stop_ck)) << what;
-        EXPECT_LE(stopped.after_signal, 10.0) << what << ": the stop took too long";
-        // The first checkpoint of a run, then of the run that resumes from it (each killed
-        // once it has written its first checkpoint).
-        const std::string ck = h.path("due.ckpt");
-        args = base;
-        args.insert(args.end(), {"--checkpoint", ck, "--checkpoint-every", "2s"});
-        const test::ChildRun first = h.run(args, 0, SIGKILL, ck + ".slab0of1.1");
-        const test::ChildRun again = h.run(args, 0, SIGKILL, ck + ".slab0of1.0");
-        std::printf("[ due      ] %s, --checkpoint-every 2s: first checkpoint %.2f s after the start, %.2f s after "
-                    "the start of the run resuming from it\n",
-                    what.c_str(), first.after_file, again.after_file);
-        EXPECT_GE(first.after_file, 0) << what << ": no checkpoint was written\n" << first.err;
-        EXPECT_LE(first.after_file, 2 + 10 + 5.0) << what;  // 5 s to read the input
-        EXPECT_NE(again.err.find("resuming"), std::string::npos) << what << "\n" << again.err;
-        EXPECT_GE(again.after_file, 0) << what << ": no checkpoint after the resume\n" << again.err;
-        EXPECT_LE(again.after_file, 2 + 10 + 5.0) << what;
-    }
+    for (const int64_t size : {int64_t{3000000}, int64_t{20000000}})
+        test::expect_stop_latencies({"cpu", size, {"--threads", "2"}}, test::seed() + 23);
 }
 
 }  // namespace

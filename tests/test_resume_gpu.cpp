@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
 
 #include "kernels/registry.hpp"
 #include "engine/error.hpp"
 #include "kernels/reference/reference.hpp"
 #include "tests/resume_harness.hpp"
+#include "tests/stop_latency.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -72,6 +74,19 @@ TEST(ResumeGpu, KillNineAtRandomMomentsThenResume) {
     ASSERT_EQ(last.exit_code, 0) << last.err;
     EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), expected);
     EXPECT_GE(killed, 3);
+}
+
+/// Issue 22 on one GPU: a stop 75 s into stage 1 within 30 s, and the first checkpoint with
+/// --checkpoint-every 10s within 10 + 10 s of falling due (10 s more to read the input and
+/// eight 250 MB pieces), 8 slabs. It takes minutes at 250M: set CHROMALIGN_STOP_LATENCY_SIZE.
+TEST(StopLatencyGpu, AStopOrACheckpointIsDueWithinSeconds) {
+    SKIP_WITHOUT_GPU();
+    const char* size = std::getenv("CHROMALIGN_STOP_LATENCY_SIZE");
+    if (!size || !*size) GTEST_SKIP() << "set CHROMALIGN_STOP_LATENCY_SIZE (250M, say) to measure; it takes minutes";
+    char* unit = nullptr;
+    const double n = std::strtod(size, &unit);
+    const double scale = *unit == 'M' ? 1e6 : *unit == 'K' ? 1e3 : 1;
+    test::expect_stop_latencies({"cuda", static_cast<int64_t>(n * scale), {}, 8, 75000, 30, 10, 10}, test::seed() + 24);
 }
 
 }  // namespace

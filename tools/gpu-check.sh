@@ -6,6 +6,8 @@
 #   SIZES=1M,4M,8M RUNS=3 CKPT_SIZE=8M CKPT_EVERY="60 5" WHOLE=20M GTEST_FILTER='*' tools/gpu-check.sh
 # TB_SIZE=5M adds the traceback's cost on a related pair (tools/traceback-bench.sh).
 # Set CKPT_SIZE= or WHOLE= (empty) to skip those parts.
+# STOP_SIZE=250M adds issue 22's stop and checkpoint latencies at that size to the GPU tests
+# (StopLatencyGpu, about 4 minutes at 250M).
 # MPI_SIZE=16M MPI_RANKS="2 4" adds column slabs over MPI: the same generated pair once on one
 # GPU and once with mpirun -np R for each R listed (one GPU per rank), all with checkpoints
 # every MPI_CKPT_EVERY (60s), and the speed-ups. MPI_ARGS adds chromalign flags to all runs.
@@ -32,9 +34,10 @@ if command -v cuobjdump >/dev/null; then
   cuobjdump -res-usage .gpu/chromalign > "$out/res-usage.txt" 2>&1
 fi
 
-.gpu/chromalign_gpu_tests --gtest_filter="${GTEST_FILTER:-*}" > "$out/gpu-tests.log" 2>&1
+CHROMALIGN_STOP_LATENCY_SIZE="${STOP_SIZE:-}" .gpu/chromalign_gpu_tests --gtest_filter="${GTEST_FILTER:-*}" \
+  > "$out/gpu-tests.log" 2>&1
 tests_rc=$?
-grep -E '^\[  (PASSED|FAILED|SKIPPED)|^\[ result|^\[ seed|^\[ kill|Failure' "$out/gpu-tests.log" | head -40
+grep -E '^\[  (PASSED|FAILED|SKIPPED)|^\[ result|^\[ seed|^\[ kill|^\[ stop|^\[ due|Failure' "$out/gpu-tests.log" | head -40
 
 bench_rc=0
 : > "$out/bench.txt"
