@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B timings on the GPU machine, after tools/gpu-bundle.sh packed .gpu/ (see gpu-check.sh):
-# one generated pair (PAIR: mutated, random or related; see chromalign-bench --pair), then one whole chromalign run (checkpoints every 60 s) per line of RUNS,
+# one generated pair (PAIR: mutated, random or related; see chromalign-bench --pair), then one whole chromalign run (checkpoints every EVERY, 60s) per line of RUNS,
 # each "NP [VAR=VALUE ...] [--flag ...]": NP 1 runs one process, more run mpirun -np NP.
 # Prints score, end and align seconds per run; all outputs go to $OUT/ab.tgz.
 #   SIZE=8M RUNS=$'1\n2\n2 --slabs 12\n2 SOME_VAR=1' tools/gpu-ab.sh
@@ -17,7 +17,7 @@ export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
 work=/tmp/gpu-ab
 rm -rf "$work" && mkdir -p "$work/runs"
 .gpu/chromalign-bench --sizes "${SIZE:-8M}" --pair "${PAIR:-mutated}" --write-fasta "$work/pair" > /dev/null || exit 1
-common=(-f tsv --checkpoint-every 60s --restart --checkpoint "$work/ck" "$work/pair_s0.fa" "$work/pair_s1.fa")
+common=(-f tsv --checkpoint-every "${EVERY:-60s}" --restart --checkpoint "$work/ck" "$work/pair_s0.fa" "$work/pair_s1.fa")
 k=0
 while IFS= read -r line; do
   [ -z "$line" ] && continue

@@ -20,7 +20,12 @@ say() { echo "$*" | tee -a "$log"; }
 now() { date +%s.%N; }
 since() { awk -v s="$1" -v e="$(now)" 'BEGIN {printf "%.1f", e - s}'; }
 pieces() { ls "$1".slab* 2>/dev/null | grep -v '\.tmp'; }
-listing() { pieces "$1" | xargs -r ls -l --time-style=full-iso | md5sum; }
+# The last slab's pieces: slabs save their own rows, and the last slab's piece is written last.
+last_pieces() {
+  pieces "$1" | while read -r f; do k=${f##*.slab}; k=${k%%of*}; n=${f##*of}; n=${n%%.*}
+    [ "$k" -eq $((n - 1)) ] && echo "$f"; done
+}
+listing() { last_pieces "$1" | xargs -r ls -l --time-style=full-iso | md5sum; }
 run() { exec "$bin/chromalign" -b "$backend" -f tsv "$@" "$work/p_s0.fa" "$work/p_s1.fa"; }  # `run &`: $! is chromalign
 
 if [ ! -f "$work/p_s1.fa" ]; then
