@@ -91,6 +91,7 @@ Checkpoint level_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s
             }
         };
         const int64_t final_diagonal = bands - 1 + g.blocks;  // completes band bands-1's bottom row
+        ex->limit_bands(bands - 1);
         for (int64_t d = 0; d <= final_diagonal; ++d) {
             while (!ex->done(d - kMaxDiagonalsInFlight)) std::this_thread::yield();
             drain(d - 1);

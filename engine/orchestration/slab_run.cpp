@@ -219,7 +219,7 @@ private:
         if (pending_.seq > 0 && !ck_.capturing()) {
             ck_.start(d, pending_.seq, pending_.stop);
             capture_row_ = row0 + rows_;
-            if (pending_.stop) stopping_ = true, stop_band_ = d;
+            if (pending_.stop) stopping_ = true, stop_band_ = d, ex_.limit_bands(d);
             pending_ = Request{};
         }
         // Past a stop band the left edges are fresh and the rows not exact: none is kept.
@@ -247,7 +247,7 @@ private:
         ck_.start_top(seq, stop);
         capture_row_ = ck_.first_row();
         capture_ready_ = true;
-        if (stop) stopping_ = true, stop_band_ = -1;
+        if (stop) stopping_ = true, stop_band_ = -1, ex_.limit_bands(-1);
         pending_ = Request{};
     }
 

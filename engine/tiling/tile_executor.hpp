@@ -95,6 +95,12 @@ public:
     virtual void read_right_edge(int64_t band, int32_t* h, int32_t* e) = 0;
     /// Non-blocking: whether diagonals 0 .. d have completed.
     virtual bool done(int64_t d) = 0;
+
+    /// No band past `last` is needed any more (a stop checkpoint takes band `last`'s bottom
+    /// row, levelling stops there): from the next diagonal enqueued, an executor may skip their
+    /// tiles, which only feed each other. About half of the B + 1 diagonals a row takes. By
+    /// default they are computed anyway.
+    virtual void limit_bands(int64_t last) { (void)last; }
 };
 
 }  // namespace chromalign

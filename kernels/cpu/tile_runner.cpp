@@ -181,7 +181,8 @@ int64_t CpuTileRunner::cells_pruned() {
 }
 
 void CpuTileRunner::enqueue_diagonal(int64_t d) {
-    const int64_t first = grid_.first_block(d), last = grid_.last_block(d);
+    // Block b runs band d - b: those past last_band_ are left of d - last_band_.
+    const int64_t first = std::max(grid_.first_block(d), d - last_band_), last = grid_.last_block(d);
     if (first > last) return;
     auto task = [this, d, first](int64_t i, int worker) { run_tile(d, first + i, worker); };
     pool_.run(last - first + 1, task);

@@ -51,6 +51,7 @@ public:
     const TileGrid& grid() const override { return grid_; }
     /// Runs the tiles of diagonal d on the workers; returns when they are done.
     void enqueue_diagonal(int64_t d) override;
+    void limit_bands(int64_t last) override { last_band_ = last; }
     void synchronize() override {}
     AlignmentEnd best() override;
     /// Synchronous: diagonal d = band + b has just written block b's columns of band's bottom row.
@@ -118,6 +119,7 @@ private:
     /// this executor's best stays the largest H it computed (checkpoints check that).
     std::atomic<int32_t> shared_best_{0};
     PruneRule prune_;
+    int64_t last_band_ = INT64_MAX / 2;  ///< limit_bands: tiles of later bands are not run
     WorkerPool pool_;
 };
 
