@@ -52,6 +52,7 @@ public:
     void get_bytes(void* out, size_t size) {
         if (size > bytes_.size() - pos_)
             throw Error(path_ + ": checkpoint is truncated (" + std::to_string(bytes_.size()) + " bytes)");
+        if (size == 0) return;  // `out` may be null then (an empty array's data()), which memcpy must not get
         std::memcpy(out, bytes_.data() + pos_, size);
         pos_ += size;
     }
