@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "engine/error.hpp"
 #include "engine/checkpoint/pieces.hpp"
@@ -61,7 +62,7 @@ std::vector<int64_t> Checkpointer::offer() {
         if (!file_exists(path)) return;
         offered[3] = 1;
         try {
-            const Checkpoint c = read_checkpoint(path);
+            Checkpoint c = read_checkpoint(path);
             if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); !why.empty())
                 problems_.push_back(path + ": checkpoint does not match this run: " + why);
             else if (seq && c.seq > 0 && c.seq % 2 != (seq == &offered[0] ? 0 : 1))
@@ -69,6 +70,10 @@ std::vector<int64_t> Checkpointer::offer() {
             else {
                 if (seq) *seq = c.seq;
                 row = c.row;
+                // The later piece is kept for resume(), which would otherwise read it again
+                // (250 MB a slab at 250M); the other is read again if the agreement takes it.
+                if (seq && (!kept_ || std::make_pair(c.seq, c.row) > std::make_pair(kept_->seq, kept_->row)))
+                    kept_ = std::move(c);
             }
         } catch (const Error& e) {
             problems_.push_back(e.what());
@@ -110,8 +115,11 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
         for (int slot = 0; slot < 2; ++slot) ::unlink(piece(slot).c_str());
         if (rank_ == 0) note(remove_spent_files(options_.path, ranks_));
     }
+    std::optional<Checkpoint> kept = std::move(kept_);
+    kept_.reset();
     if (seq > 0) {  // this rank's own piece of checkpoint seq, at its own row
-        Checkpoint c = read_checkpoint(piece(static_cast<int>(seq % 2)));
+        Checkpoint c = kept && kept->seq == seq ? std::move(*kept) : read_checkpoint(piece(static_cast<int>(seq % 2)));
+        kept.reset();
         if (c.seq != seq || c.n != base_.n || c.fingerprint1 != base_.fingerprint1)
             throw Error(piece(static_cast<int>(seq % 2)) + ": changed while the run resumed from it");
         first_row_ = c.row;

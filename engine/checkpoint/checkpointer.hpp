@@ -6,6 +6,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,7 @@ private:
     int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
     Checkpoint other_;            ///< the whole row its pieces make, when offer() chose it (else row 0)
     std::vector<Checkpoint> other_pieces_;  ///< or its pieces, to level in resume()
+    std::optional<Checkpoint> kept_;        ///< this rank's later piece, as offer() read it
     Leveller leveller_;
     AlignmentEnd best_;
     std::vector<std::string> problems_;  ///< files offer() found but could not use, and why
