@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <future>
 
 namespace chromalign {
 
@@ -18,11 +20,23 @@ WindowSpec cut_window(RowSource& rows, const TracebackTerms& t, int64_t top, int
     return w;
 }
 
-Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
-    while (!dropped_.empty() && dropped_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        if (Swept s = dropped_.front().get(); s.rows) retire(std::move(s.rows));  // freeing here waits for the GPU
-        dropped_.pop_front();
+namespace {
+
+/// Pops the futures at the front of `q` that are ready, handing each to `take` first.
+template <typename T, typename Take>
+void pop_ready(std::deque<std::future<T>>& q, Take take) {
+    while (!q.empty() && q.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        take(q.front());
+        q.pop_front();
     }
+}
+
+}  // namespace
+
+Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
+    pop_ready(dropped_, [this](std::future<Swept>& f) {
+        if (Swept s = f.get(); s.rows) retire(std::move(s.rows));  // freeing here waits for the GPU
+    });
     while (!ahead_.empty() && ahead_.front().w.bottom > i) {  // behind the walk
         drop(ahead_.front());
         ahead_.pop_front();
@@ -55,8 +69,7 @@ void Lookahead::drop(Ahead& a) {
 }
 
 void Lookahead::retire(std::unique_ptr<RowSource> rows) {
-    while (!retired_.empty() && retired_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-        retired_.pop_front();
+    pop_ready(retired_, [](std::future<void>&) {});
     retired_.push_back(std::async(std::launch::async, [r = std::move(rows)]() mutable { r.reset(); }));
 }
 
@@ -72,6 +85,8 @@ void Lookahead::plan(int64_t i, int64_t j) {
         cap = ahead_.back().cap;
         at = ahead_.back().guess;
     }
+    bool known = false;  // H(bottom, at) is entry_h: the window below read row `bottom`
+    int32_t entry_h = 0;
     while (static_cast<int>(ahead_.size()) < depth_ && bottom > rows_.top()) {
         const int64_t top = rows_.row_above(bottom), height = bottom - top;
         const int64_t slack = height / 8 + 256;
@@ -84,11 +99,16 @@ void Lookahead::plan(int64_t i, int64_t j) {
         if (hi < lo) return;
         a.w = cut_window(rows_, t_, top, bottom, lo, hi);
         a.cap = hi;
-        WindowRow top_row = rows_.read(top, lo, hi);
-        TracebackPoint entry{bottom, at, 'H', at <= hi ? rows_.read(bottom, at, at).h[1] : 0, {}};
+        WindowRow top_row = rows_.read(top, lo, hi);  // columns lo - 1 .. hi
+        TracebackPoint entry{bottom, at, 'H', at > hi ? 0 : known ? entry_h : rows_.read(bottom, at, at).h[1], {}};
+        // The next window enters row `top` at a.guess, which this top row holds when a.guess <= hi
+        // (the next window's hi is at most this one's: entry at a.guess > hi reads no row).
+        known = a.guess >= lo - 1 && a.guess <= hi;
+        if (known) entry_h = top_row.h[static_cast<size_t>(a.guess - lo + 1)];
         a.dropped = std::make_shared<std::atomic<bool>>(false);
-        a.swept = std::async(std::launch::async, [sweep = sweep_, w = a.w, top_row = std::move(top_row), entry = std::move(entry),
-                                                  dropped = a.dropped]() mutable {
+        // sweep_ outlives the task: ~Lookahead waits for every window (ahead_, dropped_).
+        a.swept = std::async(std::launch::async, [&sweep = sweep_, w = a.w, top_row = std::move(top_row),
+                                                  entry = std::move(entry), dropped = a.dropped]() mutable {
             return sweep(w, std::move(top_row), entry, *dropped);
         });
         bottom = top;
