@@ -119,7 +119,15 @@ ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int si
     bool ended = false;
     auto poll = [&] {
         ended = waitpid(pid, &status, WNOHANG) == pid;
-        if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (ended) return;
+        if (watchdog_s_ > 0 && since(start) > watchdog_s_) {  // a hung run fails its test, not the suite
+            kill_session(pid);
+            waitpid(pid, &status, 0);
+            ended = true;
+            r.watchdog = true;
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     };
     if (signal_after_ms >= 0 && !after_new_file.empty()) {
         while (!ended) {
@@ -145,12 +153,13 @@ ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int si
             sent = true;
         }
     }
-    if (!ended) waitpid(pid, &status, 0);
+    while (!ended) poll();
     r.seconds = since(start);
     if (sent) r.after_signal = since(signalled);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = slurp(out_path);
     r.err = slurp(err_path);
+    if (r.watchdog) r.err += "\n(killed by the test's watchdog after " + std::to_string(watchdog_s_) + " s)";
     return r;
 }
 

@@ -17,6 +17,7 @@ struct ChildRun {
     double seconds = 0;    ///< from the start to the exit
     double after_signal = -1;  ///< seconds from the signal to the exit; -1 when none was sent
     double after_file = -1;    ///< seconds from the start until after_new_file was written; -1: not
+    bool watchdog = false;     ///< killed (the whole session) by ResumeHarness::set_watchdog's limit
 };
 
 /// A temporary directory holding a mutated pair as FASTA, for CLI runs against it.
@@ -45,12 +46,17 @@ public:
     /// which goes to every process the run started (the whole job).
     void set_launcher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
 
+    /// Kills a run (all it started) that is still going `seconds` after its start, marking it
+    /// ChildRun::watchdog, so that a hang fails its test with what the run printed (0: never).
+    void set_watchdog(int seconds) { watchdog_s_ = seconds; }
+
     /// Parses score and end cell from a TSV result.
     static AlignmentEnd parse_tsv(const std::string& out);
 
 private:
     std::string dir_;
     std::vector<std::string> launcher_;
+    int watchdog_s_ = 0;
 };
 
 }  // namespace chromalign::test

@@ -28,6 +28,9 @@ void expect_stop_latencies(const StopLatencyCase& c, uint64_t seed) {
     const std::string what = c.backend + " " + std::to_string(c.size / 1000000) + "M x " +
                              std::to_string(c.size / 1000000) + "M";
     ResumeHarness h(c.size, c.size, seed);
+    // A run that hangs fails here with its output, rather than the suite never ending: a
+    // stop's run may take its stop_after_ms, then its limit, with minutes to spare.
+    h.set_watchdog(c.stop_after_ms / 1000 + static_cast<int>(c.stop_limit_s) + 300);
     std::vector<std::string> base = {"-b", c.backend};
     base.insert(base.end(), c.extra.begin(), c.extra.end());
     // A stop signal into stage 1 (its lock taken).
