@@ -367,7 +367,7 @@ private:
         p.cells_left_live = static_cast<int64_t>(static_cast<double>(p.cells_left) *
                                                  live_fraction_below(front, s0.length(), s1.length()));
         p.seconds = seconds;
-        p.best_score = ex_.best().score;
+        p.best_score = best(c0_).score;  // with the best cell of the rows above a resume
         options_.on_progress(p);
     }
 
