@@ -96,6 +96,25 @@ void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEn
 
 TEST_F(Resume, SigintWritesACheckpointAndExits130) { interrupt_then_resume(*harness_, SIGINT, expected_); }
 
+TEST_F(Resume, ProgressAfterAResumeShowsTheBestOfTheRowsAboveIt) {
+    // Rank 0 reports the progress. Stopped past row n / 3, its slab of 3 holds none of the
+    // alignment below, so its own best is small there: the line must show the saved best too.
+    const std::string ck = harness_->path("progress.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "-t", "2", "--slabs", "3", "--checkpoint", ck,
+                                           "--checkpoint-every", "1h"};
+    const test::ChildRun stopped = harness_->run(args, 3500, SIGINT, ck + ".lock");
+    ASSERT_EQ(stopped.exit_code, 130) << stopped.err;
+    int32_t saved_best = 0;
+    for (int k = 0; k < 3; ++k)
+        saved_best = std::max(saved_best, read_checkpoint(ck + ".slab" + std::to_string(k) + "of3.1").best.score);
+    const test::ChildRun again = harness_->run(args);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(again.out), expected_);
+    const size_t shown = again.err.find("best so far ");
+    ASSERT_NE(shown, std::string::npos) << "no progress line\n" << again.err;
+    EXPECT_GE(std::stoll(again.err.substr(shown + 12)), saved_best) << again.err;
+}
+
 TEST(ResumeMatrix, Hoxd70RunResumesAndAnotherMatrixIsRefused) {
     // HOXD70 runs in 32-bit lanes, about half as fast: a shorter pair lasts as long.
     test::ResumeHarness h(kLength / 2, kLength / 2, test::seed() + 1);
