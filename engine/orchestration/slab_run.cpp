@@ -93,11 +93,11 @@ class SlabRank {
 public:
     /// `left` is the left edge column from the slab's first row on (what the resumed piece
     /// kept of it); special rows are kept at rows special_base + k * special_bands * R.
-    SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, int32_t out_corner, LeftColumn left,
+    SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, LeftColumn left,
              const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local,
              SpecialRowWriter* special, int64_t special_bands, int64_t special_base)
         : link_(link), ck_(ck), ex_(ex), special_(special), special_bands_(special_bands), special_base_(special_base),
-          g_(ex.grid()), rows_(g_.rows_per_band()), m_(ck.first_row() + g_.m), out_corner_(out_corner),
+          g_(ex.grid()), rows_(g_.rows_per_band()), m_(ck.first_row() + g_.m),
           options_(options), scoring_(scoring), group_(group), local_(local), left_(link.rank() > 0),
           right_(link.rank() + 1 < link.ranks()), left_col_(std::move(left)),
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf),
@@ -302,9 +302,7 @@ private:
             const size_t real = static_cast<size_t>(std::min(rows_, m_ - m.row0));  // none past the matrix
             m.h.resize(real);
             m.e.resize(real);
-            m.corner = out_corner_;
             m.best = best_;
-            out_corner_ = m.h.back();
             link_.send_edge(m);
         }
         EdgeMessage in;
@@ -408,7 +406,6 @@ private:
     const TileGrid& g_;
     const int64_t rows_;
     const int64_t m_;     ///< rows of the whole matrix
-    int32_t out_corner_;  ///< H of the right edge column in the row above the next band sent
     const BackendOptions& options_;
     const Scoring& scoring_;  ///< for the ETA's model of what pruning leaves
     SlabGroup* const group_;  ///< this process's slabs, for the progress (may be null)
@@ -575,8 +572,8 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
                                                      me.width, scoring, options.on_note);
     int64_t lowest = row;
     for (const auto& r : resumed) lowest = std::min(lowest, r[0]);
-    SlabRank worker(link, *ck, *ex, static_cast<int32_t>(lasts[rank][0]), std::move(left), options, scoring, group,
-                    local, special.get(), spacing / shape.rows_per_band, lowest);
+    SlabRank worker(link, *ck, *ex, std::move(left), options, scoring, group, local, special.get(),
+                    spacing / shape.rows_per_band, lowest);
     worker.run(s0, s1, me.c0);
     if (special) special->finish();
     const AlignmentEnd mine = worker.best(me.c0);

@@ -15,10 +15,9 @@ namespace {
 constexpr int kAckTag = 1;
 /// An edge's tag: this plus the rank of the slab that receives it.
 constexpr int kEdgeTagBase = 2;
-/// Messages are int32 words (an edge is 8 bytes per row). Edge header: row0 (2 words), corner,
-/// request seq (2 words), request stop, captured seq (2 words), captured row (2 words), rows,
-/// best score.
-constexpr size_t kHeader = 12;
+/// Messages are int32 words (an edge is 8 bytes per row). Edge header: row0 (2 words), request
+/// seq (2 words), request stop, captured seq (2 words), captured row (2 words), rows, best score.
+constexpr size_t kHeader = 11;
 
 void put64(std::vector<int32_t>& words, int64_t v) {
     words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) & 0xffffffffu));
@@ -132,7 +131,6 @@ void MpiLink::send_edge(const EdgeMessage& m) {
     std::vector<int32_t> words;
     words.reserve(kHeader + 2 * m.h.size());
     put64(words, m.row0);
-    words.push_back(m.corner);
     put64(words, m.request_seq);
     words.push_back(m.request_stop ? 1 : 0);
     put64(words, m.captured_seq);
@@ -165,15 +163,14 @@ bool MpiLink::poll(int source, int tag, std::vector<int32_t>& words) {
 bool MpiLink::poll_edge(EdgeMessage& m) {
     std::vector<int32_t> words;
     if (!poll((rank_ - 1 + processes_) % processes_, kEdgeTagBase + rank_, words)) return false;
-    const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[10]) : 0;
+    const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[9]) : 0;
     if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
     m.row0 = get64(&words[0]);
-    m.corner = words[2];
-    m.request_seq = get64(&words[3]);
-    m.request_stop = words[5] != 0;
-    m.captured_seq = get64(&words[6]);
-    m.captured_row = get64(&words[8]);
-    m.best = words[11];
+    m.request_seq = get64(&words[2]);
+    m.request_stop = words[4] != 0;
+    m.captured_seq = get64(&words[5]);
+    m.captured_row = get64(&words[7]);
+    m.best = words[10];
     m.h.assign(words.begin() + kHeader, words.begin() + kHeader + rows);
     m.e.assign(words.begin() + kHeader + rows, words.end());
     return true;

@@ -11,7 +11,6 @@ namespace chromalign {
 /// alone in a message without rows or beside them.
 struct EdgeMessage {
     int64_t row0 = 0;            ///< the rows carried are row0+1 .. row0+h.size() of the matrix
-    int32_t corner = 0;          ///< H(row0, edge column)
     int32_t best = 0;            ///< the best score the sender knew of (pruning on the right)
     int64_t request_seq = 0;     ///< > 0: checkpoint number seq is asked for (forwarded at once)
     bool request_stop = false;   ///< with request_seq: every slab stops once its piece is written
