@@ -365,7 +365,9 @@ private:
         p.cells_left_live = static_cast<int64_t>(static_cast<double>(p.cells_left) *
                                                  live_fraction_below(front, s0.length(), s1.length()));
         p.seconds = seconds;
-        p.best_score = best(c0_).score;  // with the best cell of the rows above a resume
+        // This slab's best, with its rows above a resume, or the best any slab of the process has
+        // shared (share_best: theirs above a resume too), whichever is higher.
+        p.best_score = std::max(best(c0_).score, best_);
         options_.on_progress(p);
     }
 
