@@ -72,22 +72,27 @@ std::vector<Checkpoint> read_pieces(const std::string& path, int q, int slot, co
     return pieces;
 }
 
+Checkpoint flat_of(const std::vector<Checkpoint>& pieces, const Sequence& s1) {
+    Checkpoint whole;
+    const Checkpoint& first = pieces.front();
+    whole.m = first.m;
+    whole.fingerprint0 = first.fingerprint0;
+    whole.scoring = first.scoring;
+    whole.row = first.row;
+    whole.n = s1.length();
+    whole.fingerprint1 = sequence_fingerprint(s1);
+    for (const Checkpoint& piece : pieces)
+        if (better_end(piece.best, whole.best)) whole.best = piece.best;
+    return whole;
+}
+
 Checkpoint join_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s1) {
-    Checkpoint whole = pieces.front();
-    whole.h.clear();
-    whole.f.clear();
-    whole.seq = 0;
-    whole.left_corner = 0;
-    whole.left_h.clear();
-    whole.left_e.clear();
+    Checkpoint whole = flat_of(pieces, s1);
     for (const Checkpoint& piece : pieces) {
         if (piece.row != whole.row) throw Error("internal: pieces at different rows joined");
-        if (better_end(piece.best, whole.best)) whole.best = piece.best;
         whole.h.insert(whole.h.end(), piece.h.begin(), piece.h.end());
         whole.f.insert(whole.f.end(), piece.f.begin(), piece.f.end());
     }
-    whole.n = s1.length();
-    whole.fingerprint1 = sequence_fingerprint(s1);
     return whole;
 }
 

@@ -27,6 +27,11 @@ int other_rank_count(const std::string& path, int ranks);
 std::vector<Checkpoint> read_pieces(const std::string& path, int q, int slot, const Sequence& s0, const Sequence& s1,
                                     const Scoring& scoring);
 
+/// The flat row of all columns that `pieces` (one checkpoint, left to right) make, without its
+/// H and F yet: the first piece's identity and row with S1's length and fingerprint, and the
+/// best of their best cells.
+Checkpoint flat_of(const std::vector<Checkpoint>& pieces, const Sequence& s1);
+
 /// The flat row of all columns that pieces at one row make (their best cell, the best of
 /// theirs). Throws Error when they lie at different rows.
 Checkpoint join_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s1);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "engine/checkpoint/pieces.hpp"
 #include "engine/error.hpp"
 #include "engine/orchestration/left_column.hpp"
 #include "engine/tiling/tile_grid.hpp"
@@ -28,20 +29,9 @@ Checkpoint level_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s
     const int q = static_cast<int>(pieces.size());
     const std::string which = "the checkpoint pieces of " + std::to_string(q) + " slabs";
     int64_t top = 0;
-    Checkpoint whole = pieces.front();
-    for (const Checkpoint& p : pieces) {
-        top = std::max(top, p.row);
-        if (better_end(p.best, whole.best)) whole.best = p.best;
-    }
+    for (const Checkpoint& p : pieces) top = std::max(top, p.row);
+    Checkpoint whole = flat_of(pieces, s1);
     whole.row = top;
-    whole.n = s1.length();
-    whole.fingerprint1 = sequence_fingerprint(s1);
-    whole.seq = 0;
-    whole.left_corner = 0;
-    whole.left_h.clear();
-    whole.left_e.clear();
-    whole.h.clear();
-    whole.f.clear();
 
     int64_t c0 = 0, prev_row = 0;
     std::vector<int32_t> prev_h, prev_e;  // the previous slab's right edge, rows prev_row+1 .. top
