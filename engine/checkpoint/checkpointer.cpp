@@ -193,17 +193,19 @@ void Checkpointer::forget_top() {
     std::vector<int32_t>().swap(top_f_);
 }
 
-void Checkpointer::start(int64_t band, int64_t seq, bool stop) {
+void Checkpointer::begin(int64_t seq, bool stop) {
     stop_ = stop;
     seq_ = seq;
     next_seq_ = seq + 1;
+}
+
+void Checkpointer::start(int64_t band, int64_t seq, bool stop) {
+    begin(seq, stop);
     band_.start(band, base_.n);
 }
 
 void Checkpointer::start_top(int64_t seq, bool stop) {
-    stop_ = stop;
-    seq_ = seq;
-    next_seq_ = seq + 1;
+    begin(seq, stop);
     top_capture_ = true;
 }
 

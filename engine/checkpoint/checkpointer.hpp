@@ -104,6 +104,7 @@ public:
 
 private:
     std::string piece(int slot) const;
+    void begin(int64_t seq, bool stop);  ///< what start() and start_top() share
     void note(const std::string& text) const;
     std::string progress_of(int64_t row) const;  ///< "row r of m, p% done"
 
