@@ -69,8 +69,17 @@ std::vector<int64_t> piece_rows(const std::string& path, int ranks) {
 
 void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& sc, const std::string& path, int ranks,
                          bool pruned) {
+    // Each piece read as the file says: its columns from each step on (the first from 0) at
+    // that step's row, and the column left of them from that row down to the step before's.
+    struct Part {
+        int slab = 0;
+        int64_t col0 = 0, n = 0, row = 0;
+        const int32_t *h = nullptr, *f = nullptr;
+        int32_t corner = 0;
+        const std::vector<int32_t>*left_h = nullptr, *left_e = nullptr;
+    };
     std::vector<Checkpoint> pieces;
-    std::vector<int64_t> c0;
+    std::vector<Part> parts;
     int64_t c = 0;
     for (int k = 0; k < ranks; ++k) {
         Checkpoint latest;
@@ -79,9 +88,20 @@ void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& 
             Checkpoint p = read_checkpoint(piece_name(path, k, ranks, slot));
             if (p.seq > latest.seq) latest = std::move(p);
         }
-        c0.push_back(c);
-        c += latest.n;
         pieces.push_back(std::move(latest));
+    }
+    for (int k = 0; k < ranks; ++k) {
+        const Checkpoint& p = pieces[static_cast<size_t>(k)];
+        parts.push_back(Part{k, c, p.steps.empty() ? p.n : p.steps[0].col, p.row, p.h.data(), p.f.data(),
+                             p.left_corner, &p.left_h, &p.left_e});
+        for (size_t s = 0; s < p.steps.size(); ++s) {
+            const StairStep& step = p.steps[s];
+            const int64_t to = s + 1 < p.steps.size() ? p.steps[s + 1].col : p.n;
+            EXPECT_EQ(static_cast<int64_t>(step.h.size()), (s == 0 ? p.row : p.steps[s - 1].row) - step.row);
+            parts.push_back(Part{k, c + step.col, to - step.col, step.row, p.h.data() + step.col,
+                                 p.f.data() + step.col, step.corner, &step.h, &step.e});
+        }
+        c += p.n;
     }
     const int64_t m = s0.length(), n = s1.length();
     constexpr int64_t kNeg = int64_t{1} << 40;
@@ -103,28 +123,28 @@ void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& 
                 left_h = h[j];
             }
         }
-        for (int k = 0; k < ranks; ++k) {
-            const Checkpoint& p = pieces[static_cast<size_t>(k)];
-            const int64_t col = c0[k];  // the left edge column, 1-based: c0
+        for (const Part& p : parts) {
+            const int64_t col = p.col0;  // the left edge column, 1-based: col0
+            const std::string where = "slab " + std::to_string(p.slab) + " part at column " + std::to_string(col + 1);
             if (i == p.row) {
                 for (int64_t j = 0; j < p.n; ++j) {
                     if (i == 0) continue;
                     const int64_t want_h = h[col + 1 + j], want_f = f[col + 1 + j];
                     check(pruned ? p.h[j] <= want_h && p.f[j] <= want_f : p.h[j] == want_h && p.f[j] == want_f,
-                          "slab " + std::to_string(k) + " row " + std::to_string(i) + " column " + std::to_string(col + 1 + j));
+                          where + ": row " + std::to_string(i) + " column " + std::to_string(col + 1 + j));
                 }
-                if (k > 0)
-                    check(pruned ? p.left_corner <= h[col] : p.left_corner == h[col],
-                          "slab " + std::to_string(k) + " corner at row " + std::to_string(i));
+                if (col > 0)
+                    check(pruned ? p.corner <= h[col] : p.corner == h[col], where + ": corner at row " + std::to_string(i));
             }
             const int64_t r = i - p.row - 1;
-            if (k > 0 && r >= 0 && r < static_cast<int64_t>(p.left_h.size()))
-                check(pruned ? p.left_h[r] <= h[col] && p.left_e[r] <= e_row[col]
-                             : p.left_h[r] == h[col] && p.left_e[r] == e_row[col],
-                      "slab " + std::to_string(k) + " left edge row " + std::to_string(i));
+            if (col > 0 && r >= 0 && r < static_cast<int64_t>(p.left_h->size()))
+                check(pruned ? (*p.left_h)[r] <= h[col] && (*p.left_e)[r] <= e_row[col]
+                             : (*p.left_h)[r] == h[col] && (*p.left_e)[r] == e_row[col],
+                      where + ": left edge row " + std::to_string(i));
         }
     }
     EXPECT_EQ(mismatches, 0);
+    std::printf("[ pieces   ] %zu parts (slabs and their steps) checked cell by cell\n", parts.size());
 }
 
 void expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0, const Sequence& s1,

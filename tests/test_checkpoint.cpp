@@ -111,6 +111,61 @@ TEST_F(CheckpointFile, RoundTripKeepsASlabsPieceAtItsOwnRow) {
     EXPECT_NE(read_error().find("row out of range"), std::string::npos) << read_error();
 }
 
+TEST_F(CheckpointFile, RoundTripKeepsAWavefrontsSteps) {
+    // A wavefront piece (format 4): from column 300 on the row is 1234 - 16, from 700 on
+    // 1234 - 32, each step with the rows of the column left of it in between.
+    Checkpoint piece = c_;
+    piece.seq = 3;
+    for (const int64_t col : {300, 700}) {
+        StairStep step;
+        step.col = col;
+        step.row = piece.low_row() - 16;
+        step.corner = 11;
+        for (int i = 0; i < 16; ++i) {
+            step.h.push_back(20 + i);
+            step.e.push_back(i % 3 == 0 ? kScoreNegInf : 10 + i);
+        }
+        piece.steps.push_back(step);
+    }
+    write_checkpoint(path_, piece);
+    const Checkpoint r = read_checkpoint(path_);
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_EQ(r.low_row(), 1234 - 32);
+    for (size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(r.steps[k].col, piece.steps[k].col);
+        EXPECT_EQ(r.steps[k].row, piece.steps[k].row);
+        EXPECT_EQ(r.steps[k].corner, 11);
+        EXPECT_EQ(r.steps[k].h, piece.steps[k].h);
+        EXPECT_EQ(r.steps[k].e, piece.steps[k].e);
+    }
+    EXPECT_EQ(r.h, piece.h);
+    EXPECT_EQ(r.f, piece.f);
+
+    // What no wavefront can be: a step below the one before, columns out of order, a value
+    // out of range; and steps in a flat file (seq 0). Each written with a right CRC.
+    const auto refused = [&](Checkpoint bad, const std::string& why) {
+        write_checkpoint(path_, bad);
+        EXPECT_NE(read_error().find(why), std::string::npos) << read_error();
+    };
+    Checkpoint lower = piece;
+    lower.steps[1].row = lower.steps[0].row + 1;
+    lower.steps[1].h.clear();
+    lower.steps[1].e.clear();
+    refused(lower, "a step at column 700");
+    Checkpoint order = piece;
+    order.steps[1].col = 300;
+    refused(order, "a step at column 300");
+    Checkpoint value = piece;
+    value.steps[1].e[5] = value.steps[1].h[5] + 1;  // E <= H
+    refused(value, "of the step at column 701 is out of range");
+    Checkpoint corner = piece;
+    corner.steps[0].corner = -1;
+    refused(corner, "the corner of the step at column 301");
+    Checkpoint flat = piece;
+    flat.seq = 0;
+    refused(flat, "header is corrupt");
+}
+
 TEST_F(CheckpointFile, TruncationAtAnyOffsetIsRefused) {
     write_checkpoint(path_, c_);
     const std::vector<char> whole = bytes();

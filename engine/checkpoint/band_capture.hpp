@@ -23,6 +23,7 @@ public:
     }
 
     bool active() const { return active_; }
+    int64_t band() const { return band_; }
 
     /// After diagonal d was enqueued: collects its part of the row; true once the row is
     /// complete (after diagonal band + B).

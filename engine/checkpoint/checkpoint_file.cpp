@@ -160,10 +160,21 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put<int64_t>(c.seq);
     w.put<int32_t>(c.left_corner);
     w.put<int64_t>(static_cast<int64_t>(c.left_h.size()));
-    w.put_bytes(c.h.data(), c.h.size() * sizeof(int32_t));
-    w.put_bytes(c.f.data(), c.f.size() * sizeof(int32_t));
-    w.put_bytes(c.left_h.data(), c.left_h.size() * sizeof(int32_t));
-    w.put_bytes(c.left_e.data(), c.left_e.size() * sizeof(int32_t));
+    w.put<int64_t>(static_cast<int64_t>(c.steps.size()));
+    for (const StairStep& step : c.steps) {
+        w.put<int64_t>(step.col);
+        w.put<int64_t>(step.row);
+        w.put<int32_t>(step.corner);
+    }
+    const auto put_array = [&w](const std::vector<int32_t>& v) { w.put_bytes(v.data(), v.size() * sizeof(int32_t)); };
+    put_array(c.h);
+    put_array(c.f);
+    put_array(c.left_h);
+    put_array(c.left_e);
+    for (const StairStep& step : c.steps) {
+        put_array(step.h);
+        put_array(step.e);
+    }
     w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
 
     const std::string tmp = path + ".tmp";
@@ -204,9 +215,13 @@ namespace {
 size_t header_bytes(uint32_t format) {
     const size_t scoring = format == 1 ? 4 * sizeof(int32_t) : (16 + 3) * sizeof(int32_t);
     const size_t staircase = format >= 3 ? 2 * sizeof(int64_t) + sizeof(int32_t) : 0;
+    const size_t steps = format >= 4 ? sizeof(int64_t) : 0;
     return sizeof kMagic + sizeof(uint32_t) + kVersionField + 4 * sizeof(int64_t) + scoring +
-           sizeof(int64_t) + sizeof(int32_t) + 2 * sizeof(int64_t) + staircase;
+           sizeof(int64_t) + sizeof(int32_t) + 2 * sizeof(int64_t) + staircase + steps;
 }
+
+/// Bytes of one step's column, row and corner.
+constexpr size_t kStepBytes = 2 * sizeof(int64_t) + sizeof(int32_t);
 
 /// What a row of a DP matrix under `c.scoring` cannot hold, or empty: H(row, j) lies in
 /// [0, kMaxBestScore]; F(row, j) = max(F(row-1, j) - ext, H(row-1, j) - open) >= -open for
@@ -233,6 +248,14 @@ std::string implausible(const Checkpoint& c) {
             return "H of left row " + std::to_string(c.row + 1 + static_cast<int64_t>(i)) + " is out of range";
         if (c.left_e[i] != kScoreNegInf && (c.left_e[i] < -c.scoring.gap_open || c.left_e[i] > c.left_h[i]))
             return "E of left row " + std::to_string(c.row + 1 + static_cast<int64_t>(i)) + " is out of range";
+    }
+    for (const StairStep& s : c.steps) {  // the same for each step's column
+        const std::string where = " of the step at column " + std::to_string(s.col + 1);
+        if (s.corner < 0 || s.corner > kMaxBestScore) return "the corner" + where + " is out of range";
+        for (size_t i = 0; i < s.h.size(); ++i)
+            if (s.h[i] < 0 || s.h[i] > kMaxBestScore ||
+                (s.e[i] != kScoreNegInf && (s.e[i] < -c.scoring.gap_open || s.e[i] > s.h[i])))
+                return "row " + std::to_string(s.row + 1 + static_cast<int64_t>(i)) + where + " is out of range";
     }
     return {};
 }
@@ -280,38 +303,70 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.best.score = r.get<int32_t>();
     c.best.s0_end = r.get<int64_t>();
     c.best.s1_end = r.get<int64_t>();
-    int64_t left_rows = 0;
+    int64_t left_rows = 0, steps = 0;
     if (format >= 3) {
         c.seq = r.get<int64_t>();
         c.left_corner = r.get<int32_t>();
         left_rows = r.get<int64_t>();
     }
+    if (format >= 4) steps = r.get<int64_t>();
     const size_t header = r.position();
-    // n and the left rows bounded first, so that the size below cannot overflow. A piece may
-    // be at row 0: a slab that had not begun when its checkpoint was taken.
+    // n, the left rows and the steps bounded first, so that the sizes below cannot overflow.
+    // A piece may be at row 0: a slab that had not begun when its checkpoint was taken.
     const int64_t max_n = static_cast<int64_t>((std::numeric_limits<size_t>::max() / 4 - header) / (2 * sizeof(int32_t)));
     const int64_t min_row = format >= 3 && c.seq > 0 ? 0 : 1;
     if (c.n < 1 || c.m < 1 || c.row < min_row || c.row >= c.m || c.n > max_n || c.seq < 0 || left_rows < 0 ||
-        left_rows > c.m - c.row || left_rows > max_n)
-        throw Error(path + ": checkpoint header is corrupt (lengths or row out of range)");
+        left_rows > c.m - c.row || left_rows > max_n || steps < 0 || steps >= c.n ||
+        (steps > 0 && c.seq == 0) || static_cast<uint64_t>(steps) > static_cast<uint64_t>(st.st_size) / kStepBytes)
+        throw Error(path + ": checkpoint header is corrupt (lengths or row out of range, or steps)");
+    // The steps' columns and rows, which say how many rows each step's arrays hold.
+    const size_t step_table = static_cast<size_t>(steps) * kStepBytes;
+    if (static_cast<size_t>(st.st_size) >= header + step_table) {
+        bytes.resize(header + step_table);
+        in.seekg(static_cast<std::streamoff>(header));
+        in.read(bytes.data() + header, static_cast<std::streamsize>(step_table));
+    }
+    c.steps.resize(static_cast<size_t>(steps));
+    int64_t above = c.row, previous_col = 0, step_rows = 0;
+    for (StairStep& step : c.steps) {
+        step.col = r.get<int64_t>();
+        step.row = r.get<int64_t>();
+        step.corner = r.get<int32_t>();
+        if (step.col <= previous_col || step.col >= c.n || step.row < 0 || step.row > above)
+            throw Error(path + ": checkpoint header is corrupt (a step at column " + std::to_string(step.col) +
+                        ", row " + std::to_string(step.row) + ")");
+        step_rows += above - step.row;  // at most row in all
+        previous_col = step.col;
+        above = step.row;
+    }
     const size_t row_bytes = static_cast<size_t>(c.n) * sizeof(int32_t);
     const size_t left_bytes = static_cast<size_t>(left_rows) * sizeof(int32_t);
-    const size_t expected = header + 2 * row_bytes + 2 * left_bytes + sizeof(uint32_t);
+    const size_t step_bytes = static_cast<size_t>(step_rows) * sizeof(int32_t);
+    const size_t expected =
+        header + step_table + 2 * row_bytes + 2 * left_bytes + 2 * step_bytes + sizeof(uint32_t);
     if (static_cast<size_t>(st.st_size) != expected)
         throw Error(path + ": checkpoint is truncated or has trailing bytes (" + std::to_string(st.st_size) +
                     " bytes, expected " + std::to_string(expected) + ")");
+    const size_t arrays = header + step_table;
     bytes.resize(expected);
-    in.seekg(static_cast<std::streamoff>(header));  // a format-1 header is shorter than the bytes read
-    in.read(bytes.data() + header, static_cast<std::streamsize>(expected - header));
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(arrays));  // a format-1 header is shorter than the bytes read
+    in.read(bytes.data() + arrays, static_cast<std::streamsize>(expected - arrays));
     if (!in) throw Error(path + ": cannot read checkpoint: " + errno_text());
-    c.h.resize(static_cast<size_t>(c.n));
-    c.f.resize(static_cast<size_t>(c.n));
-    r.get_bytes(c.h.data(), row_bytes);
-    r.get_bytes(c.f.data(), row_bytes);
-    c.left_h.resize(static_cast<size_t>(left_rows));
-    c.left_e.resize(static_cast<size_t>(left_rows));
-    r.get_bytes(c.left_h.data(), left_bytes);
-    r.get_bytes(c.left_e.data(), left_bytes);
+    const auto get_array = [&r](std::vector<int32_t>& v, int64_t count) {
+        v.resize(static_cast<size_t>(count));
+        r.get_bytes(v.data(), v.size() * sizeof(int32_t));
+    };
+    get_array(c.h, c.n);
+    get_array(c.f, c.n);
+    get_array(c.left_h, left_rows);
+    get_array(c.left_e, left_rows);
+    above = c.row;
+    for (StairStep& step : c.steps) {
+        get_array(step.h, above - step.row);
+        get_array(step.e, above - step.row);
+        above = step.row;
+    }
     const size_t covered = r.position();
     if (r.get<uint32_t>() != crc_of(bytes.data(), covered))
         throw Error(path + ": checkpoint is corrupt (CRC32 mismatch)");

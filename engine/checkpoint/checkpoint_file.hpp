@@ -8,6 +8,7 @@
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
+#include "engine/tiling/tile_executor.hpp"
 
 namespace chromalign {
 
@@ -34,21 +35,30 @@ struct Checkpoint {
     int64_t seq = 0;
     int32_t left_corner = 0;
     std::vector<int32_t> left_h, left_e;
+    /// A wavefront piece (format 4, the cpu backend; TileExecutor::take_wavefront): from each
+    /// step's column on, H and F are of the step's row, above `row` (rows 1-based, columns
+    /// 0-based in the piece), with the rows of the column left of it in between. `row` is then
+    /// the highest row, that of the piece's first columns. Empty: every column is at `row`.
+    std::vector<StairStep> steps;
+    /// The lowest row of the piece: its last step's, else `row`.
+    int64_t low_row() const { return steps.empty() ? row : steps.back().row; }
 };
 
 /// 64-bit FNV-1a over the codes and the length: names the content, not the file.
 uint64_t sequence_fingerprint(const Sequence& s);
 
-/// Format 3: "CHRALNCK" magic, format version, program version, lengths, fingerprints, the
+/// Format 4: "CHRALNCK" magic, format version, program version, lengths, fingerprints, the
 /// scoring (the 4x4 matrix row by row, other, gap_open, gap_extend), row, best cell, seq,
-/// left corner, L, the H then F arrays, then the left column's H then E (L each; all
-/// little-endian int32), and a CRC32 (zlib) of everything before it. Format 2 ends after the
-/// best cell's fields with H and F. Written to PATH.tmp, fsync'd, renamed over PATH, and the directory
+/// left corner, L, the number of steps S, each step's column, row and corner, the H then F
+/// arrays, the left column's H then E (L each), each step's H then E (its rows; all
+/// little-endian int32), and a CRC32 (zlib) of everything before it. Format 3 has no steps
+/// (neither S nor what follows from it); format 2 ends after the best cell's fields with H
+/// and F. Written to PATH.tmp, fsync'd, renamed over PATH, and the directory
 /// fsync'd: at every instant PATH holds a complete checkpoint (the old or the new one).
 /// Throws Error on any I/O failure (a full disk, a file size limit), leaving PATH as it was.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
-/// Reads and verifies a checkpoint of format 3, 2, or 1 (whose scoring is match, mismatch,
+/// Reads and verifies a checkpoint of format 4, 3, 2, or 1 (whose scoring is match, mismatch,
 /// gap_open, gap_extend). Throws Error naming the problem: not a checkpoint,
 /// another format version, truncated, CRC mismatch.
 Checkpoint read_checkpoint(const std::string& path);
@@ -61,6 +71,6 @@ bool file_exists(const std::string& path);
 std::string checkpoint_mismatch(const Checkpoint& c, const Sequence& s0, const Sequence& s1,
                                 const Scoring& scoring);
 
-constexpr uint32_t kCheckpointFormatVersion = 3;  ///< the one written
+constexpr uint32_t kCheckpointFormatVersion = 4;  ///< the one written
 
 }  // namespace chromalign

@@ -93,7 +93,7 @@ std::vector<int64_t> Checkpointer::offer() {
         bool flat = true;
         for (const Checkpoint& p : latest.pieces) {
             top = std::max(top, p.row);
-            flat = flat && p.row == latest.pieces.front().row;
+            flat = flat && p.row == latest.pieces.front().row && p.steps.empty();
         }
         if (!latest.pieces.empty() && !flat && !leveller_)
             problems_.push_back(options_.path + ": the pieces of " + std::to_string(other_ranks_) +
@@ -122,7 +122,12 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
         kept.reset();
         if (c.seq != seq || c.n != base_.n || c.fingerprint1 != base_.fingerprint1)
             throw Error(piece(static_cast<int>(seq % 2)) + ": changed while the run resumed from it");
-        first_row_ = c.row;
+        first_row_ = c.low_row();
+        left_row_ = c.row;
+        cells_above_ = c.row * (c.steps.empty() ? c.n : c.steps.front().col);
+        for (size_t k = 0; k < c.steps.size(); ++k)
+            cells_above_ += c.steps[k].row * ((k + 1 < c.steps.size() ? c.steps[k + 1].col : c.n) - c.steps[k].col);
+        steps_ = std::move(c.steps);
         best_ = c.best;
         if (c.row > 0) {  // a piece at row 0 (a slab that had begun no band) is a fresh start
             top_h_ = std::move(c.h);
@@ -144,7 +149,8 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
         if (!file_exists(piece(slot))) continue;
         Checkpoint c = read_checkpoint(piece(slot));
         if (c.seq != 0 || c.row != row || c.n != base_.n || c.fingerprint1 != base_.fingerprint1) continue;
-        first_row_ = row;
+        first_row_ = left_row_ = row;
+        cells_above_ = row * base_.n;
         best_ = c.best;
         top_h_ = std::move(c.h);
         top_f_ = std::move(c.f);
@@ -164,7 +170,8 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
     Checkpoint c = from_pieces ? std::move(other_) : read_checkpoint(options_.path);
     other_ = Checkpoint{};
     resumed_whole_ = !from_pieces;
-    first_row_ = row;
+    first_row_ = left_row_ = row;
+    cells_above_ = row * base_.n;
     best_ = c.best;
     top_h_.assign(c.h.begin() + c0_, c.h.begin() + c0_ + base_.n);
     top_f_.assign(c.f.begin() + c0_, c.f.begin() + c0_ + base_.n);
@@ -173,11 +180,40 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
              options_.path + " at " + progress_of(row));
 }
 
-TopRow Checkpointer::top() {
+TopRow Checkpointer::top(int64_t rows_per_band) {
     TopRow t;
     t.h = top_h_;  // a copy: a slab that begins no band before the next checkpoint writes it again
     t.f = top_f_;
+    if (steps_.empty()) return t;
+    const auto bands = [&](int64_t row) {
+        if ((row - first_row_) % rows_per_band != 0)
+            throw WavefrontMismatch("its steps lie at rows " + std::to_string(row) + " and " +
+                                    std::to_string(first_row_) + ", not whole bands of " +
+                                    std::to_string(rows_per_band) + " rows apart");
+        return (row - first_row_) / rows_per_band;
+    };
+    t.first_diagonal = bands(left_row_);
+    t.steps = steps_;
+    for (StairStep& step : t.steps) step.row = bands(step.row) * rows_per_band;
     return t;
+}
+
+void Checkpointer::level_wavefront() {
+    Checkpoint piece = base_;
+    piece.row = left_row_;
+    piece.best = best_;
+    piece.h = std::move(top_h_);
+    piece.f = std::move(top_f_);
+    piece.steps = std::move(steps_);
+    steps_.clear();
+    note("levelling the wavefront checkpoint " + options_.path + " to row " + std::to_string(piece.row) +
+         ": this backend or grid starts from a row");
+    Checkpoint flat = leveller_({std::move(piece)});
+    first_row_ = left_row_ = flat.row;
+    cells_above_ = flat.row * base_.n;
+    best_ = flat.best;
+    top_h_ = std::move(flat.h);
+    top_f_ = std::move(flat.f);
 }
 
 bool Checkpointer::left_edge(int32_t& corner, std::vector<int32_t>& h, std::vector<int32_t>& e) {
@@ -191,6 +227,7 @@ bool Checkpointer::left_edge(int32_t& corner, std::vector<int32_t>& h, std::vect
 void Checkpointer::forget_top() {
     std::vector<int32_t>().swap(top_h_);
     std::vector<int32_t>().swap(top_f_);
+    std::vector<StairStep>().swap(steps_);
 }
 
 void Checkpointer::begin(int64_t seq, bool stop) {
@@ -209,6 +246,27 @@ void Checkpointer::start_top(int64_t seq, bool stop) {
     top_capture_ = true;
 }
 
+bool Checkpointer::start_wavefront(TileExecutor& ex, int64_t d, int64_t seq, bool stop) {
+    // Before diagonal 0 of a fresh run the wavefront is row 0, which holds nothing to resume
+    // from: band 0's bottom row is taken instead (R n cells).
+    if (d == 0 && first_row_ == 0) return false;
+    wave_ = Checkpoint{};
+    wave_.h.resize(static_cast<size_t>(base_.n));
+    wave_.f.resize(wave_.h.size());
+    if (!ex.take_wavefront(d - 1, wave_.h.data(), wave_.f.data(), wave_.steps)) return false;
+    begin(seq, stop);
+    wave_capture_ = true;
+    const int64_t rows = ex.grid().rows_per_band();
+    wave_.row = first_row_ + d * rows;  // block 0 has finished bands 0 .. d - 1
+    bool level = true;
+    for (StairStep& step : wave_.steps) {
+        step.row += first_row_;
+        level = level && step.row == wave_.row;
+    }
+    if (level) wave_.steps.clear();  // before diagonal 0: the first row, which any backend resumes from
+    return true;
+}
+
 bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best, int32_t left_corner, std::vector<int32_t> left_h,
                          std::vector<int32_t> left_e) {
     last_ = std::chrono::steady_clock::now();
@@ -216,9 +274,16 @@ bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best, int32_t lef
     auto c = std::make_shared<Checkpoint>(base_);
     if (top_capture_) {
         top_capture_ = false;
-        c->row = first_row_;
+        c->row = left_row_;
         c->h = top_h_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), 0) : top_h_;
         c->f = top_f_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), kScoreNegInf) : top_f_;
+        c->steps = steps_;
+    } else if (wave_capture_) {
+        wave_capture_ = false;
+        c->row = wave_.row;
+        c->h = std::move(wave_.h);
+        c->f = std::move(wave_.f);
+        c->steps = std::move(wave_.steps);
     } else {
         band_.take(ex, first_row_, *c);
     }

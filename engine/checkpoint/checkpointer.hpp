@@ -62,8 +62,22 @@ public:
     /// fresh start), one of the rows offered by every rank.
     void resume(int64_t seq, int64_t row);
 
+    /// The row the executor starts below: the piece's lowest (Checkpoint::low_row).
     int64_t first_row() const { return first_row_; }
-    TopRow top();  ///< the slab's columns of row first_row (corner not set); empty at row 0
+    /// The row the slab's first columns start below, from which its left edge is needed: the
+    /// piece's row, above first_row() for a wavefront piece.
+    int64_t left_row() const { return left_row_; }
+    /// Cells of the slab above where it resumes (all of its columns down to their rows).
+    int64_t cells_above() const { return cells_above_; }
+    /// Whether the slab resumes from a wavefront (a piece with steps).
+    bool wavefront() const { return !steps_.empty(); }
+    /// The slab's columns of row first_row (corner not set; empty at row 0), or the wavefront
+    /// to start from, for bands of `rows_per_band` rows (WavefrontMismatch when its steps are
+    /// not whole bands apart).
+    TopRow top(int64_t rows_per_band);
+    /// A single slab that cannot start from its wavefront (another backend or grid) levels it
+    /// to one row first (the Leveller, on its steps): first_row() and top() are that row's.
+    void level_wavefront();
     /// After resume(seq > 0): H(first_row, c0 - 1), and the rows of the left edge the piece
     /// kept (first_row + 1 on); false after any other resume (every rank is at one row then).
     bool left_edge(int32_t& corner, std::vector<int32_t>& h, std::vector<int32_t>& e);
@@ -73,9 +87,16 @@ public:
 
     /// Starts capturing `band` as checkpoint `seq` (the band's bottom is row first_row + (band+1)R).
     void start(int64_t band, int64_t seq, bool stop);
-    /// Takes row first_row, where the slab has begun no band, as checkpoint `seq`: ready at once.
+    /// Takes row first_row, where the slab has begun no band, as checkpoint `seq`: ready at once
+    /// (the wavefront it resumed from, if it has not begun since).
     void start_top(int64_t seq, bool stop);
-    bool capturing() const { return band_.active() || top_capture_; }
+    /// Takes the executor's wavefront before diagonal d (TileExecutor::take_wavefront) as
+    /// checkpoint `seq`: ready at once. False where the executor takes none (start() then).
+    bool start_wavefront(TileExecutor& ex, int64_t d, int64_t seq, bool stop);
+    /// The rows of the piece being taken: its highest (that of its first columns) and lowest.
+    int64_t capture_row() const { return wave_.row; }
+    int64_t capture_low_row() const { return wave_.low_row(); }
+    bool capturing() const { return band_.active() || top_capture_ || wave_capture_; }
     int64_t capturing_seq() const { return seq_; }
     /// After diagonal d was enqueued; true when the band's bottom row is complete.
     bool capture(TileExecutor& ex, int64_t d) { return band_.capture(ex, d); }
@@ -117,6 +138,9 @@ private:
     int64_t c0_ = 0;
     int rank_ = 0, ranks_ = 1;
     int64_t first_row_ = 0;
+    int64_t left_row_ = 0;
+    int64_t cells_above_ = 0;
+    std::vector<StairStep> steps_;  ///< of the wavefront resumed from (rows of the whole matrix), until forget_top()
     bool resumed_whole_ = false;  ///< from the flat file at PATH (removed at the end)
     bool spent_ = false;          ///< a completion marker lies there: the files are a finished run's
     int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
@@ -131,6 +155,8 @@ private:
     int32_t left_corner_ = 0;
     std::vector<int32_t> left_h_, left_e_;
     bool top_capture_ = false;
+    bool wave_capture_ = false;
+    Checkpoint wave_;  ///< the wavefront taken (row, h, f, steps), until write()
     int64_t next_seq_ = 1;
     int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq
     BandCapture band_;

@@ -86,10 +86,36 @@ Checkpoint flat_of(const std::vector<Checkpoint>& pieces, const Sequence& s1) {
     return whole;
 }
 
+std::vector<Checkpoint> split_steps(std::vector<Checkpoint> pieces) {
+    std::vector<Checkpoint> parts;
+    for (Checkpoint& piece : pieces) {
+        std::vector<StairStep> steps = std::move(piece.steps);
+        piece.steps.clear();
+        const int64_t n = piece.n;
+        std::vector<int32_t> h = std::move(piece.h), f = std::move(piece.f);
+        for (size_t k = 0; k <= steps.size(); ++k) {
+            const int64_t from = k == 0 ? 0 : steps[k - 1].col, to = k < steps.size() ? steps[k].col : n;
+            Checkpoint part = k == 0 ? std::move(piece) : parts.back();
+            if (k > 0) {
+                StairStep& step = steps[k - 1];
+                part.row = step.row;
+                part.left_corner = step.corner;
+                part.left_h = std::move(step.h);
+                part.left_e = std::move(step.e);
+            }
+            part.n = to - from;
+            part.h.assign(h.begin() + from, h.begin() + to);
+            part.f.assign(f.begin() + from, f.begin() + to);
+            parts.push_back(std::move(part));
+        }
+    }
+    return parts;
+}
+
 Checkpoint join_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s1) {
     Checkpoint whole = flat_of(pieces, s1);
     for (const Checkpoint& piece : pieces) {
-        if (piece.row != whole.row) throw Error("internal: pieces at different rows joined");
+        if (piece.row != whole.row || !piece.steps.empty()) throw Error("internal: pieces at different rows joined");
         whole.h.insert(whole.h.end(), piece.h.begin(), piece.h.end());
         whole.f.insert(whole.f.end(), piece.f.begin(), piece.f.end());
     }

@@ -32,6 +32,10 @@ std::vector<Checkpoint> read_pieces(const std::string& path, int q, int slot, co
 /// best of their best cells.
 Checkpoint flat_of(const std::vector<Checkpoint>& pieces, const Sequence& s1);
 
+/// The pieces with each step of a wavefront piece (Checkpoint::steps) cut off as a piece of
+/// its own: its columns at its row, with its left rows. What level_pieces takes.
+std::vector<Checkpoint> split_steps(std::vector<Checkpoint> pieces);
+
 /// The flat row of all columns that pieces at one row make (their best cell, the best of
 /// theirs). Throws Error when they lie at different rows.
 Checkpoint join_pieces(const std::vector<Checkpoint>& pieces, const Sequence& s1);

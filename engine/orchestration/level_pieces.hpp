@@ -10,7 +10,8 @@
 namespace chromalign {
 
 /// The flat row of all columns at the highest row of `pieces` (one checkpoint of a slab run,
-/// left to right, each checked against its columns of S1). Each slab below that row is
+/// left to right, each checked against its columns of S1; the steps of a wavefront piece
+/// count as slabs of their own). Each slab below that row is
 /// computed down to it on `engine`, left to right: its left edge is the rows its piece kept,
 /// then the right edge of the slab before it as computed here. Needs the rows to lie whole
 /// bands of the engine's height apart (a run of the same --alpha and backend); throws Error

@@ -106,11 +106,13 @@ public:
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
         c0_ = c0;
-        if (group_) group_->set_cells(local_, {0, g_.m * g_.n, 0});  // the whole share counts from the start
+        // A wavefront start has finished the diagonals before its first: they count as resumed.
+        const int64_t first = ex_.first_diagonal(), before = g_.cells_finished(first);
+        if (group_) group_->set_cells(local_, {0, g_.m * g_.n - before, 0});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(ck_.resumed_best().score);
-        for (int64_t d = 0; d < g_.diagonals(); ++d) {
+        for (int64_t d = first; d < g_.diagonals(); ++d) {
             wait_until([&] { return ex_.done(d - kInFlight); }, d);
             if (d < g_.bands) begin_band(d);
             if (d % kDiagonalsPerShare == 0) share_best(0);
@@ -122,8 +124,8 @@ public:
             if (special_) keep_special_rows(d);
             pump(d + 1);
             if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
-            const SlabGroup::Cells mine{g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, 0)), g_.m * g_.n,
-                                        ex_.cells_pruned()};
+            const SlabGroup::Cells mine{g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, first)) - before,
+                                        g_.m * g_.n - before, ex_.cells_pruned()};
             if (group_) group_->set_cells(local_, mine);
             const auto now = Clock::now();
             if (link_.rank() == 0 && now - last_report >= std::chrono::seconds(1)) {
@@ -189,13 +191,23 @@ private:
         ex_.share_best_score(best_);
     }
 
-    /// Band d starts in block 0 now: its left edge, then the checkpoint asked for, if any.
+    /// Band d starts in block 0 now: the checkpoint asked for, if any, then its left edge.
     void begin_band(int64_t d) {
         const int64_t row0 = ck_.first_row() + d * rows_;
+        if (!left_) decide_checkpoint(d);
+        if (pending_.seq > 0 && !ck_.capturing()) start_checkpoint(d);
+        // The last band may reach past the matrix: rows there are never sent.
+        const int64_t real = std::min(rows_, m_ - row0);
+        const double waiting = seconds_since_start();
+        if (left_ && (!stopping_ || d <= stop_band_) && ex_.takes_wavefronts()) {
+            // A wavefront is the state before this band: a checkpoint asked for while the
+            // band's left edge is awaited is taken at once, and a stop then needs the edge no
+            // more (the left neighbour, stopped too, may never send it).
+            const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
+            wait_until([&] { return left_col_.has(row0, real) || asked(); }, d);
+            if (asked()) start_checkpoint(d);
+        }
         if (left_ && (!stopping_ || d <= stop_band_)) {
-            // The last band may reach past the matrix: rows there are never sent.
-            const int64_t real = std::min(rows_, m_ - row0);
-            const double waiting = seconds_since_start();
             wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
             if (d == 0) first_edge_ = seconds_since_start();
@@ -211,17 +223,9 @@ private:
             // cell a score no higher than its true one, so a best found there is never wrong;
             // the resumed run recomputes these rows exactly.
             ex_.set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
-        } else {
-            decide_checkpoint(d);
         }
         if (!begun_) ck_.forget_top();
         begun_ = true;
-        if (pending_.seq > 0 && !ck_.capturing()) {
-            ck_.start(d, pending_.seq, pending_.stop);
-            capture_row_ = row0 + rows_;
-            if (pending_.stop) stopping_ = true, stop_band_ = d, ex_.limit_bands(d);
-            pending_ = Request{};
-        }
         // Past a stop band the left edges are fresh and the rows not exact: none is kept.
         const bool exact = !stopping_ || d <= stop_band_;
         const int64_t bottom = row0 + rows_;
@@ -229,6 +233,30 @@ private:
             special_rows_.emplace_back();
             special_rows_.back().start(d, g_.n);
         }
+    }
+
+    /// Takes the checkpoint asked for before band d begins: the executor's wavefront, ready at
+    /// once (the slab's first columns at row0, its last ones lower), or else band d's bottom
+    /// row, ready once its B + 1 diagonals are done. A stop then computes nothing more than
+    /// that row: after a wavefront, nothing at all (its right edges are all sent).
+    void start_checkpoint(int64_t d) {
+        const Request r = pending_;
+        pending_ = Request{};
+        if (ck_.start_wavefront(ex_, d, r.seq, r.stop)) {
+            capture_row_ = ck_.capture_row();
+            marker_row_ = ck_.capture_low_row();
+            capture_ready_ = true;
+            if (!r.stop) return;
+            stopping_ = true;
+            stop_band_ = d - g_.blocks;  // the last band the last block column finished
+            ex_.limit_bands(stop_band_);
+            // Special rows of later bands would be taken from tiles no longer run.
+            while (!special_rows_.empty() && special_rows_.back().band() > stop_band_) special_rows_.pop_back();
+            return;
+        }
+        ck_.start(d, r.seq, r.stop);
+        capture_row_ = marker_row_ = ck_.first_row() + (d + 1) * rows_;
+        if (r.stop) stopping_ = true, stop_band_ = d, ex_.limit_bands(d);
     }
 
     /// Checkpoint `seq` is asked for (by rank 0, or by the left neighbour, which forwards
@@ -245,7 +273,8 @@ private:
         }
         if (!left_ || begun_ || ck_.capturing()) return;  // rank 0 never waits to begin a band
         ck_.start_top(seq, stop);
-        capture_row_ = ck_.first_row();
+        capture_row_ = ck_.left_row();
+        marker_row_ = ck_.first_row();
         capture_ready_ = true;
         if (stop) stopping_ = true, stop_band_ = -1, ex_.limit_bands(-1);
         pending_ = Request{};
@@ -263,10 +292,10 @@ private:
         }
         capture_ready_ = false;
         const bool stop = ck_.write(ex_, best(c0_), corner, std::move(h), std::move(e));
-        if (right_) {  // every row of the right edge down to capture_row_ has been sent
+        if (right_) {  // every row of the right edge down to marker_row_ has been sent
             EdgeMessage m;
             m.captured_seq = ck_.capturing_seq();
-            m.captured_row = capture_row_;
+            m.captured_row = marker_row_;
             m.best = best_;
             link_.send_edge(m);
         }
@@ -333,14 +362,15 @@ private:
         ck_.poll_written();
         link_.flush();
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
-        const auto all = link_.allgather({signal, capture_row_});
+        const auto all = link_.allgather({signal, capture_row_, marker_row_});
         const int sig = static_cast<int>(all[0][0]);
-        int64_t low = all[0][1], high = all[0][1];
-        for (const auto& v : all) low = std::min(low, v[1]), high = std::max(high, v[1]);
-        const std::string where = link_.ranks() == 1 ? "checkpointed row " + std::to_string(low)
-                                  : low == high    ? "every slab checkpointed row " + std::to_string(low)
-                                                   : "every slab checkpointed its own row (rows " + std::to_string(low) +
-                                                      " to " + std::to_string(high) + ")";
+        int64_t low = all[0][2], high = all[0][1];
+        for (const auto& v : all) low = std::min(low, v[2]), high = std::max(high, v[1]);
+        const std::string rows = "rows " + std::to_string(low) + " to " + std::to_string(high);
+        const std::string where = low == high ? (link_.ranks() == 1 ? "checkpointed row " : "every slab checkpointed row ") +
+                                                    std::to_string(low)
+                                  : link_.ranks() == 1 ? "checkpointed its wavefront (" + rows + ")"
+                                                       : "every slab checkpointed its own row or wavefront (" + rows + ")";
         throw Interrupted(sig, "interrupted by signal " + std::to_string(sig) + "; " + where + " under " +
                                    options_.checkpoint.path + ".slab*: run the same command again to resume");
     }
@@ -423,7 +453,8 @@ private:
     Request pending_;               ///< a checkpoint asked for, not yet begun here
     int64_t seen_request_ = 0;      ///< the latest request forwarded
     bool begun_ = false;            ///< a band has begun (else the top row is this slab's state)
-    int64_t capture_row_ = 0;       ///< the row of the piece being taken
+    int64_t capture_row_ = 0;       ///< the row of the piece being taken (of its first columns)
+    int64_t marker_row_ = 0;        ///< its lowest row, down to which the right edge has been sent
     bool capture_ready_ = false;    ///< that row is complete: written once the left piece is known
     int64_t left_captured_seq_ = 0, left_captured_row_ = 0;  ///< the left neighbour's latest piece
     bool stopping_ = false;         ///< the piece being taken carries the stop
@@ -521,27 +552,34 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     if (any_file && seq == 0 && common == 0) throw Error(ck->refusal());
     if (common >= s0.length()) throw Error(options.checkpoint.path + ": checkpoint is past the last row");
     TopRow top;
+    std::string no_wavefront;  // why the wavefront resumed from cannot start this slab's executor
     LeftColumn left;
     bool own_left = false;
     std::vector<int32_t> left_h, left_e;
     int32_t left_corner = 0;
-    const auto resumed = on_every_rank(link, 3, [&] {
+    // Per rank: its first columns' row, the end of the left edge it holds, its width, the row
+    // its executor starts below (from which it sends its right edge), the cells above.
+    const auto resumed = on_every_rank(link, 5, [&] {
         ck->resume(seq, common);
-        top = ck->top();
+        try {
+            top = ck->top(shape.rows_per_band);
+        } catch (const WavefrontMismatch& e) {
+            no_wavefront = e.what();
+        }
         own_left = ck->left_edge(left_corner, left_h, left_e);
-        const int64_t row = ck->first_row();
-        return std::vector<int64_t>{row, row + static_cast<int64_t>(left_h.size()), me.width};
+        const int64_t row = ck->left_row();
+        return std::vector<int64_t>{row, row + static_cast<int64_t>(left_h.size()), me.width, ck->first_row(),
+                                    ck->cells_above()};
     });
     ck->remove_completion_marker();  // every rank has removed the spent files, if any
-    const int64_t row = ck->first_row();
-    // A staircase fits together when each slab holds its left edge down to its left
-    // neighbour's row (which that neighbour then sends on from).
+    // A staircase fits together when each slab holds its left edge down to the row its left
+    // neighbour then sends on from.
     on_every_rank(link, 0, [&] {
         for (int k = 1; k < ranks; ++k)
-            if (resumed[k][0] < resumed[k - 1][0] && resumed[k][1] < resumed[k - 1][0])
+            if (resumed[k][0] < resumed[k - 1][3] && resumed[k][1] < resumed[k - 1][3])
                 throw Error(options.checkpoint.path + ": the pieces of checkpoint " + std::to_string(seq) +
                             " do not fit together (slab " + std::to_string(k) + " lacks rows " +
-                            std::to_string(resumed[k][1] + 1) + " to " + std::to_string(resumed[k - 1][0]) +
+                            std::to_string(resumed[k][1] + 1) + " to " + std::to_string(resumed[k - 1][3]) +
                             " of its left edge); it is left untouched (use --restart to discard it)");
         return std::vector<int64_t>{};
     });
@@ -550,15 +588,31 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     const auto lasts = link.allgather({top.empty() ? 0 : top.h.back()});
     if (!own_left) left_corner = rank > 0 ? static_cast<int32_t>(lasts[rank - 1][0]) : 0;
     top.corner = rank > 0 ? left_corner : 0;
-    left.reset(row, left_corner, left_h, left_e);
+    left.reset(ck->left_row(), left_corner, left_h, left_e);
     std::vector<int32_t>().swap(left_h);
     std::vector<int32_t>().swap(left_e);
     std::unique_ptr<TileExecutor> ex;
     on_every_rank(link, 0, [&] {
-        // The gain counts every column right of a cell, this slab's and the slabs' beyond it.
-        const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
-        ex = engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks}, me.blocks,
-                                  prune);
+        const auto make = [&] {
+            const int64_t row = ck->first_row();
+            // The gain counts every column right of a cell, this slab's and the slabs' beyond it.
+            const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
+            // A single slab has no neighbour to match: its grid takes the wavefront's block columns.
+            const int32_t blocks = ranks == 1 && !top.steps.empty() ? static_cast<int32_t>(top.steps.size() + 1) : me.blocks;
+            return engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks}, blocks,
+                                        prune);
+        };
+        try {
+            if (!no_wavefront.empty()) throw WavefrontMismatch(no_wavefront);
+            ex = make();
+        } catch (const WavefrontMismatch& e) {
+            if (ranks > 1)
+                throw Error(options.checkpoint.path + ": checkpoint " + std::to_string(seq) + " cannot be resumed here: " +
+                            e.what() + "; resume it with the backend, --alpha and CPU that took it, or use --restart");
+            ck->level_wavefront();  // one slab: levelled to one row, which any executor starts from
+            top = ck->top(shape.rows_per_band);
+            ex = make();
+        }
         if (ex->grid().rows_per_band() != shape.rows_per_band)
             throw Error("internal: the slab executor's band height differs from the agreed one");
         return std::vector<int64_t>{};
@@ -572,8 +626,8 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     if (spacing > 0)
         special = std::make_unique<SpecialRowWriter>(options.special_rows.dir, options.special_rows.identity, me.c0 + 1,
                                                      me.width, scoring, options.on_note);
-    int64_t lowest = row;
-    for (const auto& r : resumed) lowest = std::min(lowest, r[0]);
+    int64_t lowest = ck->first_row();
+    for (const auto& r : resumed) lowest = std::min(lowest, r[3]);
     SlabRank worker(link, *ck, *ex, std::move(left), options, scoring, group, local, special.get(),
                     spacing / shape.rows_per_band, lowest);
     worker.run(s0, s1, me.c0);
@@ -584,7 +638,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     for (const int64_t t : worker.timings()) shared.push_back(t);
     const auto all = link.allgather(shared);
     SlabRunResult result;
-    for (const auto& r : resumed) result.cells_resumed += r[0] * r[2];  // rows above each slab's first
+    for (const auto& r : resumed) result.cells_resumed += r[4];
     std::vector<std::vector<int64_t>> timings;
     for (const auto& v : all) {
         const AlignmentEnd cand{static_cast<int32_t>(v[0]), v[1], v[2]};

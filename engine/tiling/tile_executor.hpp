@@ -6,10 +6,23 @@
 #include <string>
 #include <vector>
 
+#include "engine/error.hpp"
 #include "engine/result.hpp"
 #include "engine/tiling/tile_grid.hpp"
 
 namespace chromalign {
+
+/// One step of a staircase: the columns from `col` on (up to the next step) have finished the
+/// rows down to `row`, and the column left of them (col - 1) lies further down. What a run
+/// continues from needs that column's rows in between: H(row, col - 1) and H, E of rows
+/// row + 1 .. the previous step's row. A wavefront (TileExecutor::take_wavefront) is one step
+/// per block column; a checkpoint piece keeps them (checkpoint_file.hpp).
+struct StairStep {
+    int64_t col = 0;
+    int64_t row = 0;
+    int32_t corner = 0;
+    std::vector<int32_t> h, e;
+};
 
 /// The row above the first row an executor computes: H and F per column (n entries each).
 /// Empty vectors mean row 0 of the DP matrix (H = 0, F = -inf). A resumed run starts from the
@@ -20,7 +33,20 @@ struct TopRow {
     /// H(row, c0 - 1): the column left of the first one, for an executor of a column slab
     /// starting at c0 > 0 (engine/orchestration/slab_run.hpp); 0 otherwise.
     int32_t corner = 0;
+    /// A wavefront to start from (TileExecutor::take_wavefront), rows relative to the first
+    /// row: block 0 has finished `first_diagonal` bands, block b >= 1 the rows of steps[b - 1],
+    /// and h, f hold each block's columns of its own last row. The first diagonal enqueued is
+    /// then first_diagonal. Only executors that take wavefronts accept one (WavefrontMismatch).
+    int64_t first_diagonal = 0;
+    std::vector<StairStep> steps{};
     bool empty() const { return h.empty(); }
+};
+
+/// An executor cannot start from the wavefront it was given: another backend, or a grid of
+/// other bands or block columns than the one that took it.
+class WavefrontMismatch : public Error {
+public:
+    using Error::Error;
 };
 
 /// Which edges of a column slab an executor exchanges with its neighbours (slab_run.hpp).
@@ -101,6 +127,23 @@ public:
     /// tiles, which only feed each other. About half of the B + 1 diagonals a row takes. By
     /// default they are computed anyway.
     virtual void limit_bands(int64_t last) { (void)last; }
+
+    /// Wavefront checkpoints, for executors whose tiles are plain rectangles (the cpu backend):
+    /// once diagonals up to d are done and no later one enqueued, block b has finished bands
+    /// 0 .. d - b (none when d < b). Copies what the run continues from: into h and f (n
+    /// entries) each block's columns of its last finished row (the first row's above when it
+    /// has finished none), into `steps` one step per block from block 1 (StairStep, rows
+    /// relative to the first row: the left edge of its next band, when its left neighbour has
+    /// finished that band). A checkpoint then waits for no diagonal, where a row takes B + 1.
+    /// Needs block 0 short of the last band (d + 1 < bands). False where not supported.
+    virtual bool take_wavefront(int64_t d, int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
+        (void)d, (void)h, (void)f, (void)steps;
+        return false;
+    }
+    /// Whether take_wavefront() is supported at all.
+    virtual bool takes_wavefronts() const { return false; }
+    /// The first diagonal to enqueue: TopRow::first_diagonal of a wavefront start, else 0.
+    virtual int64_t first_diagonal() const { return 0; }
 };
 
 }  // namespace chromalign

@@ -73,6 +73,7 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scorin
         for (int64_t c = grid.n; c < cols; ++c) bus_h_[c] = std::max<int32_t>(0, bus_h_[c - 1] - scoring.open);
     }
     vbus_.assign(static_cast<size_t>(grid.blocks + 1) * 2 * (2 * rows + 1), 0);
+    if (top.first_diagonal != 0 || !top.steps.empty()) start_from_wavefront(top);
 
     workers_.resize(static_cast<size_t>(pool_.workers()));
     const size_t scratch_words = (kernel.scratch_bytes(tile_cols_) + sizeof(int32_t) - 1) / sizeof(int32_t);
@@ -238,15 +239,25 @@ AlignmentEnd CpuTileRunner::best() {
     return result;
 }
 
-// A slot holds row k*A + r of the band (lane k, its row r) at index r*L + k.
-void CpuTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) {
+void CpuTileRunner::put_slot(int32_t* slot, const int32_t* h, const int32_t* e, int32_t corner) const {
     const int64_t rows = grid_.rows_per_band(), lanes = kernel_.lanes, alpha = kernel_.alpha;
-    int32_t* slot = vertical_slot(0, band);
     for (int64_t q = 0; q < rows; ++q) {
         slot[q % alpha * lanes + q / alpha] = h[q];
         slot[rows + q % alpha * lanes + q / alpha] = e[q];
     }
     slot[2 * rows] = corner;
+}
+
+void CpuTileRunner::get_slot(const int32_t* slot, int32_t* h, int32_t* e) const {
+    const int64_t rows = grid_.rows_per_band(), lanes = kernel_.lanes, alpha = kernel_.alpha;
+    for (int64_t q = 0; q < rows; ++q) {
+        h[q] = slot[q % alpha * lanes + q / alpha];
+        e[q] = slot[rows + q % alpha * lanes + q / alpha];
+    }
+}
+
+void CpuTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) {
+    put_slot(vertical_slot(0, band), h, e, corner);
 }
 
 int64_t CpuTileRunner::right_edge_band(int64_t d) const {
@@ -255,12 +266,60 @@ int64_t CpuTileRunner::right_edge_band(int64_t d) const {
 }
 
 void CpuTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
-    const int64_t rows = grid_.rows_per_band(), lanes = kernel_.lanes, alpha = kernel_.alpha;
-    const int32_t* slot = vertical_slot(grid_.blocks, band);
-    for (int64_t q = 0; q < rows; ++q) {
-        h[q] = slot[q % alpha * lanes + q / alpha];
-        e[q] = slot[rows + q % alpha * lanes + q / alpha];
+    get_slot(vertical_slot(grid_.blocks, band), h, e);
+}
+
+// After diagonal d, block b has finished done(b) = clamp(d - b + 1, 0, bands) bands: its
+// columns of the bus hold the bottom row of band done(b) - 1, and its slot (b, done(b) & 1)
+// the left edge of band done(b), written by tile (done(b), b - 1) in diagonal done(b) + b - 1
+// <= d when block b - 1 is a band ahead; its next writer, tile (done(b) + 2, b - 1), runs in
+// diagonal d + 2 at the earliest.
+bool CpuTileRunner::take_wavefront(int64_t d, int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
+    const int64_t rows = grid_.rows_per_band();
+    if (d + 1 >= grid_.bands) return false;  // block 0 would have finished: rows past the matrix
+    const auto done = [&](int64_t b) { return std::clamp<int64_t>(d - b + 1, 0, grid_.bands); };
+    std::copy(bus_h_.begin(), bus_h_.begin() + grid_.n, h);
+    std::copy(bus_f_.begin(), bus_f_.begin() + grid_.n, f);
+    steps.assign(static_cast<size_t>(grid_.blocks - 1), StairStep{});
+    for (int64_t b = 1; b < grid_.blocks; ++b) {
+        StairStep& s = steps[static_cast<size_t>(b - 1)];
+        s.col = b * grid_.block_cols;
+        s.row = done(b) * rows;
+        if (done(b - 1) == done(b)) {  // neither has begun: the bus holds both at the first row
+            s.corner = bus_h_[static_cast<size_t>(s.col - 1)];
+            continue;
+        }
+        const int32_t* slot = vertical_slot(b, done(b));
+        s.corner = slot[2 * rows];
+        s.h.resize(static_cast<size_t>(rows));
+        s.e.resize(static_cast<size_t>(rows));
+        get_slot(slot, s.h.data(), s.e.data());
     }
+    return true;
+}
+
+void CpuTileRunner::start_from_wavefront(const TopRow& top) {
+    const int64_t rows = grid_.rows_per_band(), d0 = top.first_diagonal;
+    const auto mismatch = [&](const std::string& why) {
+        return WavefrontMismatch("the wavefront to start from does not fit this grid (" + why + "; " +
+                                 grid_.describe() + ")");
+    };
+    if (top.empty() || d0 < 1 || d0 >= grid_.bands) throw mismatch("block 0 at band " + std::to_string(d0));
+    if (static_cast<int64_t>(top.steps.size()) != grid_.blocks - 1)
+        throw mismatch(std::to_string(top.steps.size() + 1) + " block columns");
+    int64_t above = d0 * rows;  // the rows block b - 1 has finished
+    for (int64_t b = 1; b < grid_.blocks; ++b) {
+        const StairStep& s = top.steps[static_cast<size_t>(b - 1)];
+        const int64_t done = std::max<int64_t>(0, d0 - b);  // what diagonal d0 - 1 left block b
+        const int64_t between = above - done * rows;
+        if (s.col != b * grid_.block_cols || s.row != done * rows ||
+            static_cast<int64_t>(s.h.size()) != between || s.e.size() != s.h.size() || (between != 0 && between != rows))
+            throw mismatch("step " + std::to_string(b) + " at column " + std::to_string(s.col) + ", row " +
+                           std::to_string(s.row));
+        if (between == rows) put_slot(vertical_slot(b, done), s.h.data(), s.e.data(), s.corner);
+        above = done * rows;
+    }
+    first_diagonal_ = d0;
 }
 
 void CpuTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) {

@@ -65,6 +65,9 @@ public:
     int64_t right_edge_band(int64_t d) const override;
     void read_right_edge(int64_t band, int32_t* h, int32_t* e) override;
     bool done(int64_t) override { return true; }
+    bool take_wavefront(int64_t d, int32_t* h, int32_t* f, std::vector<StairStep>& steps) override;
+    bool takes_wavefronts() const override { return true; }
+    int64_t first_diagonal() const override { return first_diagonal_; }
 
     int64_t cells_pruned() override;
     int32_t best_score_seen() override { return best_score_.load(std::memory_order_relaxed); }
@@ -95,6 +98,12 @@ private:
     /// the kernel's base, to the lower bound its inputs give.
     void raise_corner(const TileArgs& a, int32_t* left) const;
     void raise_best_score(int32_t g);  ///< best_score_ = max(best_score_, g)
+    /// Loads a wavefront start (TopRow::steps) into the vertical bus; throws WavefrontMismatch
+    /// when it was taken on another grid.
+    void start_from_wavefront(const TopRow& top);
+    /// Slot layout: row k*A + r of the band (lane k, its row r) at index r*L + k.
+    void put_slot(int32_t* slot, const int32_t* h, const int32_t* e, int32_t corner) const;
+    void get_slot(const int32_t* slot, int32_t* h, int32_t* e) const;
     int32_t* vertical_slot(int64_t boundary, int64_t band) {
         return vbus_.data() + (boundary * 2 + (band & 1)) * (2 * grid_.rows_per_band() + 1);
     }
@@ -120,6 +129,7 @@ private:
     std::atomic<int32_t> shared_best_{0};
     PruneRule prune_;
     int64_t last_band_ = INT64_MAX / 2;  ///< limit_bands: tiles of later bands are not run
+    int64_t first_diagonal_ = 0;         ///< a wavefront start's (TopRow::first_diagonal)
     WorkerPool pool_;
 };
 

@@ -321,6 +321,10 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
     if (!cuda_alpha_supported(grid.alpha)) unsupported_alpha(grid.alpha);
+    // Cell delegation makes a block's band end in the next block's columns: no wavefront
+    // here, and a checkpoint is a row (capture_band_bottom).
+    if (top.first_diagonal != 0 || !top.steps.empty())
+        throw WavefrontMismatch("the cuda backend starts from a row, not from a wavefront");
     Impl& im = *impl_;
     im.grid = grid;
     im.device = device;
