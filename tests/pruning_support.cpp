@@ -147,7 +147,14 @@ StopAndResume stop_then_resume(const std::string& first, BackendOptions first_op
     for (const auto& entry : std::filesystem::directory_iterator(file.parent_path())) {
         const std::string name = entry.path().filename().string();
         if (name.rfind(file.filename().string() + ".slab", 0) != 0) continue;
-        for (const int32_t f : read_checkpoint(entry.path().string()).f) out.pruned_columns += f == kScoreNegInf;
+        const Checkpoint piece = read_checkpoint(entry.path().string());
+        for (const int32_t f : piece.f) out.pruned_columns += f == kScoreNegInf;
+        // Its columns from each step on lie at that step's row (the first ones at the piece's).
+        for (size_t k = 0; k <= piece.steps.size(); ++k) {
+            const int64_t from = k == 0 ? 0 : piece.steps[k - 1].col;
+            const int64_t to = k < piece.steps.size() ? piece.steps[k].col : piece.n;
+            out.cells_above += (k == 0 ? piece.row : piece.steps[k - 1].row) * (to - from);
+        }
     }
     second_options.checkpoint.path = path;
     auto resumed = make_backend(second, second_options);

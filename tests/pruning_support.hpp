@@ -43,6 +43,7 @@ struct StopAndResume {
     int64_t pruned_columns = 0;  ///< columns of the checkpointed rows marked pruned (F = -inf)
     AlignmentEnd result;         ///< the resumed run's answer
     int64_t cells_resumed = 0;   ///< what the resumed run took from the checkpoint
+    int64_t cells_above = 0;     ///< the cells above the checkpoint's rows (its steps')
 };
 
 /// Runs `first` with checkpoints at `path` and stops it `stop_after` seconds in, as a signal

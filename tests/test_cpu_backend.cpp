@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
@@ -415,44 +417,58 @@ AlignmentEnd finish(TileExecutor& ex, int64_t first_row, int64_t band, DpRow& ro
 
 TEST(CpuExecutor, WavefrontContinuesTheWholeRun) {
     std::mt19937_64 rng(test::seed() + 12);
+    int gaps_of_two = 0;
     for (const std::string& isa : isas())
-        for (const Scoring& scoring : {kScorings[0], kScorings[5], matrix("small"), test::hoxd70()}) {
-            IsaScope scope(isa);
-            auto [s0, s1] = test::mutated_pair(3000 + rng() % 500, 1500 + rng() % 900, rng, 0.01);
-            const AlignmentEnd whole = reference_align(s0, s1, scoring);
-            auto first = make_cpu_executor(s0, s1, scoring, options(2, 4, 5), 0, TopRow{});
-            const TileGrid g = first->grid();
-            const int64_t R = g.rows_per_band();
-            // Any diagonal while block 0 is short of the last band: the ramp, the middle.
-            const int64_t d = static_cast<int64_t>(rng() % static_cast<uint64_t>(g.bands - 1));
-            for (int64_t k = 0; k <= d; ++k) first->enqueue_diagonal(k);
-            TopRow top;
-            top.h.resize(static_cast<size_t>(s1.length()));
-            top.f.resize(top.h.size());
-            ASSERT_TRUE(first->take_wavefront(d, top.h.data(), top.f.data(), top.steps));
-            ASSERT_EQ(static_cast<int64_t>(top.steps.size()), g.blocks - 1);
-            // What Checkpointer::top does: rows from the last block column's, in bands.
-            const int64_t low = top.steps.back().row;
-            top.first_diagonal = ((d + 1) * R - low) / R;
-            for (StairStep& step : top.steps) step.row -= low;
-            const AlignmentEnd before = first->best();
-            if (top.first_diagonal == 0) continue;  // one row: StartingRowContinuesTheWholeRun
-            // Another thread count, the same grid (max_blocks caps B).
-            auto rest = make_cpu_executor(s0, s1, scoring, options(3, 4, 5), low, top);
-            // The band below block 0's row needs every step's columns and left edge.
-            DpRow next;
-            const AlignmentEnd after = finish(*rest, low, top.first_diagonal, next);
-            const std::string what = isa + " wavefront after diagonal " + std::to_string(d) + " of " + g.describe() +
-                                     " " + scoring.to_string();
-            EXPECT_EQ(better_of(before, after), whole) << what;
-            if (const int64_t row = low + (top.first_diagonal + 1) * R; row <= s0.length()) {
-                const DpRow want = dp_row(s0, s1, scoring, row);
-                EXPECT_EQ(next.h, want.h) << what << ", row " << row;
-                EXPECT_EQ(next.f, want.f) << what << ", row " << row;
+        for (const Scoring& scoring : {kScorings[0], kScorings[5], matrix("small"), test::hoxd70()})
+            for (const bool interrupt : {false, true}) {
+                IsaScope scope(isa);
+                auto [s0, s1] = test::mutated_pair(3000 + rng() % 500, 1500 + rng() % 900, rng, 0.01);
+                const AlignmentEnd whole = reference_align(s0, s1, scoring);
+                auto first = make_cpu_executor(s0, s1, scoring, options(2, 4, 5), 0, TopRow{});
+                const TileGrid g = first->grid();
+                const int64_t R = g.rows_per_band();
+                // Any diagonal while block 0 is short of the last band: the ramp, the middle; or
+                // one that an interrupt leaves after some of its tiles.
+                const int64_t d = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(g.bands - 2));
+                for (int64_t k = 0; k < d; ++k) first->enqueue_diagonal(k);
+                std::atomic<int> tiles{0};
+                const int keep = static_cast<int>(rng() % static_cast<uint64_t>(g.blocks));
+                if (interrupt) first->set_interrupt([&] { return tiles++ >= keep; });
+                first->enqueue_diagonal(d);
+                EXPECT_EQ(first->done(d), !interrupt || keep >= g.last_block(d) - g.first_block(d) + 1);
+                TopRow top;
+                top.h.resize(static_cast<size_t>(s1.length()));
+                top.f.resize(top.h.size());
+                const int64_t rows0 = first->take_wavefront(top.h.data(), top.f.data(), top.steps);
+                ASSERT_GE(rows0, 0);
+                ASSERT_EQ(static_cast<int64_t>(top.steps.size()), g.blocks - 1);
+                // What Checkpointer::top does: rows from the last block column's, in bands.
+                const int64_t low = top.steps.back().row;
+                top.first_band = (rows0 - low) / R;
+                for (StairStep& step : top.steps) {
+                    gaps_of_two += step.h.size() == static_cast<size_t>(2 * R);
+                    step.row -= low;
+                }
+                const AlignmentEnd before = first->best();
+                if (rows0 == low) continue;  // one row: StartingRowContinuesTheWholeRun
+                // Another thread count, the same grid (max_blocks caps B).
+                auto rest = make_cpu_executor(s0, s1, scoring, options(3, 4, 5), low, top);
+                // The band below block 0's row needs every step's columns and left edge.
+                DpRow next;
+                const AlignmentEnd after = finish(*rest, low, top.first_band, next);
+                const std::string what = isa + " wavefront after diagonal " + std::to_string(d) +
+                                         (interrupt ? " (interrupted after " + std::to_string(keep) + " tiles)" : "") +
+                                         " of " + g.describe() + " " + scoring.to_string();
+                EXPECT_EQ(better_of(before, after), whole) << what;
+                if (const int64_t row = low + (top.first_band + 1) * R; row <= s0.length()) {
+                    const DpRow want = dp_row(s0, s1, scoring, row);
+                    EXPECT_EQ(next.h, want.h) << what << ", row " << row;
+                    EXPECT_EQ(next.f, want.f) << what << ", row " << row;
+                }
+                // Bands of another height cannot take it.
+                EXPECT_THROW(make_cpu_executor(s0, s1, scoring, options(2, 8, 5), low, top), WavefrontMismatch);
             }
-            // Bands of another height cannot take it.
-            EXPECT_THROW(make_cpu_executor(s0, s1, scoring, options(2, 8, 5), low, top), WavefrontMismatch);
-        }
+    std::printf("[ steps    ] %d steps two bands behind their left neighbour\n", gaps_of_two);
 }
 
 TEST(CpuExecutor, RejectsAStartingRowThatIsNoDpRow) {

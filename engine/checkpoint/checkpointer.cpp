@@ -192,7 +192,7 @@ TopRow Checkpointer::top(int64_t rows_per_band) {
                                     std::to_string(rows_per_band) + " rows apart");
         return (row - first_row_) / rows_per_band;
     };
-    t.first_diagonal = bands(left_row_);
+    t.first_band = bands(left_row_);
     t.steps = steps_;
     for (StairStep& step : t.steps) step.row = bands(step.row) * rows_per_band;
     return t;
@@ -246,24 +246,23 @@ void Checkpointer::start_top(int64_t seq, bool stop) {
     top_capture_ = true;
 }
 
-bool Checkpointer::start_wavefront(TileExecutor& ex, int64_t d, int64_t seq, bool stop) {
-    // Before diagonal 0 of a fresh run the wavefront is row 0, which holds nothing to resume
-    // from: band 0's bottom row is taken instead (R n cells).
-    if (d == 0 && first_row_ == 0) return false;
+bool Checkpointer::start_wavefront(TileExecutor& ex, int64_t seq, bool stop) {
     wave_ = Checkpoint{};
     wave_.h.resize(static_cast<size_t>(base_.n));
     wave_.f.resize(wave_.h.size());
-    if (!ex.take_wavefront(d - 1, wave_.h.data(), wave_.f.data(), wave_.steps)) return false;
+    const int64_t rows = ex.take_wavefront(wave_.h.data(), wave_.f.data(), wave_.steps);
+    // Before diagonal 0 of a fresh run the wavefront is row 0, which holds nothing to resume
+    // from: the caller takes band 0's bottom row instead (R n cells).
+    if (rows < 0 || (rows == 0 && first_row_ == 0)) return false;
     begin(seq, stop);
     wave_capture_ = true;
-    const int64_t rows = ex.grid().rows_per_band();
-    wave_.row = first_row_ + d * rows;  // block 0 has finished bands 0 .. d - 1
+    wave_.row = first_row_ + rows;
     bool level = true;
     for (StairStep& step : wave_.steps) {
         step.row += first_row_;
         level = level && step.row == wave_.row;
     }
-    if (level) wave_.steps.clear();  // before diagonal 0: the first row, which any backend resumes from
+    if (level) wave_.steps.clear();  // one row, which any backend resumes from
     return true;
 }
 

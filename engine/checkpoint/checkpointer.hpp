@@ -90,9 +90,10 @@ public:
     /// Takes row first_row, where the slab has begun no band, as checkpoint `seq`: ready at once
     /// (the wavefront it resumed from, if it has not begun since).
     void start_top(int64_t seq, bool stop);
-    /// Takes the executor's wavefront before diagonal d (TileExecutor::take_wavefront) as
-    /// checkpoint `seq`: ready at once. False where the executor takes none (start() then).
-    bool start_wavefront(TileExecutor& ex, int64_t d, int64_t seq, bool stop);
+    /// Takes the executor's wavefront (TileExecutor::take_wavefront) as checkpoint `seq`:
+    /// ready at once. False where the executor takes none, or where it is row 0 of a fresh
+    /// run (start() then).
+    bool start_wavefront(TileExecutor& ex, int64_t seq, bool stop);
     /// The rows of the piece being taken: its highest (that of its first columns) and lowest.
     int64_t capture_row() const { return wave_.row; }
     int64_t capture_low_row() const { return wave_.low_row(); }

@@ -2,7 +2,9 @@
 #include "engine/orchestration/slab_run.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <deque>
 #include <functional>
@@ -108,13 +110,20 @@ public:
         c0_ = c0;
         // A wavefront start has finished the diagonals before its first: they count as resumed.
         const int64_t first = ex_.first_diagonal(), before = g_.cells_finished(first);
+        first_band_ = (ck_.left_row() - ck_.first_row()) / rows_;  // block 0 may lag others by a band
         if (group_) group_->set_cells(local_, {0, g_.m * g_.n - before, 0});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(ck_.resumed_best().score);
+        const volatile std::sig_atomic_t* const signal = options_.checkpoint.stop;
+        if (link_.rank() == 0 && signal && ck_.enabled())
+            ex_.set_interrupt([this, signal] { return interruptible_.load(std::memory_order_relaxed) && *signal != 0; });
         for (int64_t d = first; d < g_.diagonals(); ++d) {
             wait_until([&] { return ex_.done(d - kInFlight); }, d);
-            if (d < g_.bands) begin_band(d);
+            if (d < g_.bands && d >= first_band_) begin_band(d);
+            if (ex_.interrupted() && !stopping_)
+                throw Error("internal: a diagonal was interrupted but no stop checkpoint taken");
+            interruptible_.store(interruptible(d), std::memory_order_relaxed);
             if (d % kDiagonalsPerShare == 0) share_best(0);
             ex_.enqueue_diagonal(d);
             if (ck_.capture(ex_, d)) {  // written by pump() once the left neighbour's piece is known
@@ -171,6 +180,13 @@ private:
             special_->write(row.row, std::move(row.h), std::move(row.f));
             special_rows_.pop_front();
         }
+    }
+
+    /// Whether a stop signal may leave diagonal d unfinished (TileExecutor::set_interrupt):
+    /// only where the next band to begin is sure to take the stop's wavefront at once.
+    bool interruptible(int64_t d) const {
+        return !stopping_ && pending_.seq == 0 && ex_.takes_wavefronts() && ck_.due(true) &&
+               (d > 0 || ck_.first_row() > 0) && d + 1 >= first_band_ && d + 1 < g_.bands - 1;
     }
 
     /// Spins on `ready`, moving messages and finished writes meanwhile; yields the core so
@@ -242,13 +258,13 @@ private:
     void start_checkpoint(int64_t d) {
         const Request r = pending_;
         pending_ = Request{};
-        if (ck_.start_wavefront(ex_, d, r.seq, r.stop)) {
+        if (ck_.start_wavefront(ex_, r.seq, r.stop)) {
             capture_row_ = ck_.capture_row();
             marker_row_ = ck_.capture_low_row();
             capture_ready_ = true;
             if (!r.stop) return;
             stopping_ = true;
-            stop_band_ = d - g_.blocks;  // the last band the last block column finished
+            stop_band_ = (marker_row_ - ck_.first_row()) / rows_ - 1;  // the last one the last block finished
             ex_.limit_bands(stop_band_);
             // Special rows of later bands would be taken from tiles no longer run.
             while (!special_rows_.empty() && special_rows_.back().band() > stop_band_) special_rows_.pop_back();
@@ -455,6 +471,8 @@ private:
     bool begun_ = false;            ///< a band has begun (else the top row is this slab's state)
     int64_t capture_row_ = 0;       ///< the row of the piece being taken (of its first columns)
     int64_t marker_row_ = 0;        ///< its lowest row, down to which the right edge has been sent
+    int64_t first_band_ = 0;        ///< the first band block 0 begins (a wavefront start's)
+    std::atomic<bool> interruptible_{false};  ///< interruptible() of the diagonal being run
     bool capture_ready_ = false;    ///< that row is complete: written once the left piece is known
     int64_t left_captured_seq_ = 0, left_captured_row_ = 0;  ///< the left neighbour's latest piece
     bool stopping_ = false;         ///< the piece being taken carries the stop

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,10 @@ struct TopRow {
     /// starting at c0 > 0 (engine/orchestration/slab_run.hpp); 0 otherwise.
     int32_t corner = 0;
     /// A wavefront to start from (TileExecutor::take_wavefront), rows relative to the first
-    /// row: block 0 has finished `first_diagonal` bands, block b >= 1 the rows of steps[b - 1],
-    /// and h, f hold each block's columns of its own last row. The first diagonal enqueued is
-    /// then first_diagonal. Only executors that take wavefronts accept one (WavefrontMismatch).
-    int64_t first_diagonal = 0;
+    /// row: block 0 has finished `first_band` bands, block b >= 1 the rows of steps[b - 1],
+    /// and h, f hold each block's columns of its own last row. Only executors that take
+    /// wavefronts accept one (WavefrontMismatch otherwise).
+    int64_t first_band = 0;
     std::vector<StairStep> steps{};
     bool empty() const { return h.empty(); }
 };
@@ -128,21 +129,27 @@ public:
     /// default they are computed anyway.
     virtual void limit_bands(int64_t last) { (void)last; }
 
-    /// Wavefront checkpoints, for executors whose tiles are plain rectangles (the cpu backend):
-    /// once diagonals up to d are done and no later one enqueued, block b has finished bands
-    /// 0 .. d - b (none when d < b). Copies what the run continues from: into h and f (n
-    /// entries) each block's columns of its last finished row (the first row's above when it
-    /// has finished none), into `steps` one step per block from block 1 (StairStep, rows
-    /// relative to the first row: the left edge of its next band, when its left neighbour has
-    /// finished that band). A checkpoint then waits for no diagonal, where a row takes B + 1.
-    /// Needs block 0 short of the last band (d + 1 < bands). False where not supported.
-    virtual bool take_wavefront(int64_t d, int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
-        (void)d, (void)h, (void)f, (void)steps;
-        return false;
+    /// Wavefront checkpoints, for executors whose tiles are plain rectangles (the cpu backend).
+    /// Between tiles the executor asks `interrupt`; once it says yes, the rest of the diagonal
+    /// being run is left (done() stays false for it), so that a stop waits for a tile, not a
+    /// diagonal (R n cells). The next enqueue_diagonal runs what was left first.
+    virtual void set_interrupt(std::function<bool()> interrupt) { (void)interrupt; }
+    /// Whether a diagonal enqueued so far was left unfinished by the interrupt.
+    virtual bool interrupted() const { return false; }
+    /// Once the diagonals enqueued so far have run (or been left), copies what the run
+    /// continues from: into h and f (n entries) each block's columns of its last finished row
+    /// (the first row's above when it has finished none), into `steps` one step per block
+    /// from block 1 (StairStep, rows relative to the first row: the left edge of the one or
+    /// two bands it lags its left neighbour). Returns the rows block 0 has finished, or -1
+    /// where not supported or once block 0 has finished its last band.
+    virtual int64_t take_wavefront(int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
+        (void)h, (void)f, (void)steps;
+        return -1;
     }
     /// Whether take_wavefront() is supported at all.
     virtual bool takes_wavefronts() const { return false; }
-    /// The first diagonal to enqueue: TopRow::first_diagonal of a wavefront start, else 0.
+    /// The first diagonal to enqueue: the first in which a block of a wavefront start has a
+    /// tile to run, else 0.
     virtual int64_t first_diagonal() const { return 0; }
 };
 

@@ -31,12 +31,14 @@ constexpr int64_t kTargetCols = 2048;
 /// Blocks per external diagonal: at least this many times the workers, so that each diagonal
 /// splits evenly and a slow tile is balanced by others.
 constexpr int64_t kBlocksPerWorker = 4;
-/// A checkpoint row is complete B + 1 diagonals, B R n cells, after it is asked for (a stop
-/// waits for it). Blocks of kTargetCols made B grow with n: a stop took 55 s at 3M on 2
-/// threads (issue 22). So B is kept to about this many cells per worker (5 s at 5 GCUPS a
-/// thread), down to kBlocksPerWorker a worker; blocks wider than kTargetCols run as kernel
-/// tiles of kTargetCols. A tall wavefront prunes more (the best score it decides by comes
-/// from further down), so B stays as large as this allows.
+/// A checkpoint is the wavefront (TileExecutor::take_wavefront), ready at once whatever B is;
+/// but a resume that cannot start from it (another slab count, --alpha or backend) first
+/// computes it down to one row, about B R n / 2 cells, and the first checkpoint of a run is
+/// band 0's row, complete B + 1 diagonals after it is asked for. Blocks of kTargetCols made B
+/// grow with n (a row took 55 s at 3M on 2 threads, issue 22), so B is kept to about this
+/// many cells per worker (5 s at 5 GCUPS a thread), down to kBlocksPerWorker a worker; blocks
+/// wider than kTargetCols run as kernel tiles of kTargetCols. A tall wavefront prunes more
+/// (the best score it decides by comes from further down), so B stays as large as this allows.
 constexpr double kStopCellsPerWorker = 2.5e10;
 /// 16-bit lanes only pay when a tile is at least this many times as wide as its lane skew.
 constexpr int64_t kMinColsPerLane = 16;

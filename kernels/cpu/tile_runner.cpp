@@ -2,6 +2,7 @@
 #include "kernels/cpu/tile_runner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "engine/error.hpp"
@@ -73,7 +74,8 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scorin
         for (int64_t c = grid.n; c < cols; ++c) bus_h_[c] = std::max<int32_t>(0, bus_h_[c - 1] - scoring.open);
     }
     vbus_.assign(static_cast<size_t>(grid.blocks + 1) * 2 * (2 * rows + 1), 0);
-    if (top.first_diagonal != 0 || !top.steps.empty()) start_from_wavefront(top);
+    done_.assign(static_cast<size_t>(grid.blocks), 0);
+    if (top.first_band != 0 || !top.steps.empty()) start_from_wavefront(top);
 
     workers_.resize(static_cast<size_t>(pool_.workers()));
     const size_t scratch_words = (kernel.scratch_bytes(tile_cols_) + sizeof(int32_t) - 1) / sizeof(int32_t);
@@ -182,18 +184,36 @@ int64_t CpuTileRunner::cells_pruned() {
 }
 
 void CpuTileRunner::enqueue_diagonal(int64_t d) {
+    enqueued_ = std::max(enqueued_, d);
+    // Each tile needs those of the diagonal before it: what an interrupt left runs first.
+    for (; next_ <= d; ++next_)
+        if (!run_diagonal(next_)) return;
+}
+
+bool CpuTileRunner::run_diagonal(int64_t d) {
     // Block b runs band d - b: those past last_band_ are left of d - last_band_.
     const int64_t first = std::max(grid_.first_block(d), d - last_band_), last = grid_.last_block(d);
-    if (first > last) return;
-    auto task = [this, d, first](int64_t i, int worker) { run_tile(d, first + i, worker); };
+    if (first > last) return true;
+    std::atomic<bool> left{false};
+    auto task = [&](int64_t i, int worker) {
+        const int64_t b = first + i;
+        if (d - b != done_[static_cast<size_t>(b)]) return;  // finished before a wavefront start
+        if (interrupt_ && interrupt_()) {
+            left.store(true, std::memory_order_relaxed);
+            return;
+        }
+        run_tile(d, b, worker);
+        ++done_[static_cast<size_t>(b)];  // this worker's block alone in this diagonal
+    };
     pool_.run(last - first + 1, task);
-    if (keep_every_ == 0) return;
-    for (int64_t b = first; b <= last; ++b) {
-        const int64_t band = d - b;
-        if ((band + 1) % keep_every_ != 0) continue;
-        const size_t at = static_cast<size_t>(band / keep_every_ * grid_.n);
-        capture_band_bottom(band, d, kept_h_.data() + at, kept_f_.data() + at);
-    }
+    if (keep_every_ > 0)
+        for (int64_t b = first; b <= last; ++b) {
+            const int64_t band = d - b;
+            if ((band + 1) % keep_every_ != 0) continue;
+            const size_t at = static_cast<size_t>(band / keep_every_ * grid_.n);
+            capture_band_bottom(band, d, kept_h_.data() + at, kept_f_.data() + at);
+        }
+    return !left.load(std::memory_order_relaxed);
 }
 
 void CpuTileRunner::keep_band_bottoms(int64_t every) {
@@ -261,70 +281,80 @@ void CpuTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t*
 }
 
 int64_t CpuTileRunner::right_edge_band(int64_t d) const {
+    // Bands finished before a wavefront start were sent then; an interrupt may leave the band.
     const int64_t band = d - (grid_.blocks - 1);
-    return edges_.right && band >= 0 && band < grid_.bands ? band : -1;
+    return edges_.right && band >= start_last_ && band < done_.back() ? band : -1;
 }
 
 void CpuTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
     get_slot(vertical_slot(grid_.blocks, band), h, e);
 }
 
-// After diagonal d, block b has finished done(b) = clamp(d - b + 1, 0, bands) bands: its
-// columns of the bus hold the bottom row of band done(b) - 1, and its slot (b, done(b) & 1)
-// the left edge of band done(b), written by tile (done(b), b - 1) in diagonal done(b) + b - 1
-// <= d when block b - 1 is a band ahead; its next writer, tile (done(b) + 2, b - 1), runs in
-// diagonal d + 2 at the earliest.
-bool CpuTileRunner::take_wavefront(int64_t d, int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
+// Block b has finished done_[b] bands: its columns of the bus hold the bottom row of band
+// done_[b] - 1, and it lags block b - 1 by gap = done_[b - 1] - done_[b] bands: 1 between two
+// diagonals, 0 or 2 where an interrupt left the tile of one and not the other, 0 too where
+// neither has begun. The left edges of its next `gap` bands are in its slots (b, done_[b]) and
+// (b, done_[b] + 1), written by block b - 1's tiles of those bands; their next writers, the
+// tiles of bands done_[b] + 2 and + 3, have not run.
+int64_t CpuTileRunner::take_wavefront(int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
     const int64_t rows = grid_.rows_per_band();
-    if (d + 1 >= grid_.bands) return false;  // block 0 would have finished: rows past the matrix
-    const auto done = [&](int64_t b) { return std::clamp<int64_t>(d - b + 1, 0, grid_.bands); };
+    if (done_[0] >= grid_.bands) return -1;  // block 0's last row may be past the matrix
     std::copy(bus_h_.begin(), bus_h_.begin() + grid_.n, h);
     std::copy(bus_f_.begin(), bus_f_.begin() + grid_.n, f);
     steps.assign(static_cast<size_t>(grid_.blocks - 1), StairStep{});
     for (int64_t b = 1; b < grid_.blocks; ++b) {
         StairStep& s = steps[static_cast<size_t>(b - 1)];
+        const int64_t done = done_[static_cast<size_t>(b)], gap = done_[static_cast<size_t>(b - 1)] - done;
+        if (gap < 0 || gap > 2) throw Error("internal: block column " + std::to_string(b) + " lags " + std::to_string(gap) + " bands");
         s.col = b * grid_.block_cols;
-        s.row = done(b) * rows;
-        if (done(b - 1) == done(b)) {  // neither has begun: the bus holds both at the first row
+        s.row = done * rows;
+        if (gap == 0) {  // the bus holds both at the same row
             s.corner = bus_h_[static_cast<size_t>(s.col - 1)];
             continue;
         }
-        const int32_t* slot = vertical_slot(b, done(b));
-        s.corner = slot[2 * rows];
-        s.h.resize(static_cast<size_t>(rows));
-        s.e.resize(static_cast<size_t>(rows));
-        get_slot(slot, s.h.data(), s.e.data());
+        s.corner = vertical_slot(b, done)[2 * rows];
+        s.h.resize(static_cast<size_t>(gap * rows));
+        s.e.resize(s.h.size());
+        for (int64_t k = 0; k < gap; ++k) get_slot(vertical_slot(b, done + k), s.h.data() + k * rows, s.e.data() + k * rows);
     }
-    return true;
+    return done_[0] * rows;
 }
 
 void CpuTileRunner::start_from_wavefront(const TopRow& top) {
-    const int64_t rows = grid_.rows_per_band(), d0 = top.first_diagonal;
+    const int64_t rows = grid_.rows_per_band();
     const auto mismatch = [&](const std::string& why) {
         return WavefrontMismatch("the wavefront to start from does not fit this grid (" + why + "; " +
                                  grid_.describe() + ")");
     };
-    if (top.empty() || d0 < 1 || d0 >= grid_.bands) throw mismatch("block 0 at band " + std::to_string(d0));
+    if (top.empty() || top.first_band < 0 || top.first_band >= grid_.bands)
+        throw mismatch("block 0 at band " + std::to_string(top.first_band));
     if (static_cast<int64_t>(top.steps.size()) != grid_.blocks - 1)
         throw mismatch(std::to_string(top.steps.size() + 1) + " block columns");
-    int64_t above = d0 * rows;  // the rows block b - 1 has finished
+    done_[0] = top.first_band;
+    first_diagonal_ = done_[0];
     for (int64_t b = 1; b < grid_.blocks; ++b) {
         const StairStep& s = top.steps[static_cast<size_t>(b - 1)];
-        const int64_t done = std::max<int64_t>(0, d0 - b);  // what diagonal d0 - 1 left block b
-        const int64_t between = above - done * rows;
-        if (s.col != b * grid_.block_cols || s.row != done * rows ||
-            static_cast<int64_t>(s.h.size()) != between || s.e.size() != s.h.size() || (between != 0 && between != rows))
+        const int64_t done = s.row / rows, gap = done_[static_cast<size_t>(b - 1)] - done;
+        if (s.col != b * grid_.block_cols || s.row % rows != 0 || gap < 0 || gap > 2 ||
+            static_cast<int64_t>(s.h.size()) != gap * rows || s.e.size() != s.h.size())
             throw mismatch("step " + std::to_string(b) + " at column " + std::to_string(s.col) + ", row " +
                            std::to_string(s.row));
-        if (between == rows) put_slot(vertical_slot(b, done), s.h.data(), s.e.data(), s.corner);
-        above = done * rows;
+        // The corner above a band's left edge is the row above it: the step's, then the
+        // last row of the band before.
+        for (int64_t k = 0; k < gap; ++k)
+            put_slot(vertical_slot(b, done + k), s.h.data() + k * rows, s.e.data() + k * rows,
+                     k == 0 ? s.corner : s.h[static_cast<size_t>(k * rows - 1)]);
+        done_[static_cast<size_t>(b)] = done;
+        first_diagonal_ = std::min(first_diagonal_, done + b);
     }
-    first_diagonal_ = d0;
+    start_last_ = done_.back();
+    next_ = first_diagonal_;
 }
 
 void CpuTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) {
     const int64_t b = d - band;
-    if (b < 0 || b >= grid_.blocks) return;
+    // Only a block whose bus holds that band's bottom (not one an interrupt left before it).
+    if (b < 0 || b >= grid_.blocks || done_[static_cast<size_t>(b)] != band + 1) return;
     const int64_t first = b * grid_.block_cols, last = std::min(first + grid_.block_cols, grid_.n);
     for (int64_t c = first; c < last; ++c) {
         h[c] = bus_h_[c];

@@ -49,7 +49,8 @@ public:
                   PruneRule prune = {}, int64_t tile_cols = 0);
 
     const TileGrid& grid() const override { return grid_; }
-    /// Runs the tiles of diagonal d on the workers; returns when they are done.
+    /// Runs the tiles of diagonal d on the workers (after what an interrupt left of earlier
+    /// ones); returns when they are done or left.
     void enqueue_diagonal(int64_t d) override;
     void limit_bands(int64_t last) override { last_band_ = last; }
     void synchronize() override {}
@@ -64,8 +65,10 @@ public:
     void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;
     int64_t right_edge_band(int64_t d) const override;
     void read_right_edge(int64_t band, int32_t* h, int32_t* e) override;
-    bool done(int64_t) override { return true; }
-    bool take_wavefront(int64_t d, int32_t* h, int32_t* f, std::vector<StairStep>& steps) override;
+    bool done(int64_t d) override { return d < next_; }
+    void set_interrupt(std::function<bool()> interrupt) override { interrupt_ = std::move(interrupt); }
+    bool interrupted() const override { return next_ <= enqueued_; }
+    int64_t take_wavefront(int32_t* h, int32_t* f, std::vector<StairStep>& steps) override;
     bool takes_wavefronts() const override { return true; }
     int64_t first_diagonal() const override { return first_diagonal_; }
 
@@ -87,6 +90,9 @@ private:
         int64_t pruned = 0;
     };
 
+    /// Runs the tiles of diagonal d that are due (a block's next band); false when the
+    /// interrupt left some.
+    bool run_diagonal(int64_t d);
     void run_tile(int64_t d, int64_t block, int worker);
     /// One kernel tile: computed, or skipped when the prune rule allows; `left` is a.left.
     void run_kernel_tile(TileArgs& a, int32_t* left, Worker& w);
@@ -129,7 +135,14 @@ private:
     std::atomic<int32_t> shared_best_{0};
     PruneRule prune_;
     int64_t last_band_ = INT64_MAX / 2;  ///< limit_bands: tiles of later bands are not run
-    int64_t first_diagonal_ = 0;         ///< a wavefront start's (TopRow::first_diagonal)
+    /// Bands each block column has finished: block b runs band d - b in diagonal d when that is
+    /// done_[b] (a wavefront start, or an interrupt, leaves them at other diagonals).
+    std::vector<int64_t> done_;
+    int64_t start_last_ = 0;      ///< done_ of the last block at the start: right edges sent before
+    int64_t first_diagonal_ = 0;  ///< the first diagonal with a tile to run
+    int64_t next_ = 0;            ///< diagonals before it have run whole
+    int64_t enqueued_ = -1;       ///< the last diagonal enqueued
+    std::function<bool()> interrupt_;
     WorkerPool pool_;
 };
 

@@ -323,7 +323,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     if (!cuda_alpha_supported(grid.alpha)) unsupported_alpha(grid.alpha);
     // Cell delegation makes a block's band end in the next block's columns: no wavefront
     // here, and a checkpoint is a row (capture_band_bottom).
-    if (top.first_diagonal != 0 || !top.steps.empty())
+    if (top.first_band != 0 || !top.steps.empty())
         throw WavefrontMismatch("the cuda backend starts from a row, not from a wavefront");
     Impl& im = *impl_;
     im.grid = grid;
