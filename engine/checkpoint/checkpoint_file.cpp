@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include "engine/error.hpp"
 #include "engine/tiling/tile_executor.hpp"
@@ -166,16 +167,29 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
         w.put<int64_t>(step.row);
         w.put<int32_t>(step.corner);
     }
-    const auto put_array = [&w](const std::vector<int32_t>& v) { w.put_bytes(v.data(), v.size() * sizeof(int32_t)); };
-    put_array(c.h);
-    put_array(c.f);
-    put_array(c.left_h);
-    put_array(c.left_e);
+    // The arrays go from where they lie straight to the file (hundreds of MB at 100M columns,
+    // which one buffer would copy twice over), the CRC taken as they go.
+    std::vector<std::pair<const char*, size_t>> parts{{w.bytes.data(), w.bytes.size()}};
+    const auto add = [&parts](const std::vector<int32_t>& v) {
+        if (!v.empty()) parts.emplace_back(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int32_t));
+    };
+    add(c.h);
+    add(c.f);
+    add(c.left_h);
+    add(c.left_e);
     for (const StairStep& step : c.steps) {
-        put_array(step.h);
-        put_array(step.e);
+        add(step.h);
+        add(step.e);
     }
-    w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t total = 0;
+    for (const auto& [data, size] : parts) {
+        crc = crc32_z(crc, reinterpret_cast<const Bytef*>(data), size);
+        total += size;
+    }
+    const uint32_t crc_field = static_cast<uint32_t>(crc);
+    parts.emplace_back(reinterpret_cast<const char*>(&crc_field), sizeof crc_field);
+    total += sizeof crc_field;
 
     const std::string tmp = path + ".tmp";
     CrashPoints& crash = crash_points();
@@ -183,10 +197,19 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw Error(tmp + ": cannot create checkpoint: " + errno_text());
     crash.at("opened");
-    const size_t half = w.bytes.size() / 2;
-    bool written = write_all(fd, w.bytes.data(), half);
-    crash.at("half");
-    written = written && write_all(fd, w.bytes.data() + half, w.bytes.size() - half);
+    bool written = true;
+    size_t at = 0;
+    const size_t half = total / 2;
+    for (const auto& [data, size] : parts) {
+        size_t first = 0;
+        if (at < half && at + size >= half) {  // the crash point "half" lies in this part
+            first = half - at;
+            written = written && write_all(fd, data, first);
+            crash.at("half");
+        }
+        written = written && write_all(fd, data + first, size - first);
+        at += size;
+    }
     crash.at("written");
     written = written && ::fsync(fd) == 0;
     const std::string why = written ? "" : errno_text();
