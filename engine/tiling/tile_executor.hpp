@@ -130,19 +130,20 @@ public:
     virtual void limit_bands(int64_t last) { (void)last; }
 
     /// Wavefront checkpoints, for executors whose tiles are plain rectangles (the cpu backend).
-    /// Between tiles the executor asks `interrupt`; once it says yes, the rest of the diagonal
-    /// being run is left (done() stays false for it), so that a stop waits for a tile, not a
-    /// diagonal (R n cells). The next enqueue_diagonal runs what was left first.
+    /// Between kernel tiles the executor asks `interrupt`; once it says yes, the rest of the
+    /// diagonal being run is left (done() stays false for it), so that a stop waits for a
+    /// kernel tile, not a diagonal (R n cells). The next enqueue_diagonal runs what was left first.
     virtual void set_interrupt(std::function<bool()> interrupt) { (void)interrupt; }
     /// Whether a diagonal enqueued so far was left unfinished by the interrupt.
     virtual bool interrupted() const { return false; }
     /// Once the diagonals enqueued so far have run (or been left), copies what the run
-    /// continues from: into h and f (n entries) each block's columns of its last finished row
-    /// (the first row's above when it has finished none), into `steps` one step per block
-    /// from block 1 (StairStep, rows relative to the first row: the left edge of the one or
-    /// two bands it lags its left neighbour). Returns the rows block 0 has finished, or -1
-    /// where not supported or once block 0 has finished its last band.
-    virtual int64_t take_wavefront(int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
+    /// continues from: into h and f (n entries) each column's last finished row (the first
+    /// row's above when none), into `steps` the columns where that row goes up (StairStep,
+    /// rows relative to the first row): each block from block 1, at the left edge of the one
+    /// or two bands it lags its left neighbour, and the rest of a block whose band an interrupt
+    /// left. Returns the rows of the first columns, or -1 where not supported or once block 0
+    /// has finished its last band.
+    virtual int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps) {
         (void)h, (void)f, (void)steps;
         return -1;
     }

@@ -75,6 +75,7 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scorin
     }
     vbus_.assign(static_cast<size_t>(grid.blocks + 1) * 2 * (2 * rows + 1), 0);
     done_.assign(static_cast<size_t>(grid.blocks), 0);
+    partial_.assign(static_cast<size_t>(grid.blocks), Partial{});
     if (top.first_band != 0 || !top.steps.empty()) start_from_wavefront(top);
 
     workers_.resize(static_cast<size_t>(pool_.workers()));
@@ -85,28 +86,47 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scorin
     }
 }
 
-void CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
+int64_t CpuTileRunner::kernel_tile_cols(int64_t k) const {
+    const int64_t count = kernel_tiles(), quanta = grid_.block_cols / kColumnQuantum;
+    return (quanta / count + (k < quanta % count ? 1 : 0)) * kColumnQuantum;
+}
+
+bool CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
     const int64_t band = d - block, rows = grid_.rows_per_band(), cols = grid_.block_cols;
     Worker& w = workers_[static_cast<size_t>(worker)];
+    Partial& part = partial_[static_cast<size_t>(block)];
     int32_t* const left = block > 0 || edges_.left ? vertical_slot(block, band) : nullptr;
     int32_t* const right = block + 1 < grid_.blocks || edges_.right ? vertical_slot(block + 1, band) : nullptr;
     // Kernel tiles left to right, the block's quanta shared evenly (none narrower than half
     // of tile_cols_, none wider): each writes its right edge (and the corner above the next
-    // one's first column) into a worker slot that the next reads as its left edge.
-    const int64_t count = (cols + tile_cols_ - 1) / tile_cols_, quanta = cols / kColumnQuantum;
+    // one's first column) into a worker slot that the next reads as its left edge. An
+    // interrupt between two leaves the rest, with that edge, for later (Partial).
+    const int64_t count = kernel_tiles();
     int slot = 0;
-    for (int64_t k = 0, at = 0; k < count; ++k) {
+    int64_t k = 0, at = 0;
+    if (part.tiles > 0) {
+        k = part.tiles;
+        at = part.cols;
+        std::copy(part.edge.begin(), part.edge.end(), w.edges.begin());
+    }
+    for (; k < count; ++k) {
+        int32_t* const tile_left = k == 0 ? left : w.edges.data() + slot * (2 * rows + 1);
+        if (k > 0 && interrupt_ && interrupt_()) {
+            part.tiles = k;
+            part.cols = at;
+            part.edge.assign(tile_left, tile_left + 2 * rows + 1);
+            return false;
+        }
         TileArgs a;
         a.row0 = band * rows;
         a.col0 = block * cols + at;
         a.m = grid_.m;
         a.n = grid_.n;
-        a.cols = static_cast<int32_t>((quanta / count + (k < quanta % count ? 1 : 0)) * kColumnQuantum);
+        a.cols = static_cast<int32_t>(kernel_tile_cols(k));
         a.s0 = s0_.data() + a.row0;
         a.s1_window = s1_window_;
         a.bus_h = bus_h_.data() + a.col0;
         a.bus_f = bus_f_.data() + a.col0;
-        int32_t* const tile_left = k == 0 ? left : w.edges.data() + slot * (2 * rows + 1);
         a.left = tile_left;
         slot ^= 1;
         a.right = k + 1 < count ? w.edges.data() + slot * (2 * rows + 1) : right;
@@ -116,6 +136,8 @@ void CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
         run_kernel_tile(a, tile_left, w);
         at += a.cols;
     }
+    part = Partial{};
+    return true;
 }
 
 void CpuTileRunner::run_kernel_tile(TileArgs& a, int32_t* left, Worker& w) {
@@ -202,8 +224,10 @@ bool CpuTileRunner::run_diagonal(int64_t d) {
             left.store(true, std::memory_order_relaxed);
             return;
         }
-        run_tile(d, b, worker);
-        ++done_[static_cast<size_t>(b)];  // this worker's block alone in this diagonal
+        if (run_tile(d, b, worker))
+            ++done_[static_cast<size_t>(b)];  // this worker's block alone in this diagonal
+        else
+            left.store(true, std::memory_order_relaxed);
     };
     pool_.run(last - first + 1, task);
     if (keep_every_ > 0)
@@ -291,62 +315,100 @@ void CpuTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
 }
 
 // Block b has finished done_[b] bands: its columns of the bus hold the bottom row of band
-// done_[b] - 1, and it lags block b - 1 by gap = done_[b - 1] - done_[b] bands: 1 between two
-// diagonals, 0 or 2 where an interrupt left the tile of one and not the other, 0 too where
-// neither has begun. The left edges of its next `gap` bands are in its slots (b, done_[b]) and
-// (b, done_[b] + 1), written by block b - 1's tiles of those bands; their next writers, the
-// tiles of bands done_[b] + 2 and + 3, have not run.
-int64_t CpuTileRunner::take_wavefront(int32_t* h, int32_t* f, std::vector<StairStep>& steps) {
+// done_[b] - 1, but the first part.cols of them, which hold band done_[b]'s when an interrupt
+// left that band's tile after part.tiles kernel tiles (part.edge: their right edge). It lags
+// block b - 1 by gap = done_[b - 1] - done_[b] bands: 1 between two diagonals, 0 or 2 where an
+// interrupt left the tile of one and not the other, 0 too where neither has begun. The left
+// edges of its next `gap` bands are in its slots (b, done_[b]) and (b, done_[b] + 1), written
+// by block b - 1's tiles of those bands; their next writers, the tiles of bands done_[b] + 2
+// and + 3, have not run.
+int64_t CpuTileRunner::take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps) {
     const int64_t rows = grid_.rows_per_band();
     if (done_[0] >= grid_.bands) return -1;  // block 0's last row may be past the matrix
-    std::copy(bus_h_.begin(), bus_h_.begin() + grid_.n, h);
-    std::copy(bus_f_.begin(), bus_f_.begin() + grid_.n, f);
-    steps.assign(static_cast<size_t>(grid_.blocks - 1), StairStep{});
+    h.assign(bus_h_.begin(), bus_h_.begin() + grid_.n);
+    f.assign(bus_f_.begin(), bus_f_.begin() + grid_.n);
+    steps.clear();
+    const auto add_partial = [&](int64_t b) {  // the rest of block b, a band above its first part
+        const Partial& part = partial_[static_cast<size_t>(b)];
+        if (part.tiles == 0) return;
+        StairStep s;
+        s.col = b * grid_.block_cols + part.cols;
+        s.row = done_[static_cast<size_t>(b)] * rows;
+        s.corner = part.edge[static_cast<size_t>(2 * rows)];
+        s.h.resize(static_cast<size_t>(rows));
+        s.e.resize(s.h.size());
+        get_slot(part.edge.data(), s.h.data(), s.e.data());
+        steps.push_back(std::move(s));
+    };
+    add_partial(0);
     for (int64_t b = 1; b < grid_.blocks; ++b) {
-        StairStep& s = steps[static_cast<size_t>(b - 1)];
-        const int64_t done = done_[static_cast<size_t>(b)], gap = done_[static_cast<size_t>(b - 1)] - done;
-        if (gap < 0 || gap > 2) throw Error("internal: block column " + std::to_string(b) + " lags " + std::to_string(gap) + " bands");
+        const int64_t ahead = partial_[static_cast<size_t>(b)].tiles > 0 ? 1 : 0;  // its first part's band
+        const int64_t done = done_[static_cast<size_t>(b)] + ahead, gap = done_[static_cast<size_t>(b - 1)] - done;
+        if (gap < 0 || gap + ahead > 2)
+            throw Error("internal: block column " + std::to_string(b) + " lags " + std::to_string(gap) + " bands");
+        StairStep s;
         s.col = b * grid_.block_cols;
         s.row = done * rows;
         if (gap == 0) {  // the bus holds both at the same row
             s.corner = bus_h_[static_cast<size_t>(s.col - 1)];
-            continue;
+        } else {
+            s.corner = vertical_slot(b, done)[2 * rows];
+            s.h.resize(static_cast<size_t>(gap * rows));
+            s.e.resize(s.h.size());
+            for (int64_t k = 0; k < gap; ++k)
+                get_slot(vertical_slot(b, done + k), s.h.data() + k * rows, s.e.data() + k * rows);
         }
-        s.corner = vertical_slot(b, done)[2 * rows];
-        s.h.resize(static_cast<size_t>(gap * rows));
-        s.e.resize(s.h.size());
-        for (int64_t k = 0; k < gap; ++k) get_slot(vertical_slot(b, done + k), s.h.data() + k * rows, s.e.data() + k * rows);
+        steps.push_back(std::move(s));
+        add_partial(b);
     }
-    return done_[0] * rows;
+    return (done_[0] + (partial_[0].tiles > 0 ? 1 : 0)) * rows;
 }
 
 void CpuTileRunner::start_from_wavefront(const TopRow& top) {
-    const int64_t rows = grid_.rows_per_band();
+    const int64_t rows = grid_.rows_per_band(), cols = grid_.block_cols;
     const auto mismatch = [&](const std::string& why) {
         return WavefrontMismatch("the wavefront to start from does not fit this grid (" + why + "; " +
                                  grid_.describe() + ")");
     };
     if (top.empty() || top.first_band < 0 || top.first_band >= grid_.bands)
         throw mismatch("block 0 at band " + std::to_string(top.first_band));
-    if (static_cast<int64_t>(top.steps.size()) != grid_.blocks - 1)
-        throw mismatch(std::to_string(top.steps.size() + 1) + " block columns");
-    done_[0] = top.first_band;
+    size_t next = 0;  // the next step to read
+    // A step inside block b, a band below the block's first part: where an interrupt left it.
+    const auto partial = [&](int64_t b, int64_t above) {
+        if (next == top.steps.size() || top.steps[next].col >= (b + 1) * cols) return above;
+        const StairStep& s = top.steps[next++];
+        Partial& part = partial_[static_cast<size_t>(b)];
+        part.cols = s.col - b * cols;
+        int64_t at = 0;  // the kernel tiles left of the step, whole
+        while (part.tiles < kernel_tiles() && at < part.cols) at += kernel_tile_cols(part.tiles++);
+        if (at != part.cols || part.tiles == 0 || part.tiles >= kernel_tiles() || s.row != above - rows || above < rows ||
+            static_cast<int64_t>(s.h.size()) != rows || s.e.size() != s.h.size())
+            throw mismatch("step at column " + std::to_string(s.col) + ", row " + std::to_string(s.row));
+        part.edge.assign(static_cast<size_t>(2 * rows + 1), 0);
+        put_slot(part.edge.data(), s.h.data(), s.e.data(), s.corner);
+        return s.row;
+    };
+    const int64_t row0 = partial(0, top.first_band * rows);
+    done_[0] = row0 / rows;
     first_diagonal_ = done_[0];
     for (int64_t b = 1; b < grid_.blocks; ++b) {
-        const StairStep& s = top.steps[static_cast<size_t>(b - 1)];
-        const int64_t done = s.row / rows, gap = done_[static_cast<size_t>(b - 1)] - done;
-        if (s.col != b * grid_.block_cols || s.row % rows != 0 || gap < 0 || gap > 2 ||
+        if (next == top.steps.size()) throw mismatch("no step for block column " + std::to_string(b));
+        const StairStep& s = top.steps[next++];
+        const int64_t first = s.row / rows, gap = done_[static_cast<size_t>(b - 1)] - first;
+        if (s.col != b * cols || s.row % rows != 0 || gap < 0 || gap > 2 ||
             static_cast<int64_t>(s.h.size()) != gap * rows || s.e.size() != s.h.size())
-            throw mismatch("step " + std::to_string(b) + " at column " + std::to_string(s.col) + ", row " +
-                           std::to_string(s.row));
+            throw mismatch("step at column " + std::to_string(s.col) + ", row " + std::to_string(s.row));
         // The corner above a band's left edge is the row above it: the step's, then the
         // last row of the band before.
         for (int64_t k = 0; k < gap; ++k)
-            put_slot(vertical_slot(b, done + k), s.h.data() + k * rows, s.e.data() + k * rows,
+            put_slot(vertical_slot(b, first + k), s.h.data() + k * rows, s.e.data() + k * rows,
                      k == 0 ? s.corner : s.h[static_cast<size_t>(k * rows - 1)]);
+        const int64_t done = partial(b, s.row) / rows;
+        if (done_[static_cast<size_t>(b - 1)] - done > 2) throw mismatch("block column " + std::to_string(b) + " lags too far");
         done_[static_cast<size_t>(b)] = done;
         first_diagonal_ = std::min(first_diagonal_, done + b);
     }
+    if (next != top.steps.size()) throw mismatch(std::to_string(top.steps.size()) + " steps");
     start_last_ = done_.back();
     next_ = first_diagonal_;
 }

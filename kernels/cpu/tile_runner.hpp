@@ -68,7 +68,7 @@ public:
     bool done(int64_t d) override { return d < next_; }
     void set_interrupt(std::function<bool()> interrupt) override { interrupt_ = std::move(interrupt); }
     bool interrupted() const override { return next_ <= enqueued_; }
-    int64_t take_wavefront(int32_t* h, int32_t* f, std::vector<StairStep>& steps) override;
+    int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps) override;
     bool takes_wavefronts() const override { return true; }
     int64_t first_diagonal() const override { return first_diagonal_; }
 
@@ -93,7 +93,10 @@ private:
     /// Runs the tiles of diagonal d that are due (a block's next band); false when the
     /// interrupt left some.
     bool run_diagonal(int64_t d);
-    void run_tile(int64_t d, int64_t block, int worker);
+    /// False when the interrupt left part of it (partial_).
+    bool run_tile(int64_t d, int64_t block, int worker);
+    int64_t kernel_tiles() const { return (grid_.block_cols + tile_cols_ - 1) / tile_cols_; }
+    int64_t kernel_tile_cols(int64_t k) const;  ///< the width of a block's k-th kernel tile
     /// One kernel tile: computed, or skipped when the prune rule allows; `left` is a.left.
     void run_kernel_tile(TileArgs& a, int32_t* left, Worker& w);
     /// The prune rule's decision for tile (band, block) against `g`, from its inputs.
@@ -138,6 +141,13 @@ private:
     /// Bands each block column has finished: block b runs band d - b in diagonal d when that is
     /// done_[b] (a wavefront start, or an interrupt, leaves them at other diagonals).
     std::vector<int64_t> done_;
+    /// A block's next band begun and left by an interrupt: its first `tiles` kernel tiles
+    /// (`cols` columns) done, the right edge of the last (a slot) for the next.
+    struct Partial {
+        int64_t tiles = 0, cols = 0;
+        std::vector<int32_t> edge;
+    };
+    std::vector<Partial> partial_;
     int64_t start_last_ = 0;      ///< done_ of the last block at the start: right edges sent before
     int64_t first_diagonal_ = 0;  ///< the first diagonal with a tile to run
     int64_t next_ = 0;            ///< diagonals before it have run whole
