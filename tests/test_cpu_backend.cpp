@@ -439,7 +439,7 @@ TEST(CpuExecutor, WavefrontContinuesTheWholeRun) {
                 if (interrupt) first->set_interrupt([&] { return tiles++ >= keep; });
                 first->enqueue_diagonal(d);
                 TopRow top;
-                const int64_t rows0 = first->take_wavefront(top.h, top.f, top.steps);
+                const int64_t rows0 = first->take_wavefront(top.h, top.f, top.steps, rng() % 2 == 0);
                 ASSERT_GE(rows0, 0);
                 ASSERT_GE(static_cast<int64_t>(top.steps.size()), g.blocks - 1);
                 // What Checkpointer::top does: rows from the last block column's, in bands.

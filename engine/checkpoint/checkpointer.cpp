@@ -248,7 +248,7 @@ void Checkpointer::start_top(int64_t seq, bool stop) {
 
 bool Checkpointer::start_wavefront(TileExecutor& ex, int64_t seq, bool stop) {
     wave_ = Checkpoint{};
-    const int64_t rows = ex.take_wavefront(wave_.h, wave_.f, wave_.steps);
+    const int64_t rows = ex.take_wavefront(wave_.h, wave_.f, wave_.steps, stop);
     // Before diagonal 0 of a fresh run the wavefront is row 0, which holds nothing to resume
     // from: the caller takes band 0's bottom row instead (R n cells).
     if (rows < 0 || (rows == 0 && first_row_ == 0)) return false;

@@ -142,9 +142,11 @@ public:
     /// rows relative to the first row): each block from block 1, at the left edge of the one
     /// or two bands it lags its left neighbour, and the rest of a block whose band an interrupt
     /// left. Returns the rows of the first columns, or -1 where not supported or once block 0
-    /// has finished its last band.
-    virtual int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps) {
-        (void)h, (void)f, (void)steps;
+    /// has finished its last band. `last`: the run stops there (limit_bands follows, so that no
+    /// tile runs again): the rows may be moved out rather than copied (2 GB at 250M).
+    virtual int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps,
+                                   bool last) {
+        (void)h, (void)f, (void)steps, (void)last;
         return -1;
     }
     /// Whether take_wavefront() is supported at all.

@@ -322,12 +322,23 @@ void CpuTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
 // edges of its next `gap` bands are in its slots (b, done_[b]) and (b, done_[b] + 1), written
 // by block b - 1's tiles of those bands; their next writers, the tiles of bands done_[b] + 2
 // and + 3, have not run.
-int64_t CpuTileRunner::take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps) {
+int64_t CpuTileRunner::take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps,
+                                      bool last) {
     const int64_t rows = grid_.rows_per_band();
     if (done_[0] >= grid_.bands) return -1;  // block 0's last row may be past the matrix
-    h.assign(bus_h_.begin(), bus_h_.begin() + grid_.n);
-    f.assign(bus_f_.begin(), bus_f_.begin() + grid_.n);
     steps.clear();
+    const int64_t rows0 = (done_[0] + (partial_[0].tiles > 0 ? 1 : 0)) * rows;
+    const auto rows_out = [&] {  // after the steps: a step's corner may be in the bus
+        if (last && rows0 > 0) {  // (at 0 the caller may take band 0's row from the bus instead)
+            h.swap(bus_h_);
+            f.swap(bus_f_);
+            h.resize(static_cast<size_t>(grid_.n));  // the padding columns go
+            f.resize(h.size());
+        } else {
+            h.assign(bus_h_.begin(), bus_h_.begin() + grid_.n);
+            f.assign(bus_f_.begin(), bus_f_.begin() + grid_.n);
+        }
+    };
     const auto add_partial = [&](int64_t b) {  // the rest of block b, a band above its first part
         const Partial& part = partial_[static_cast<size_t>(b)];
         if (part.tiles == 0) return;
@@ -361,7 +372,8 @@ int64_t CpuTileRunner::take_wavefront(std::vector<int32_t>& h, std::vector<int32
         steps.push_back(std::move(s));
         add_partial(b);
     }
-    return (done_[0] + (partial_[0].tiles > 0 ? 1 : 0)) * rows;
+    rows_out();
+    return rows0;
 }
 
 void CpuTileRunner::start_from_wavefront(const TopRow& top) {

@@ -68,7 +68,8 @@ public:
     bool done(int64_t d) override { return d < next_; }
     void set_interrupt(std::function<bool()> interrupt) override { interrupt_ = std::move(interrupt); }
     bool interrupted() const override { return next_ <= enqueued_; }
-    int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps) override;
+    int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps,
+                           bool last) override;
     bool takes_wavefronts() const override { return true; }
     int64_t first_diagonal() const override { return first_diagonal_; }
 
