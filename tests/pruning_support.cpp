@@ -149,6 +149,7 @@ StopAndResume stop_then_resume(const std::string& first, BackendOptions first_op
         if (name.rfind(file.filename().string() + ".slab", 0) != 0) continue;
         const Checkpoint piece = read_checkpoint(entry.path().string());
         for (const int32_t f : piece.f) out.pruned_columns += f == kScoreNegInf;
+        out.steps += static_cast<int64_t>(piece.steps.size());
         // Its columns from each step on lie at that step's row (the first ones at the piece's).
         for (size_t k = 0; k <= piece.steps.size(); ++k) {
             const int64_t from = k == 0 ? 0 : piece.steps[k - 1].col;

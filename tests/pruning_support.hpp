@@ -44,6 +44,7 @@ struct StopAndResume {
     AlignmentEnd result;         ///< the resumed run's answer
     int64_t cells_resumed = 0;   ///< what the resumed run took from the checkpoint
     int64_t cells_above = 0;     ///< the cells above the checkpoint's rows (its steps')
+    int64_t steps = 0;           ///< the steps of its pieces (a cpu wavefront's)
 };
 
 /// Runs `first` with checkpoints at `path` and stops it `stop_after` seconds in, as a signal

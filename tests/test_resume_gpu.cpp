@@ -1,12 +1,15 @@
 //! @file GPU resume tests: kill -9 a CUDA run and resume it; checkpoints cross between CUDA and CPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 
 #include "kernels/registry.hpp"
 #include "engine/error.hpp"
 #include "kernels/reference/reference.hpp"
+#include "tests/pruning_support.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/stop_latency.hpp"
 #include "tests/test_support.hpp"
@@ -45,6 +48,30 @@ TEST(ResumeGpu, CheckpointsCrossBetweenCudaAndCpu) {
     EXPECT_EQ(interrupt_and_finish("cuda", "cpu", s0, s1, path), want);
     EXPECT_EQ(interrupt_and_finish("cpu", "cuda", s0, s1, path), want);
     EXPECT_EQ(interrupt_and_finish("cuda", "cuda", s0, s1, path), want);
+}
+
+/// A cpu run stopped mid-way leaves a wavefront, which the cuda backend cannot start from: a
+/// single-slab run levels it to one row first, on its own engine. Bands of 4 x 32 rows divide
+/// the cpu's on any CPU (lanes x 16 rows, 128 at the least).
+TEST(ResumeGpu, ACpuWavefrontResumesOnCuda) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 2);
+    const auto [s0, s1] = test::mutated_pair(150000, 150000, rng);
+    const Scoring scoring{};
+    BackendOptions cpu, cuda;
+    cpu.threads = 4;
+    cuda.alpha = 4;
+    const AlignmentEnd want = make_backend("cuda", BackendOptions{})->align(s0, s1, scoring);
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(make_backend("cpu", cpu)->align(s0, s1, scoring), want);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    test::TempDir dir;
+    const auto r = test::stop_then_resume("cpu", cpu, "cuda", cuda, s0, s1, scoring, dir.file("wave.ckpt"), 0.5 * seconds);
+    ASSERT_TRUE(r.stopped);
+    EXPECT_GT(r.steps, 0) << "the cpu stop left a row, not a wavefront";
+    EXPECT_EQ(r.result, want);
+    std::printf("[ wave     ] cpu stopped after %.2f s (of %.2f), %lld steps, resumed on cuda\n", 0.5 * seconds,
+                seconds, static_cast<long long>(r.steps));
 }
 
 TEST(ResumeGpu, KillNineAtRandomMomentsThenResume) {
