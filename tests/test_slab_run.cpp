@@ -321,6 +321,55 @@ TEST(SlabStaircase, StopsAtRandomMomentsResumeExactlyWithAnyRankCount) {
                                            rng());
 }
 
+/// The slabs of one process (the cpu backend's --slabs): once the first has taken a stop, the
+/// others leave their diagonals too, so their wavefronts may hold blocks half done. Every
+/// stop's pieces are checked cell by cell, and resume to the reference answer.
+TEST(SlabStaircase, SlabsOfOneProcessLeaveTheirDiagonalsOnAStop) {
+    std::mt19937_64 rng(test::seed() + 12);
+    auto [s0, s1] = test::mutated_pair(30000, 14000, rng, 0.02);
+    const Scoring& scoring = kScorings[rng() % 3];
+    const AlignmentEnd want = reference_align(s0, s1, scoring);
+    TempDir dir;
+    BackendOptions o = options(4, 3);
+    o.slabs = 3;
+    o.threads = 1;
+    o.checkpoint.path = dir.file("group.ckpt");
+    o.checkpoint.every_seconds = 1e9;
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(make_backend("cpu", o)->align(s0, s1, scoring), want);
+    const int whole_ms = static_cast<int>(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    int stops = 0;
+    for (int trial = 0; trial < 6; ++trial) {
+        static volatile std::sig_atomic_t stop = 0;
+        stop = 0;
+        BackendOptions stopping = o;
+        stopping.checkpoint.stop = &stop;
+        stopping.pruning = trial % 2 == 1;
+        const int after_ms = 1 + static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, whole_ms * 3 / 4)));
+        std::thread signal([after_ms] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+            stop = SIGTERM;
+        });
+        bool stopped = false;
+        try {
+            EXPECT_EQ(make_backend("cpu", stopping)->align(s0, s1, scoring), want) << "finished before the stop";
+        } catch (const Interrupted&) {
+            stopped = true;
+        }
+        signal.join();
+        if (!stopped) continue;
+        ++stops;
+        const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, 3);
+        std::printf("[ stop     ] %d ms in: rows %lld %lld %lld\n", after_ms, static_cast<long long>(rows[0]),
+                    static_cast<long long>(rows[1]), static_cast<long long>(rows[2]));
+        test::expect_pieces_exact(s0, s1, scoring, o.checkpoint.path, 3, stopping.pruning);
+        EXPECT_EQ(make_backend("cpu", o)->align(s0, s1, scoring), want) << "resumed from rows " << rows[0] << " "
+                                                                         << rows[1] << " " << rows[2];
+    }
+    EXPECT_GE(stops, 3);
+}
+
 TEST(SlabStaircase, PiecesThatDoNotFitTogetherAreRefused) {
     // A slab below its left neighbour's row must hold the left edge rows in between: a piece
     // that lost them (rewritten with a right CRC) is refused, by the same and another count.

@@ -45,6 +45,11 @@ public:
     /// The best score any slab of the process has reported (pruning): raised to `g`, returned.
     int32_t offer_best(int32_t g);
 
+    /// A slab of the process took a stop checkpoint: the others may leave their diagonals
+    /// (TileExecutor::set_interrupt), as the stop's request is on its way to them.
+    void set_stopping() { stopping_.store(true, std::memory_order_relaxed); }
+    bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
+
     /// Work one slab does for the whole process (levelling the pieces a resume starts from):
     /// the first slab to ask runs `make`, the others wait for it; all get its result. Run
     /// again by the next to ask if it threw.
@@ -66,6 +71,7 @@ private:
     SlabValues result_;
     std::unique_ptr<std::atomic<int64_t>[]> done_, total_, pruned_;  ///< per slab, see set_cells
     std::atomic<int32_t> best_{0};  ///< see offer_best
+    std::atomic<bool> stopping_{false};  ///< see set_stopping
     std::mutex once_mutex_;
     std::shared_ptr<void> once_;  ///< see once
 };

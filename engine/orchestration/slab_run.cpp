@@ -115,9 +115,13 @@ public:
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(ck_.resumed_best().score);
+        // Rank 0 leaves a diagonal on the signal; the other slabs of its process once it has
+        // taken the stop (whose request then reaches them).
         const volatile std::sig_atomic_t* const signal = options_.checkpoint.stop;
         if (link_.rank() == 0 && signal && ck_.enabled())
             ex_.set_interrupt([this, signal] { return interruptible_.load(std::memory_order_relaxed) && *signal != 0; });
+        else if (link_.rank() > 0 && group_ && ck_.enabled())
+            ex_.set_interrupt([this] { return interruptible_.load(std::memory_order_relaxed) && group_->stopping(); });
         for (int64_t d = first; d < g_.diagonals(); ++d) {
             wait_until([&] { return ex_.done(d - kInFlight); }, d);
             if (d < g_.bands && d >= first_band_) begin_band(d);
@@ -182,11 +186,13 @@ private:
         }
     }
 
-    /// Whether a stop signal may leave diagonal d unfinished (TileExecutor::set_interrupt):
-    /// only where the next band to begin is sure to take the stop's wavefront at once.
+    /// Whether a stop may leave diagonal d unfinished (TileExecutor::set_interrupt): only
+    /// where the next band to begin is sure to take the stop's wavefront (rank 0: it will ask
+    /// for it; the others: it has been asked for), and that wavefront is past row 0.
     bool interruptible(int64_t d) const {
-        return !stopping_ && pending_.seq == 0 && ex_.takes_wavefronts() && ck_.due(true) &&
-               (d > 0 || ck_.first_row() > 0) && d + 1 >= first_band_ && d + 1 < g_.bands - 1;
+        const bool next_band = d + 1 >= first_band_ && d + 1 < g_.bands - (link_.rank() == 0 ? 1 : 0);
+        const bool asks = link_.rank() == 0 ? pending_.seq == 0 && ck_.due(true) : !ck_.capturing();
+        return !stopping_ && asks && next_band && ex_.takes_wavefronts() && (d > 0 || ck_.first_row() > 0);
     }
 
     /// Spins on `ready`, moving messages and finished writes meanwhile; yields the core so
@@ -219,8 +225,9 @@ private:
             // A wavefront is the state before this band: a checkpoint asked for while the
             // band's left edge is awaited is taken at once, and a stop then needs the edge no
             // more (the left neighbour, stopped too, may never send it).
+            // After an interrupted diagonal the stop's request is on its way: it, not the edge.
             const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
-            wait_until([&] { return left_col_.has(row0, real) || asked(); }, d);
+            wait_until([&] { return (left_col_.has(row0, real) && !ex_.interrupted()) || asked(); }, d);
             if (asked()) start_checkpoint(d);
         }
         if (left_ && (!stopping_ || d <= stop_band_)) {
@@ -231,8 +238,10 @@ private:
             std::fill(edge_h_.begin() + real, edge_h_.end(), 0);
             std::fill(edge_e_.begin() + real, edge_e_.end(), kScoreNegInf);
             ex_.set_left_edge(d, edge_h_.data(), edge_e_.data(), corner);
-            // A checkpoint being taken keeps the rows below its own (its neighbour's are lower).
-            left_col_.forget_before(ck_.capturing() ? std::min(capture_row_, row0 + real) : row0 + real);
+            // This band's rows stay until the next begins (an interrupt may leave block 0's
+            // tile of it for a wavefront to keep), and a checkpoint being taken keeps the rows
+            // below its own (its neighbour's are lower).
+            left_col_.forget_before(ck_.capturing() ? std::min(capture_row_, row0) : row0);
         } else if (left_) {
             // Past a stop band the left neighbour need not send anything: these rows only
             // finish the captured row's diagonals. A fresh edge (H = 0, E = -inf) gives every
@@ -263,6 +272,7 @@ private:
             marker_row_ = ck_.capture_low_row();
             capture_ready_ = true;
             if (!r.stop) return;
+            if (group_) group_->set_stopping();
             stopping_ = true;
             stop_band_ = (marker_row_ - ck_.first_row()) / rows_ - 1;  // the last one the last block finished
             ex_.limit_bands(stop_band_);
@@ -336,7 +346,7 @@ private:
     /// Sends the right edges that finished, collects left edges, and handles finished writes
     /// and acknowledgements.
     void pump(int64_t enqueued) {
-        while (next_right_ < enqueued && ex_.done(next_right_)) {
+        while (next_right_ < enqueued && ex_.right_edge_done(next_right_)) {
             const int64_t band = ex_.right_edge_band(next_right_++);
             if (band < 0 || (stopping_ && band > stop_band_)) continue;
             EdgeMessage m;

@@ -122,6 +122,10 @@ public:
     virtual void read_right_edge(int64_t band, int32_t* h, int32_t* e) = 0;
     /// Non-blocking: whether diagonals 0 .. d have completed.
     virtual bool done(int64_t d) = 0;
+    /// Non-blocking: whether the right edge diagonal d completes (if any) is final, with those
+    /// of the diagonals before it: done(d), or less where an interrupt left part of diagonal d
+    /// but not its last block column (whose edge the right neighbour must get before a stop).
+    virtual bool right_edge_done(int64_t d) { return done(d); }
 
     /// No band past `last` is needed any more (a stop checkpoint takes band `last`'s bottom
     /// row, levelling stops there): from the next diagonal enqueued, an executor may skip their

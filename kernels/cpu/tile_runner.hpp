@@ -66,6 +66,7 @@ public:
     int64_t right_edge_band(int64_t d) const override;
     void read_right_edge(int64_t band, int32_t* h, int32_t* e) override;
     bool done(int64_t d) override { return d < next_; }
+    bool right_edge_done(int64_t d) override { return d <= next_ && (d < next_ || right_edge_band(d) >= 0); }
     void set_interrupt(std::function<bool()> interrupt) override { interrupt_ = std::move(interrupt); }
     bool interrupted() const override { return next_ <= enqueued_; }
     int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps,
