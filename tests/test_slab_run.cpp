@@ -346,7 +346,7 @@ TEST(SlabStaircase, SlabsOfOneProcessLeaveTheirDiagonalsOnAStop) {
         BackendOptions stopping = o;
         stopping.checkpoint.stop = &stop;
         stopping.pruning = trial % 2 == 1;
-        const int after_ms = 1 + static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, whole_ms * 3 / 4)));
+        const int after_ms = 1 + static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, whole_ms / 2)));
         std::thread signal([after_ms] {
             std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
             stop = SIGTERM;

@@ -36,6 +36,12 @@ namespace chromalign::kernels::cpu {
 ///   in diagonal d+1.
 /// - slab edges (SlabEdges): the left edge of band i is slot (0, i & 1), read by tile (i, 0);
 ///   the right edge is slot (B, i & 1), written by tile (i, B-1) in diagonal i + B - 1.
+///
+/// Between two kernel tiles the buses hold a complete state, the wavefront: each block's
+/// columns of its last row, and in its slots the left edges of the bands it lags its left
+/// neighbour. A checkpoint copies it (take_wavefront), a stop interrupts the diagonal to take
+/// it, and a run starts from one (TopRow::steps). So each block counts the bands it has
+/// finished (done_), and keeps the rest of a band an interrupt left (partial_).
 class CpuTileRunner : public TileExecutor {
 public:
     /// s0 holds grid.m codes and s1 grid.n codes (BaseCode values). `top` is the row above
