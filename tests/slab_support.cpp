@@ -147,6 +147,25 @@ void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& 
     std::printf("[ pieces   ] %zu parts (slabs and their steps) checked cell by cell\n", parts.size());
 }
 
+bool stopped_after(int after_ms, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run,
+                   const AlignmentEnd& want) {
+    static volatile std::sig_atomic_t stop = 0;
+    stop = 0;
+    options.checkpoint.stop = &stop;
+    std::thread signal([after_ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+        stop = SIGTERM;
+    });
+    bool stopped = false;
+    try {
+        EXPECT_EQ(run(options), want) << "finished before the stop";
+    } catch (const Interrupted&) {
+        stopped = true;
+    }
+    signal.join();
+    return stopped;
+}
+
 void expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0, const Sequence& s1,
                                       const Scoring& scoring, const BackendOptions& options, const AlignmentEnd& want,
                                       uint64_t seed) {
@@ -162,24 +181,11 @@ void expect_staircases_resume_exactly(const std::string& backend, const Sequence
     int staircases = 0;
     bool checked[2] = {false, false};  // a staircase without pruning, and one with
     for (int trial = 0; trial < 8; ++trial) {
-        static volatile std::sig_atomic_t stop = 0;
-        stop = 0;
         BackendOptions stopping = o;
-        stopping.checkpoint.stop = &stop;
         stopping.pruning = trial % 2 == 1;
         const int after_ms = static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, whole_ms * 3 / 4)));
-        std::thread signal([after_ms] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
-            stop = SIGTERM;
-        });
-        bool stopped = false;
-        try {
-            EXPECT_EQ(slab_align(backend, s0, s1, scoring, 3, stopping), want) << "finished before the stop";
-        } catch (const Interrupted&) {
-            stopped = true;
-        }
-        signal.join();
-        if (!stopped) continue;
+        const auto run = [&](const BackendOptions& with) { return slab_align(backend, s0, s1, scoring, 3, with); };
+        if (!stopped_after(after_ms, stopping, run, want)) continue;
         const std::vector<int64_t> rows = piece_rows(o.checkpoint.path, 3);
         const bool stair = rows[0] != rows[1] || rows[1] != rows[2];
         if (stair && !checked[trial % 2]) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ std::vector<int64_t> piece_rows(const std::string& path, int ranks);
 /// and F of its row over its columns, and H and E of the left edge rows it kept, with the
 /// corner above them. Equal, or with `pruned` (a run that pruned) no higher: pruning leaves
 /// lower bounds in and beside the cells it skipped.
+/// Runs `run` with `options` whose stop flag a timer sets `after_ms` in, as SIGTERM would;
+/// true when the run stopped, else expects it to have given `want`.
+bool stopped_after(int after_ms, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run,
+                   const AlignmentEnd& want);
+
 void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const std::string& path,
                          int ranks, bool pruned);
 

@@ -341,24 +341,11 @@ TEST(SlabStaircase, SlabsOfOneProcessLeaveTheirDiagonalsOnAStop) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     int stops = 0;
     for (int trial = 0; trial < 6; ++trial) {
-        static volatile std::sig_atomic_t stop = 0;
-        stop = 0;
         BackendOptions stopping = o;
-        stopping.checkpoint.stop = &stop;
         stopping.pruning = trial % 2 == 1;
         const int after_ms = 1 + static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, whole_ms / 2)));
-        std::thread signal([after_ms] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
-            stop = SIGTERM;
-        });
-        bool stopped = false;
-        try {
-            EXPECT_EQ(make_backend("cpu", stopping)->align(s0, s1, scoring), want) << "finished before the stop";
-        } catch (const Interrupted&) {
-            stopped = true;
-        }
-        signal.join();
-        if (!stopped) continue;
+        const auto run = [&](const BackendOptions& with) { return make_backend("cpu", with)->align(s0, s1, scoring); };
+        if (!test::stopped_after(after_ms, stopping, run, want)) continue;
         ++stops;
         const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, 3);
         std::printf("[ stop     ] %d ms in: rows %lld %lld %lld\n", after_ms, static_cast<long long>(rows[0]),
