@@ -26,7 +26,8 @@ int32_t level_blocks(const SlabShape& shape, int64_t width, bool last) {
 
 Checkpoint level_pieces(const std::vector<Checkpoint>& slabs, const Sequence& s0, const Sequence& s1,
                         const Scoring& scoring, SlabEngine& engine) {
-    const std::string which = "the checkpoint pieces of " + std::to_string(slabs.size()) + " slabs";
+    const std::string count = std::to_string(slabs.size()) + (slabs.size() == 1 ? " slab" : " slabs");
+    const std::string which = "the checkpoint pieces of " + count;
     const std::vector<Checkpoint> pieces = split_steps(slabs);  // each step is levelled as a slab
     const int q = static_cast<int>(pieces.size());
     int64_t top = 0;
@@ -67,7 +68,7 @@ Checkpoint level_pieces(const std::vector<Checkpoint>& slabs, const Sequence& s0
         if ((top - p.row) % R != 0)
             throw Error(which + " lie at rows that bands of " + std::to_string(R) + " rows do not join (" +
                         std::to_string(p.row) + " and " + std::to_string(top) + "); resume them with " +
-                        std::to_string(slabs.size()) + " slabs, or with the --alpha and backend that wrote them");
+                        count + ", or with the --alpha and backend that wrote them");
         const int64_t bands = (top - p.row) / R;  // band bands-1 ends at row top
         std::vector<int32_t> h(static_cast<size_t>(p.n)), f(h.size());
         std::vector<int32_t> out_h(static_cast<size_t>(top - p.row)), out_e(out_h.size());
