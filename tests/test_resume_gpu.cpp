@@ -26,6 +26,7 @@ AlignmentEnd interrupt_and_finish(const std::string& first, const std::string& s
                                   const Sequence& s1, const std::string& path) {
     volatile std::sig_atomic_t stop = SIGINT;
     BackendOptions o;
+    o.max_blocks = 1;  // a cpu run's wavefront is then a row, which cuda takes from any cpu
     o.checkpoint.path = path;
     o.checkpoint.restart = true;
     o.checkpoint.stop = &stop;

@@ -225,6 +225,7 @@ protected:
         static volatile std::sig_atomic_t stop = SIGINT;
         BackendOptions o = o_;
         o.checkpoint.stop = &stop;
+        o.max_blocks = 1;  // one block column: its wavefront is a row
         EXPECT_THROW(make_backend("cpu", o)->align(s0_, s1_, kScorings[0]), Interrupted);
         ASSERT_EQ(::rename((o_.checkpoint.path + ".slab0of1.1").c_str(), o_.checkpoint.path.c_str()), 0);
     }
@@ -363,7 +364,7 @@ TEST(SlabStaircase, PiecesThatDoNotFitTogetherAreRefused) {
     std::mt19937_64 rng(test::seed() + 12);
     auto [s0, s1] = test::mutated_pair(3000, 2500, rng, 0.01);
     TempDir dir;
-    BackendOptions o = options(4, 3);
+    BackendOptions o = options(4, 1);  // one block column a slab: slab 0 stops at a row
     o.checkpoint.path = dir.file("gap.ckpt");
     static volatile std::sig_atomic_t stop = SIGTERM;
     BackendOptions stopping = o;

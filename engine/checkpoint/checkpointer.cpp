@@ -65,6 +65,8 @@ std::vector<int64_t> Checkpointer::offer() {
             Checkpoint c = read_checkpoint(path);
             if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); !why.empty())
                 problems_.push_back(path + ": checkpoint does not match this run: " + why);
+            else if (!seq && !c.steps.empty())  // a piece renamed: its columns lie at several rows
+                problems_.push_back(path + ": a wavefront piece, not a flat row of all columns");
             else if (seq && c.seq > 0 && c.seq % 2 != (seq == &offered[0] ? 0 : 1))
                 problems_.push_back(path + ": checkpoint number " + std::to_string(c.seq) + " lies in the wrong slot");
             else {

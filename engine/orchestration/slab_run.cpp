@@ -265,6 +265,9 @@ private:
     /// row, ready once its B + 1 diagonals are done. A stop then computes nothing more than
     /// that row: after a wavefront, nothing at all (its right edges are all sent).
     void start_checkpoint(int64_t d) {
+        // Before diagonal 0 of a fresh run a wavefront would be row 0: the request waits for
+        // the next band, one tile (R C cells) away, where band 0's row is R n.
+        if (d == 0 && ck_.first_row() == 0 && ex_.takes_wavefronts() && g_.bands > 1) return;
         const Request r = pending_;
         pending_ = Request{};
         if (ck_.start_wavefront(ex_, r.seq, r.stop)) {
