@@ -89,14 +89,21 @@ Checkpoint flat_of(const std::vector<Checkpoint>& pieces, const Sequence& s1) {
 std::vector<Checkpoint> split_steps(std::vector<Checkpoint> pieces) {
     std::vector<Checkpoint> parts;
     for (Checkpoint& piece : pieces) {
-        std::vector<StairStep> steps = std::move(piece.steps);
-        piece.steps.clear();
-        const int64_t n = piece.n;
-        std::vector<int32_t> h = std::move(piece.h), f = std::move(piece.f);
+        // The arrays out first: each part starts from a copy of what is left, the identity.
+        std::vector<StairStep> steps;
+        std::vector<int32_t> h, f, left_h, left_e;
+        steps.swap(piece.steps);
+        h.swap(piece.h);
+        f.swap(piece.f);
+        left_h.swap(piece.left_h);
+        left_e.swap(piece.left_e);
         for (size_t k = 0; k <= steps.size(); ++k) {
-            const int64_t from = k == 0 ? 0 : steps[k - 1].col, to = k < steps.size() ? steps[k].col : n;
-            Checkpoint part = k == 0 ? std::move(piece) : parts.back();
-            if (k > 0) {
+            const int64_t from = k == 0 ? 0 : steps[k - 1].col, to = k < steps.size() ? steps[k].col : piece.n;
+            Checkpoint part = piece;
+            if (k == 0) {
+                part.left_h = std::move(left_h);
+                part.left_e = std::move(left_e);
+            } else {
                 StairStep& step = steps[k - 1];
                 part.row = step.row;
                 part.left_corner = step.corner;
