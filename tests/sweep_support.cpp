@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
+#include <vector>
 
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
@@ -46,6 +49,104 @@ void expect_engine_sweeps_exact(const std::string& backend, int pairs, uint64_t 
         swept += sweeper.engine_sweeps();
     }
     EXPECT_GE(swept, pairs / 2) << "the " << backend << " engine swept too few windows: the test tests little";
+}
+
+WindowRow true_row(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, int64_t row) {
+    const size_t cols = static_cast<size_t>(s1.length() + 1);
+    WindowRow r{0, std::vector<int32_t>(cols, 0), std::vector<int32_t>(cols, kScoreNegInf)};
+    if (row == 0) return r;
+    WindowSpec w;
+    w.bottom = row;
+    w.hi = s1.length();
+    std::vector<int32_t> buffers(6 * cols);  // two rows in turn: a row reads the one above
+    const auto slots = [&](int64_t i) {
+        int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+        return RowSlots{base, base + cols, base + 2 * cols};
+    };
+    sweep_window(s0, s1, t, w, r, slots, [](int64_t) {});
+    const RowSlots last = slots(row);
+    return WindowRow{row, std::vector<int32_t>(last.h, last.h + cols), std::vector<int32_t>(last.f, last.f + cols)};
+}
+
+void expect_kept_rows_exact(const std::string& backend, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const std::unique_ptr<Backend> b = small_backend(backend);
+    ASSERT_NE(b->slab_engine(), nullptr) << backend << " is not a tiled backend";
+    const std::vector<Scoring> scorings = {Scoring(1, -3, 5, 2), Scoring(2, -3, 7, 2), Scoring(1, -3, 2, 5),
+                                           hoxd70()};
+    const int64_t R = [&] {
+        const Sequence a = random_pair(4, 4, rng).first;
+        return b->slab_engine()->window_executor(a, a, scorings[0], TopRow{})->grid().rows_per_band();
+    }();
+    const int64_t widths[] = {1, 31, 64, 65, 511, 512, 513};
+    const int64_t heights[] = {2 * R, 2 * R + 1, 3 * R - 1};
+    int64_t rows_checked = 0;
+    for (int k = 0; k < 12; ++k) {
+        const Scoring& sc = scorings[static_cast<size_t>(k) % scorings.size()];
+        const TracebackTerms t(sc);
+        WindowSpec w;
+        w.top = 1 + static_cast<int64_t>(rng() % 200);
+        // Half the windows start where the pairs' alignment (the main diagonal) crosses their
+        // top row: their corner and top row are what the cells below them come from.
+        w.lo = k % 2 ? w.top + 1 : 2 + static_cast<int64_t>(rng() % 300);
+        const int64_t width = k < 7 ? widths[k] : 600 + static_cast<int64_t>(rng() % 2000);
+        const int64_t height = k % 4 < 3 ? heights[k % 4] : 2 * R + static_cast<int64_t>(rng() % (6 * R));
+        w.bottom = w.top + height;
+        w.hi = w.lo + width - 1;
+        const std::string what = backend + " window #" + std::to_string(k) + " " + std::to_string(height) + " x " +
+                                 std::to_string(width) + ", seed " + std::to_string(seed);
+        auto [s0, s1] = mutated_pair(w.bottom + static_cast<int64_t>(rng() % 50), w.hi + static_cast<int64_t>(rng() % 50),
+                                     rng, 0.01);
+        const WindowRow whole = true_row(s0, s1, t, w.top);
+        WindowRow top{w.top, std::vector<int32_t>(whole.h.begin() + w.lo - 1, whole.h.begin() + w.hi + 1),
+                      std::vector<int32_t>(whole.f.begin() + w.lo - 1, whole.f.begin() + w.hi + 1)};
+        // The window's own values, row by row, at every row a band can end on (R is a
+        // multiple of 32), to compare the kept rows with.
+        std::map<int64_t, WindowRow> want;
+        const size_t cols = static_cast<size_t>(w.width() + 1);
+        std::vector<int32_t> buffers(6 * cols);
+        const auto slots = [&](int64_t i) {
+            int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+            return RowSlots{base, base + cols, base + 2 * cols};
+        };
+        sweep_window(s0, s1, t, w, top, slots, [&](int64_t i) {
+            if ((i - w.top) % 32 == 0)
+                want[i] = WindowRow{i, std::vector<int32_t>(slots(i).h, slots(i).h + cols),
+                                    std::vector<int32_t>(slots(i).f, slots(i).f + cols)};
+        });
+        // Room for all of the rows, or for a few: every band's bottom kept, or every k-th.
+        const int64_t kept_bytes = k % 2 ? int64_t{1} << 30 : 8 * (w.width() + 1) * (1 + static_cast<int64_t>(rng() % 4));
+        EngineSweeper sweeper(*b->slab_engine(), s0, s1, sc, kept_bytes);
+        const std::unique_ptr<RowSource> rows = sweeper.sweep(w, top, SweepSteps{});
+        ASSERT_EQ(sweeper.engine_sweeps(), 1) << what << ": not swept by the engine";
+        for (int64_t r = rows->row_above(w.bottom); r > w.top; r = rows->row_above(r)) {
+            const auto found = want.find(r);
+            ASSERT_NE(found, want.end()) << "kept row " << r << " is not a band bottom, " << what;
+            const WindowRow& v = found->second;
+            const int64_t from = w.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.width()));
+            const WindowRow got = rows->read(r, from, w.hi), all = rows->read(r, w.lo, w.hi);
+            EXPECT_EQ(all.h, v.h) << "H of kept row " << r << ", " << what;
+            EXPECT_EQ(all.f, v.f) << "F of kept row " << r << ", " << what;
+            EXPECT_TRUE(std::equal(got.h.begin(), got.h.end(), v.h.begin() + (from - w.lo)))
+                << "row " << r << " from " << from << ", " << what;
+            for (int q = 0; q < 4; ++q) {
+                const int64_t to = w.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.width()));
+                int64_t bound = edge_value(0, w.lo - 1, t.gap);
+                for (int64_t c = w.lo; c <= to; ++c)
+                    bound = std::max(bound, edge_value(v.h[static_cast<size_t>(c - w.lo + 1)], c, t.gap));
+                EXPECT_EQ(rows->edge_term(r, to, t.gap), bound) << "edge term of row " << r << " to column " << to;
+                // The peak: the rightmost largest H over [a, to] of the window's row.
+                const int64_t a = w.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(to - w.lo + 1));
+                int64_t peak = to;
+                for (int64_t c = to; c >= a; --c)
+                    if (v.h[static_cast<size_t>(c - w.lo + 1)] > v.h[static_cast<size_t>(peak - w.lo + 1)]) peak = c;
+                EXPECT_EQ(rows->peak_column(r, a, to), peak) << "peak of row " << r << " over " << a << " .. " << to;
+            }
+            ++rows_checked;
+            if (::testing::Test::HasFailure()) return;
+        }
+    }
+    EXPECT_GE(rows_checked, 12) << "fewer kept rows than windows";
 }
 
 }  // namespace chromalign::test

@@ -84,6 +84,13 @@ TEST(TracebackGpu, CudaSweepsGiveTheReferenceAlignment) {
 /// legacy stream is kept busy: every kept row must hold the CPU sweep's values. A runner that
 /// set up its flags or inputs on the legacy stream ran its kernels before they landed (wrong
 /// rows, or a flag zeroed under a long phase, which then spins forever: the watchdog's case).
+/// The window kernel (one launch per run of diagonals, kept columns copied by the blocks
+/// themselves) keeps the rows the CPU sweep computes, at edge widths and heights.
+TEST(TracebackGpu, WindowKernelKeepsTheRowsOfTheCpuSweep) {
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    test::expect_kept_rows_exact("cuda", test::seed() + 94);
+}
+
 TEST(TracebackGpu, WindowSweepsStayExactWhileTheLegacyStreamIsBusy) {
     if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
 #if !CHROMALIGN_TEST_CUDA

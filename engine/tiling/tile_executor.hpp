@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/error.hpp"
@@ -93,6 +94,20 @@ public:
     /// the bottom row of every band b with (b + 1) % every == 0 in the executor's own memory, as
     /// the diagonals make it final, at one transfer for all of them.
     virtual void keep_band_bottoms(int64_t every) = 0;
+    /// Traceback windows: enqueues diagonals [from, to) (from: the next one) of a grid whose
+    /// left edge is fresh in every band, H = 0 and E = -inf, with corner H(top, -1) = `corner`
+    /// above band 0 (read with diagonal 0). By default each edge is set and each diagonal
+    /// enqueued, kMaxDiagonalsInFlight at most ahead (needs a left edge: SlabEdges); the cuda
+    /// runner runs them in one launch.
+    virtual void enqueue_window(int64_t from, int64_t to, int32_t corner) {
+        const int64_t rows = grid().rows_per_band();
+        const std::vector<int32_t> zero_h(static_cast<size_t>(rows), 0), neg_e(static_cast<size_t>(rows), kScoreNegInf);
+        for (int64_t d = from; d < to; ++d) {
+            while (!done(d - kMaxDiagonalsInFlight)) std::this_thread::yield();
+            if (d < grid().bands) set_left_edge(d, zero_h.data(), neg_e.data(), d == 0 ? corner : 0);
+            enqueue_diagonal(d);
+        }
+    }
     /// After synchronize(): columns [from, to) (0-based) of the bottom rows of `count` kept
     /// bands from `band` on (band, band + every, ...) into h and f, row after row.
     virtual void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) = 0;

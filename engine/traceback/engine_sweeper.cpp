@@ -2,6 +2,7 @@
 #include "engine/traceback/engine_sweeper.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -16,6 +17,9 @@ Sequence slice(const Sequence& s, int64_t from, int64_t to) {
     out.codes.assign(s.codes.begin() + from, s.codes.begin() + to);
     return out;
 }
+
+/// Diagonals per EngineSweeper::sweep call of enqueue_window: one launch on the GPU.
+constexpr int64_t kWindowRun = 64;
 
 /// Columns per run of the block maxima that bound a window cut from these rows (window.hpp).
 constexpr int64_t kMaximaRun = 512;
@@ -137,12 +141,13 @@ std::unique_ptr<RowSource> EngineSweeper::sweep(const WindowSpec& w, WindowRow a
     ++engine_sweeps_;
     ex->keep_band_bottoms(every);
 
-    const std::vector<int32_t> zero_h(static_cast<size_t>(rows), 0), neg_e(static_cast<size_t>(rows), kScoreNegInf);
-    for (int64_t d = 0; d < g.diagonals(); ++d) {
+    // Diagonals in runs of kWindowRun, at most two runs enqueued: a dropped window stops
+    // within one, and the thread sleeps rather than polls while its window is swept (the
+    // threads walking other windows need the cores).
+    for (int64_t d = 0; d < g.diagonals(); d += kWindowRun) {
         if (steps.cancel && *steps.cancel) return nullptr;  // what was enqueued ends as ex is freed
-        while (!ex->done(d - kMaxDiagonalsInFlight)) std::this_thread::yield();
-        if (d < g.bands) ex->set_left_edge(d, zero_h.data(), neg_e.data(), d == 0 ? top.corner : 0);
-        ex->enqueue_diagonal(d);
+        while (!ex->done(d - kWindowRun - 1)) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        ex->enqueue_window(d, std::min(d + kWindowRun, g.diagonals()), top.corner);
     }
     ex->synchronize();
     return std::make_unique<SweptRows>(w, std::move(above), std::move(ex), every, TracebackTerms(scoring_).gap);

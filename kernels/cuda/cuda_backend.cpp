@@ -94,15 +94,16 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             int& resident = window_resident_[static_cast<int>(terms.substitution)];
             if (resident == 0)
-                resident = kernels::cuda_resident_blocks_per_sm(options_.device, kWindowAlpha, terms.substitution);
+                resident = kernels::cuda_window_blocks_per_sm(options_.device, kWindowAlpha, terms.substitution);
             per_sm = std::max(1, std::min(wanted_blocks_per_sm_, resident));
         }
         int64_t most = int64_t{info_.multiprocessors} * per_sm;
         if (options_.max_blocks > 0) most = std::min<int64_t>(most, options_.max_blocks);
         const int64_t blocks = std::clamp<int64_t>(s1.length() / 512, 1, most);
         const TileGrid grid = make_tile_grid(s0.length(), s1.length(), 32, kWindowAlpha, static_cast<int32_t>(blocks));
+        // No edge ring: enqueue_window brings the window's fresh edges.
         return std::make_unique<kernels::CudaTileRunner>(options_.device, grid, terms, s0.codes.data(),
-                                                         s1.codes.data(), top, SlabEdges{true, false}, PruneRule{});
+                                                         s1.codes.data(), top, SlabEdges{}, PruneRule{});
     }
 
     /// About 3e12 cells a second on an H100 (pruned related pairs): rows 65536 apart write

@@ -61,4 +61,16 @@ struct PhaseArgs {
     int32_t* dead;            ///< per blockIdx: 1 when prune_block_runs skipped its run; null: none decided
 };
 
+/// What window_diagonals (window_kernel.cuh) adds to PhaseArgs: the diagonals of its launch,
+/// what changes from one diagonal to the next, and where the kept band bottoms go.
+struct WindowArgs {
+    int64_t from, to;           ///< diagonals [from, to)
+    int32_t* vbus[2];           ///< diagonal d writes vbus[d & 1] and reads vbus[(d + 1) & 1]
+    const int32_t* edge_first;  ///< left edge of band 0: H = 0, E = -inf, the window's corner H
+    const int32_t* edge_rest;   ///< left edge of every other band: H = 0, E = -inf, corner 0
+    int2* kept;                 ///< n columns per kept band (TileExecutor::keep_band_bottoms), or null
+    int64_t keep_every;         ///< band b is kept when (b + 1) % keep_every == 0
+    int64_t n;                  ///< real columns (the kept rows' width)
+};
+
 }  // namespace chromalign::kernels::cuda

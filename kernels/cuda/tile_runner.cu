@@ -1,21 +1,27 @@
 //! @file CudaTileRunner: device buffers of one comparison and the launches of each external diagonal.
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <deque>
+#include <iterator>
 #include <map>
+#include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/diagonal_trace.hpp"
 #include "kernels/cuda/block_pruning.cuh"
 #include "kernels/cuda/diagonal_kernel.cuh"
+#include "kernels/cuda/window_kernel.cuh"
 #include "kernels/cuda/tile_runner.hpp"
 
 namespace chromalign::kernels {
 
 using cuda::BestCell;
 using cuda::PhaseArgs;
+using cuda::WindowArgs;
 
 namespace {
 
@@ -83,6 +89,17 @@ int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substit
     return std::min(production, traced);
 }
 
+int cuda_window_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution) {
+    int window = 0;
+    with_alpha(alpha, [&](auto a) {
+        with_substitution(substitution, [&](auto sub) {
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &window, cuda::window_diagonals<decltype(a)::value, decltype(sub)::value>, cuda::kWarp, 0));
+        });
+    });
+    return std::min(window, cuda_resident_blocks_per_sm(device, alpha, substitution));
+}
+
 /// A buffer from `spare`, or a fresh one from `alloc` (a cudaMalloc-like call).
 template <typename Alloc>
 int2* take_or(std::vector<int2*>& spare, Alloc alloc) {
@@ -142,6 +159,45 @@ __global__ void kept_row_maxima(const int2* kept, int64_t n, int64_t slope, int6
     out[k * gridDim.x + r] = best;
 }
 
+/// Pinned host buffers for kept_band_bottoms, shared by the runners of the process: the
+/// traceback makes a runner per window, and pinning memory and unpinning it (which may wait
+/// for the whole device) per window cost more than the transfers. Held until the process ends.
+class PinnedPool {
+public:
+    /// A buffer of at least `count` int2, and its size.
+    std::pair<int2*, size_t> take(size_t count) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            for (auto it = free_.begin(); it != free_.end(); ++it) {
+                if (it->second < count) continue;
+                const auto got = *it;
+                free_.erase(it);
+                return got;
+            }
+        }
+        // Rounded up to a power of two from 64k, so that a few sizes serve every window.
+        size_t size = size_t{1} << 16;
+        while (size < count) size *= 2;
+        int2* p = nullptr;
+        CUDA_CHECK(cudaMallocHost(&p, size * sizeof(int2)));
+        return {p, size};
+    }
+    void give(std::pair<int2*, size_t> buffer) {
+        if (!buffer.first) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        free_.push_back(buffer);
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::pair<int2*, size_t>> free_;
+};
+
+PinnedPool& fetch_buffers() {
+    static PinnedPool* pool = new PinnedPool;  // never destroyed: runners may outlive statics
+    return *pool;
+}
+
 struct CudaTileRunner::Impl {
     TileGrid grid;
     int device = 0;
@@ -189,8 +245,11 @@ struct CudaTileRunner::Impl {
     std::vector<int2*> spare_device_rows, spare_staging_rows;
     int64_t keep_every = 0;               ///< keep_band_bottoms; 0: none kept
     int2* d_kept = nullptr;               ///< n columns per kept band
-    int2* h_fetch = nullptr;              ///< pinned: kept_band_bottoms' transfers land here
-    size_t fetch_capacity = 0;            ///< int2 slots of h_fetch
+    std::pair<int2*, size_t> fetch{nullptr, 0};  ///< pinned, from fetch_buffers(): kept_band_bottoms lands here
+    int32_t* d_fresh_edges = nullptr;     ///< enqueue_window: WindowArgs::edge_first, then edge_rest
+    /// The diagonal whose end each done[] event last recorded (-1: none): enqueue_window
+    /// records only the last diagonal of its launch.
+    int64_t recorded[kEdgeSlots];
 
     /// Launches the copies of the pieces recorded since the last launch, then the transfers of
     /// the rows they complete. Called before a diagonal overwrites those bus columns.
@@ -226,6 +285,13 @@ struct CudaTileRunner::Impl {
         capturing.erase(it);
     }
 
+    /// Records the event of diagonal d, the last one enqueued.
+    void record_done(int64_t d) {
+        CUDA_CHECK(cudaEventRecord(done[d % kEdgeSlots], stream));
+        recorded[d % kEdgeSlots] = d;
+        enqueued = d + 1;
+    }
+
     int64_t enqueued = 0;         ///< diagonals enqueued so far
     size_t bytes = 0;
     cuda::Substitution substitution = cuda::Substitution::kBytes;  ///< the kernels' diagonal terms
@@ -253,7 +319,8 @@ struct CudaTileRunner::Impl {
         if (last < a.b_first) return;
         const dim3 blocks(static_cast<unsigned>(last - a.b_first + 1));
         a.dead = nullptr;
-        const int32_t seen = *reinterpret_cast<const volatile int32_t*>(h_best_seen);
+        // h_best_seen exists with pruning only.
+        const int32_t seen = args.prune.on ? *reinterpret_cast<const volatile int32_t*>(h_best_seen) : 0;
         if (may_prune(d, std::max(a.shared_best, seen))) {
             a.dead = d_dead;
             cuda::prune_block_runs<A><<<blocks, cuda::kWarp, 0, stream>>>(a);
@@ -274,44 +341,43 @@ struct CudaTileRunner::Impl {
             CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kSub, false>, a));
     }
 
+    /// Device memory in stream order from the device's pool: cudaMalloc and cudaFree wait for
+    /// the whole device, where the traceback's other windows are being swept.
     template <typename T>
     T* alloc(size_t count) {
         void* ptr = nullptr;
-        CUDA_CHECK(cudaMalloc(&ptr, count * sizeof(T)));
+        CUDA_CHECK(cudaMallocAsync(&ptr, count * sizeof(T), stream));
         bytes += count * sizeof(T);
         return static_cast<T*>(ptr);
+    }
+    void free_device(void* ptr) {
+        if (ptr) cudaFreeAsync(ptr, stream);
     }
 
     void release() {
         if (trace && stream) cudaStreamSynchronize(stream);  // the last stamps are written
         trace.reset();
         // Destructor path: errors cannot be reported, and freeing null is a no-op.
-        cudaFree(d_s0);
-        cudaFree(d_s1);
-        cudaFree(d_hbus);
-        cudaFree(d_vbus[0]);
-        cudaFree(d_vbus[1]);
-        cudaFree(d_flags);
-        cudaFree(d_table);
-        cudaFree(d_best);
-        cudaFree(d_best_score);
-        cudaFree(d_pruned);
-        cudaFree(d_dead);
-        cudaFree(d_kept);
-        cudaFreeHost(h_fetch);
+        fetch_buffers().give(fetch);
+        if (stream) {  // device memory is freed in stream order, after the last kernel
+            for (void* p : {static_cast<void*>(d_s0), static_cast<void*>(d_s1), static_cast<void*>(d_hbus),
+                            static_cast<void*>(d_vbus[0]), static_cast<void*>(d_vbus[1]),
+                            static_cast<void*>(d_flags), static_cast<void*>(d_table), static_cast<void*>(d_best),
+                            static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
+                            static_cast<void*>(d_dead), static_cast<void*>(d_kept), static_cast<void*>(d_right),
+                            static_cast<void*>(d_fresh_edges)})
+                free_device(p);
+            for (const auto& [band, c] : capturing) free_device(c.device_row);
+            for (int2* row : spare_device_rows) free_device(row);
+        }
         cudaFreeHost(h_best_seen);
         cudaFreeHost(h_pruned_seen);
-        cudaFree(d_right);
         cudaFreeHost(h_left);
-        for (const auto& [band, c] : capturing) {
-            cudaFree(c.device_row);
-            cudaFreeHost(c.staging_row);
-        }
-        for (int2* row : spare_device_rows) cudaFree(row);
+        for (const auto& [band, c] : capturing) cudaFreeHost(c.staging_row);
         for (int2* row : spare_staging_rows) cudaFreeHost(row);
         for (cudaEvent_t ev : done)
             if (ev) cudaEventDestroy(ev);
-        if (stream) cudaStreamDestroy(stream);
+        if (stream) cudaStreamDestroy(stream);  // returns at once; released once its work is done
     }
 };
 
@@ -334,6 +400,12 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     CUDA_CHECK(cudaSetDevice(device));
     try {
         CUDA_CHECK(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
+        // Memory a runner frees stays in the pool for the next (the traceback makes one per
+        // window) rather than going back to the driver at every synchronization.
+        cudaMemPool_t pool = nullptr;
+        CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+        uint64_t keep = UINT64_MAX;
+        CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
         const int64_t cols = grid.padded_cols() + cuda::Tuning::kPrefetch;
         const size_t slot = static_cast<size_t>(2 * grid.alpha + 2) * cuda::kWarp;
         im.d_s0 = im.alloc<uint8_t>(grid.padded_rows());
@@ -346,10 +418,12 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         im.d_best_score = im.alloc<int32_t>(1);
         im.d_pruned = im.alloc<unsigned long long>(1);
         im.d_dead = im.alloc<int32_t>(grid.blocks);
-        CUDA_CHECK(cudaMallocHost(&im.h_best_seen, sizeof(int32_t)));
-        CUDA_CHECK(cudaMallocHost(&im.h_pruned_seen, sizeof(unsigned long long)));
-        *im.h_best_seen = 0;
-        *im.h_pruned_seen = 0;
+        if (prune.on) {  // only pruning copies them back (a traceback window has none)
+            CUDA_CHECK(cudaMallocHost(&im.h_best_seen, sizeof(int32_t)));
+            CUDA_CHECK(cudaMallocHost(&im.h_pruned_seen, sizeof(unsigned long long)));
+            *im.h_best_seen = 0;
+            *im.h_pruned_seen = 0;
+        }
         std::vector<int32_t> table;
         if (scoring.substitution == cuda::Substitution::kTable) {
             table = device_table(scoring);
@@ -392,6 +466,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         }
         if (edges.right) im.d_right = im.alloc<int32_t>(edge_words * kEdgeSlots);
         for (cudaEvent_t& ev : im.done) CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        std::fill(std::begin(im.recorded), std::end(im.recorded), -1);
         im.trace = DiagonalTrace::from_environment(grid);
     } catch (...) {
         im.release();
@@ -451,17 +526,72 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
             im.grid.padded_cols(), im.grid.n);
         CUDA_CHECK(cudaGetLastError());
     }
-    CUDA_CHECK(cudaEventRecord(im.done[d % kEdgeSlots], im.stream));
-    im.enqueued = d + 1;
+    im.record_done(d);
+}
+
+void CudaTileRunner::enqueue_window(int64_t from, int64_t to, int32_t corner) {
+    Impl& im = *impl_;
+    const TileGrid& g = im.grid;
+    if (from != im.enqueued || to <= from || to > g.diagonals() || im.args.prune.on || im.edges.right ||
+        !im.capturing.empty())
+        throw Error("internal: enqueue_window(" + std::to_string(from) + ", " + std::to_string(to) +
+                    ") on a runner that is not a window's at that diagonal");
+    const int64_t rows = g.rows_per_band(), words = 2 * rows + 1;
+    if (from == 0) {
+        // Both edges are H = 0 and E = -inf; only band 0's corner is the window's.
+        std::vector<int32_t> edges(static_cast<size_t>(2 * words), 0);
+        for (int64_t k = 0; k < 2; ++k)
+            std::fill_n(edges.begin() + k * words + rows, rows, cuda::kNegInf);
+        edges[static_cast<size_t>(words - 1)] = corner;
+        im.d_fresh_edges = im.alloc<int32_t>(edges.size());
+        // From pageable memory: the call returns once `edges` has been staged.
+        CUDA_CHECK(cudaMemcpyAsync(im.d_fresh_edges, edges.data(), edges.size() * sizeof(int32_t),
+                                   cudaMemcpyHostToDevice, im.stream));
+    }
+    PhaseArgs a = im.args;
+    a.b_first = 0;
+    a.left_edge = nullptr;
+    a.right_edge = nullptr;
+    a.dead = nullptr;
+    a.stamps = nullptr;
+    WindowArgs w{};
+    w.from = from;
+    w.to = to;
+    w.vbus[0] = im.d_vbus[0];
+    w.vbus[1] = im.d_vbus[1];
+    w.edge_first = im.d_fresh_edges;
+    w.edge_rest = im.d_fresh_edges + words;
+    w.kept = im.keep_every > 0 ? im.d_kept : nullptr;
+    w.keep_every = std::max<int64_t>(im.keep_every, 1);
+    w.n = g.n;
+    cudaLaunchAttribute cooperative{};
+    cooperative.id = cudaLaunchAttributeCooperative;
+    cooperative.val.cooperative = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(g.blocks));
+    config.blockDim = dim3(cuda::kWarp);
+    config.stream = im.stream;
+    config.attrs = &cooperative;
+    config.numAttrs = 1;
+    with_alpha(g.alpha, [&](auto alpha) {
+        with_substitution(im.substitution, [&](auto sub) {
+            CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::window_diagonals<decltype(alpha)::value, decltype(sub)::value>,
+                                          a, w));
+        });
+    });
+    im.record_done(to - 1);
 }
 
 int64_t CudaTileRunner::cells_pruned() {
-    return static_cast<int64_t>(*reinterpret_cast<const volatile unsigned long long*>(impl_->h_pruned_seen));
+    const unsigned long long* seen = impl_->h_pruned_seen;  // null without pruning
+    return seen ? static_cast<int64_t>(*reinterpret_cast<const volatile unsigned long long*>(seen)) : 0;
 }
 
 int32_t CudaTileRunner::best_score_seen() {
-    // Written by the copy engine in stream order; an aligned word, read whole.
-    return *reinterpret_cast<const volatile int32_t*>(impl_->h_best_seen);
+    // Written by the copy engine in stream order; an aligned word, read whole. Only pruning
+    // copies it back (enqueue_diagonal).
+    const int32_t* seen = impl_->h_best_seen;
+    return seen ? *reinterpret_cast<const volatile int32_t*>(seen) : 0;
 }
 
 void CudaTileRunner::share_best_score(int32_t g) { impl_->shared_best = std::max(impl_->shared_best, g); }
@@ -518,7 +648,7 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
         c.h = h;
         c.f = f;
         const size_t bytes = static_cast<size_t>(g.n) * sizeof(int2);
-        c.device_row = take_or(im.spare_device_rows, [&](int2** p) { return cudaMalloc(p, bytes); });
+        c.device_row = take_or(im.spare_device_rows, [&](int2** p) { return cudaMallocAsync(p, bytes, im.stream); });
         c.staging_row = take_or(im.spare_staging_rows, [&](int2** p) { return cudaMallocHost(p, bytes); });
     }
     im.pieces.push_back(BusPiece{c.device_row, first, last});
@@ -541,21 +671,19 @@ void CudaTileRunner::kept_band_bottoms(int64_t band, int64_t count, int64_t from
     // runner's stream into pinned memory (a pageable cudaMemcpy2D took about 150 us on an
     // H100 while other windows were being swept).
     const size_t width = static_cast<size_t>(to - from), cells = width * static_cast<size_t>(count);
-    if (cells > im.fetch_capacity) {
-        const size_t want = std::max(cells, 2 * im.fetch_capacity);
-        cudaFreeHost(im.h_fetch);
-        im.h_fetch = nullptr;
-        im.fetch_capacity = 0;
-        CUDA_CHECK(cudaMallocHost(&im.h_fetch, want * sizeof(int2)));
-        im.fetch_capacity = want;
+    if (cells > im.fetch.second) {
+        fetch_buffers().give(im.fetch);
+        im.fetch = {nullptr, 0};
+        im.fetch = fetch_buffers().take(cells);
     }
-    CUDA_CHECK(cudaMemcpy2DAsync(im.h_fetch, width * sizeof(int2), im.d_kept + band / im.keep_every * im.grid.n + from,
+    int2* const landed = im.fetch.first;
+    CUDA_CHECK(cudaMemcpy2DAsync(landed, width * sizeof(int2), im.d_kept + band / im.keep_every * im.grid.n + from,
                                  static_cast<size_t>(im.grid.n) * sizeof(int2), width * sizeof(int2),
                                  static_cast<size_t>(count), cudaMemcpyDeviceToHost, im.stream));
     CUDA_CHECK(cudaStreamSynchronize(im.stream));
     for (size_t c = 0; c < cells; ++c) {
-        h[c] = im.h_fetch[c].x;
-        f[c] = im.h_fetch[c].y;
+        h[c] = landed[c].x;
+        f[c] = landed[c].y;
     }
 }
 
@@ -563,15 +691,15 @@ void CudaTileRunner::kept_band_maxima(int64_t slope, int64_t block, int64_t* out
     Impl& im = *impl_;
     const int64_t rows = im.keep_every > 0 ? im.grid.bands / im.keep_every : 0, runs = (im.grid.n + block - 1) / block;
     if (rows == 0) return;
+    const size_t bytes = static_cast<size_t>(rows * runs) * sizeof(int64_t);
     int64_t* d_out = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_out, static_cast<size_t>(rows * runs) * sizeof(int64_t)));
+    CUDA_CHECK(cudaMallocAsync(&d_out, bytes, im.stream));
     kept_row_maxima<<<dim3(static_cast<unsigned>(runs), static_cast<unsigned>(rows)), 256, 0, im.stream>>>(
         im.d_kept, im.grid.n, slope, block, d_out);
     cudaError_t status = cudaGetLastError();
+    if (status == cudaSuccess) status = cudaMemcpyAsync(out, d_out, bytes, cudaMemcpyDeviceToHost, im.stream);
+    cudaFreeAsync(d_out, im.stream);
     if (status == cudaSuccess) status = cudaStreamSynchronize(im.stream);
-    if (status == cudaSuccess)
-        status = cudaMemcpy(out, d_out, static_cast<size_t>(rows * runs) * sizeof(int64_t), cudaMemcpyDeviceToHost);
-    cudaFree(d_out);
     CUDA_CHECK(status);
 }
 
@@ -607,8 +735,10 @@ bool CudaTileRunner::done(int64_t d) {
     Impl& im = *impl_;
     if (d < 0) return true;
     if (d >= im.enqueued) throw Error("done(" + std::to_string(d) + ") asks for a diagonal not enqueued yet");
-    // An older diagonal's event was recorded again: the oldest recorded one answers for it.
+    // Events complete in stream order: the first diagonal from d on whose event is still
+    // recorded answers for it (the last one enqueued always is).
     d = std::max(d, im.enqueued - kEdgeSlots);
+    while (im.recorded[d % kEdgeSlots] != d) ++d;
     const cudaError_t status = cudaEventQuery(im.done[d % kEdgeSlots]);
     if (status == cudaErrorNotReady) return false;
     CUDA_CHECK(status);

@@ -38,6 +38,10 @@ bool cuda_alpha_supported(int alpha);
 /// count of its production and traced instances, as a run may launch either.
 int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution);
 
+/// The same for a grid that enqueue_window launches (its kernel, and the diagonal kernels,
+/// which the runner may also launch).
+int cuda_window_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution);
+
 /// Owns the device buffers of one comparison (sequences, horizontal bus, vertical bus, best
 /// cells) and launches each external diagonal (short and long phase in one cooperative
 /// kernel) on one stream.
@@ -74,6 +78,10 @@ public:
     /// bands into a device buffer, where they stay: kept_band_bottoms copies the block asked
     /// for (one transfer), and kept_band_maxima reduces them on the device.
     void keep_band_bottoms(int64_t every) override;
+    /// One cooperative launch of window_diagonals (window_kernel.cuh): every block column stays
+    /// resident and copies its kept columns itself. Only for a runner without pruning, right
+    /// edge or captures; needs the grid's blocks to fit cuda_window_blocks_per_sm.
+    void enqueue_window(int64_t from, int64_t to, int32_t corner) override;
     void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
     void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
