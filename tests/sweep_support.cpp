@@ -135,12 +135,15 @@ void expect_kept_rows_exact(const std::string& backend, uint64_t seed) {
                 for (int64_t c = w.lo; c <= to; ++c)
                     bound = std::max(bound, edge_value(v.h[static_cast<size_t>(c - w.lo + 1)], c, t.gap));
                 EXPECT_EQ(rows->edge_term(r, to, t.gap), bound) << "edge term of row " << r << " to column " << to;
-                // The peak: the rightmost largest H over [a, to] of the window's row.
+                // The crossing: the rightmost largest H + bias over [a, to] of the window's row.
                 const int64_t a = w.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(to - w.lo + 1));
-                int64_t peak = to;
+                const CrossingBias bias = crossing_bias(t, static_cast<int64_t>(rng() % 200), to);
+                int64_t want = to;
                 for (int64_t c = to; c >= a; --c)
-                    if (v.h[static_cast<size_t>(c - w.lo + 1)] > v.h[static_cast<size_t>(peak - w.lo + 1)]) peak = c;
-                EXPECT_EQ(rows->peak_column(r, a, to), peak) << "peak of row " << r << " over " << a << " .. " << to;
+                    if (v.h[static_cast<size_t>(c - w.lo + 1)] + bias.at(c) > v.h[static_cast<size_t>(want - w.lo + 1)] + bias.at(want))
+                        want = c;
+                EXPECT_EQ(rows->crossing_column(r, a, bias), want)
+                    << "crossing of row " << r << " over " << a << " .. " << to << ", " << bias.a << " rows below";
             }
             ++rows_checked;
             if (::testing::Test::HasFailure()) return;

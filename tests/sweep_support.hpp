@@ -24,7 +24,7 @@ WindowRow true_row(const Sequence& s0, const Sequence& s1, const TracebackTerms&
 
 /// Windows cut from inside mutated pairs (a true top row, a corner H(top, lo - 1) that is not
 /// 0) swept on `backend`'s engine: every kept row must equal the row-by-row sweep's, and so
-/// must its edge terms and peaks. Widths 1, T - 1, 2T, 2T + 1, 511 to 513 and random; heights
+/// must its edge terms and crossings. Widths 1, T - 1, 2T, 2T + 1, 511 to 513 and random; heights
 /// 2R, 2R + 1, 3R - 1 and random (R: the engine's rows per window band); four scorings; the
 /// rows of every band kept, or of every k-th.
 void expect_kept_rows_exact(const std::string& backend, uint64_t seed);

@@ -19,7 +19,7 @@ TEST(EngineSweeper, CpuSweepsGiveTheReferenceAlignment) {
     test::expect_engine_sweeps_exact("cpu", 12, test::seed() + 81);
 }
 
-TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesBoundsAndPeaks) {
+TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesBoundsAndCrossings) {
     test::expect_kept_rows_exact("cpu", test::seed() + 83);
 }
 

@@ -221,9 +221,9 @@ TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {
     EXPECT_LT(counts.cells, 4 * windows) << "a long gap cost far more than its cells";
 }
 
-TEST(SpecialRows, PeakColumnIsTheRightmostLargestH) {
+TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
     // Rows of two pieces with H drawn from a few values (many ties, equal block peaks): the
-    // peak found from the blocks' maxima equals a scan of the row, on ranges of every kind
+    // crossing found from the blocks' maxima equals a scan of the row, on ranges of every kind
     // (inside a block, across pieces, block-aligned ends, the matrix's last partial block).
     std::mt19937_64 rng(test::seed() + 77);
     const int64_t n = 3 * SpecialRows::kPeakColumns + 1 + static_cast<int64_t>(rng() % 8000);
@@ -252,10 +252,23 @@ TEST(SpecialRows, PeakColumnIsTheRightmostLargestH) {
         if (k % 5 == 0) from = std::max<int64_t>(1, from / b * b);      // a block's first column
         if (k % 7 == 0) to = std::min(n, (to / b + 1) * b - 1);         // a block's last column
         if (k == 0) from = 1, to = n;
-        EXPECT_EQ(rows.peak_column(row, from, to), rows.RowSource::peak_column(row, from, to))
-            << "row " << row << ", columns " << from << " .. " << to << ", seed " << test::seed();
+        // No bias (the plain peak), or one whose slopes are those of scorings (many ties).
+        const CrossingBias bias{k % 4 ? 1 + static_cast<int64_t>(rng() % 2) : 0, k % 4 ? static_cast<int64_t>(rng() % 4) : 0,
+                                static_cast<int64_t>(rng() % static_cast<uint64_t>(n)), to};
+        const WindowRow r = rows.read(row, from, to);
+        int64_t want = to;
+        const auto value = [&](int64_t c) {
+            const int64_t a = bias.a, b = to - c;
+            return r.h[static_cast<size_t>(c - from + 1)] + bias.best * std::min(a, b) - bias.ext * std::abs(a - b);
+        };
+        for (int64_t c = to; c >= from; --c)
+            if (value(c) > value(want)) want = c;
+        EXPECT_EQ(rows.crossing_column(row, from, bias), want)
+            << "row " << row << ", columns " << from << " .. " << to << ", bias " << bias.best << " " << bias.ext << " "
+            << bias.a << ", seed " << test::seed();
     }
-    EXPECT_EQ(rows.peak_column(0, 5, 90), 90) << "row 0: all zero, the rightmost";
+    EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{0, 0, 3, 90}), 90) << "row 0, no bias: all zero, the rightmost";
+    EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{1, 2, 30, 90}), 60) << "row 0: where the bias peaks";
 }
 
 /// Keeps the last point saved; "crashes" (throws) at save number `crash_at`, as a kill would.

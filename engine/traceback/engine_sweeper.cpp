@@ -77,11 +77,11 @@ public:
 
     /// One transfer of the row alone, past the cache: the walk asks it over a whole window's
     /// width, and only where a window proved too narrow.
-    int64_t peak_column(int64_t row, int64_t from, int64_t to) override {
-        if (row == w_.top) return top_.peak_column(row, from, to);
-        std::vector<int32_t> h(static_cast<size_t>(to - from + 1)), f(h.size());
-        ex_->kept_band_bottoms(band(row), 1, from - w_.lo, to - w_.lo + 1, h.data(), f.data());
-        return rightmost_peak(h.data(), from, to);
+    int64_t crossing_column(int64_t row, int64_t from, const CrossingBias& bias) override {
+        if (row == w_.top) return top_.crossing_column(row, from, bias);
+        std::vector<int32_t> h(static_cast<size_t>(bias.j - from + 1)), f(h.size());
+        ex_->kept_band_bottoms(band(row), 1, from - w_.lo, bias.j - w_.lo + 1, h.data(), f.data());
+        return best_crossing(h.data(), from, bias.j, bias);
     }
 
 private:

@@ -15,16 +15,19 @@ WindowRow first_row(int64_t from, int64_t to) {
     return r;
 }
 
-int64_t rightmost_peak(const int32_t* h, int64_t from, int64_t to) {
-    int64_t best = to;
-    for (int64_t c = to; c >= from; --c)
-        if (h[c - from] > h[best - from]) best = c;
+int64_t best_crossing(const int32_t* h, int64_t from, int64_t to, const CrossingBias& bias) {
+    int64_t best = to, value = h[to - from] + bias.at(to);
+    for (int64_t c = to - 1; c >= from; --c)
+        if (const int64_t v = h[c - from] + bias.at(c); v > value) {
+            best = c;
+            value = v;
+        }
     return best;
 }
 
-int64_t RowSource::peak_column(int64_t row, int64_t from, int64_t to) {
-    const WindowRow r = read(row, from, to);
-    return rightmost_peak(r.h.data() + 1, from, to);  // r.h[k] is column from - 1 + k
+int64_t RowSource::crossing_column(int64_t row, int64_t from, const CrossingBias& bias) {
+    const WindowRow r = read(row, from, bias.j);
+    return best_crossing(r.h.data() + 1, from, bias.j, bias);  // r.h[k] is column from - 1 + k
 }
 
 const WindowRow& KeptRows::find(int64_t row) const {

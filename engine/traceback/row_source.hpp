@@ -2,12 +2,37 @@
 //! the rows a window sweep keeps in memory, or row 0 alone.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "engine/traceback/window.hpp"
 
 namespace chromalign {
+
+/// Where a path into cell (i, j) likely crossed row i - a: the column c of the row where
+/// H(i - a, c) + M min(a, b) - ext |a - b| is largest (b = j - c; the rightmost of equals),
+/// the most a path of a rows and b columns scores with long gaps added to where it would start.
+/// A plain peak of H misleads below a long gap (a skipped rearrangement): there the path's H is
+/// lower by the gap's cost than the H where the gap opened, far left, for many rows, and a
+/// window cut at that peak misses the path. Here those columns pay ext for each column of the
+/// gap, as the path did.
+struct CrossingBias {
+    int64_t best = 0;  ///< M, the best substitution score
+    int64_t ext = 0;   ///< the cost of a long gap's column
+    int64_t a = 0;     ///< rows from the row to cell (i, j)
+    int64_t j = 0;     ///< the column of the cell: candidates lie in [.., j]
+
+    int64_t at(int64_t c) const {
+        const int64_t b = j - c;
+        return best * std::min(a, b) - ext * std::abs(a - b);
+    }
+    /// The largest bias over columns [x, y] (x <= y <= j): it rises up to column j - a and falls after.
+    int64_t most(int64_t x, int64_t y) const { return at(std::clamp(j - a, x, y)); }
+};
+
+inline CrossingBias crossing_bias(const TracebackTerms& t, int64_t a, int64_t j) { return {t.best, t.ext, a, j}; }
 
 /// A set of rows known over columns lo() - 1 .. hi() (column lo() - 1 is an edge: the matrix's
 /// column 0, or a window's fresh edge), with the bound k() of the paths those values miss.
@@ -26,14 +51,13 @@ public:
     /// The largest max(0, H(row, c)) + gap * c over c in [lo() - 1, to], H at lo() - 1 counting 0:
     /// what a window cut at column to + 1 adds to its bound (window.hpp).
     virtual int64_t edge_term(int64_t row, int64_t to, int64_t gap) = 0;
-    /// A column of [from, to] (lo() <= from <= to) where H(row, .) is largest, the rightmost of
-    /// equals: where the optimal path likely crosses the row (linear_traceback.hpp).
-    virtual int64_t peak_column(int64_t row, int64_t from, int64_t to);
+    /// Where the optimal path into cell (row + bias.a, bias.j) likely crosses `row`
+    /// (CrossingBias), over columns [from, bias.j] (lo() <= from <= bias.j).
+    virtual int64_t crossing_column(int64_t row, int64_t from, const CrossingBias& bias);
 };
 
-/// The rightmost column of [from, to] where H is largest, h[c - from] holding column c's H
-/// (RowSource::peak_column).
-int64_t rightmost_peak(const int32_t* h, int64_t from, int64_t to);
+/// The column of [from, to] that CrossingBias picks, h[c - from] holding column c's H.
+int64_t best_crossing(const int32_t* h, int64_t from, int64_t to, const CrossingBias& bias);
 
 /// What column c of a row adds to a window's bound (window.hpp): max(0, H) + gap * c.
 inline int64_t edge_value(int64_t h, int64_t c, int64_t gap) { return (h > 0 ? h : 0) + gap * c; }

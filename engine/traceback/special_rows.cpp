@@ -252,36 +252,37 @@ int64_t SpecialRows::edge_term(int64_t row, int64_t to, int64_t gap) {
     return best;
 }
 
-int64_t SpecialRows::peak_column(int64_t row, int64_t from, int64_t to) {
-    if (row == 0) return to;  // H = 0 everywhere
+int64_t SpecialRows::crossing_column(int64_t row, int64_t from, const CrossingBias& bias) {
+    const int64_t to = bias.j;
+    if (row == 0) return RowSource::crossing_column(row, from, bias);  // H = 0: the bias decides
     const Row& r = rows_.at(row);
-    std::vector<int32_t> h;
-    // The largest H of columns [a, b] and the rightmost column holding it.
-    const auto scan = [&](int64_t a, int64_t b) {
-        h.resize(static_cast<size_t>(b - a + 1));
-        read_h(r, a, b, h.data(), nullptr);
-        const int64_t at = rightmost_peak(h.data(), a, b);
-        return std::pair<int32_t, int64_t>{h[static_cast<size_t>(at - a)], at};
+    // Each block's columns in [from, to], with the most they can score: the block's peak H
+    // plus their largest bias. Blocks are read from the most promising on, until none can win.
+    struct Candidate {
+        int64_t bound, first, last;
     };
-    // Blocks right to left, keeping the first of the largest: a block the range holds whole is
-    // known by its peak, and read only if it wins.
-    int32_t best = -1;
-    int64_t best_block = -1, best_col = to;
-    for (int64_t b = to / kBlock; b >= from / kBlock; --b) {
-        const int64_t a = std::max(from, b * kBlock), e = std::min(to, (b + 1) * kBlock - 1);
-        if (a == b * kBlock && e == (b + 1) * kBlock - 1) {
-            if (r.peaks[static_cast<size_t>(b)] > best) {
-                best = r.peaks[static_cast<size_t>(b)];
-                best_block = b;
-                best_col = -1;
-            }
-        } else if (const auto [v, c] = scan(a, e); v > best) {
+    std::vector<Candidate> blocks;
+    for (int64_t b = from / kBlock; b <= to / kBlock; ++b) {
+        const int64_t first = std::max(from, b * kBlock), last = std::min(to, (b + 1) * kBlock - 1);
+        blocks.push_back({r.peaks[static_cast<size_t>(b)] + bias.most(first, last), first, last});
+    }
+    std::sort(blocks.begin(), blocks.end(), [](const Candidate& x, const Candidate& y) {
+        return x.bound != y.bound ? x.bound > y.bound : x.last > y.last;
+    });
+    int64_t best_col = -1, best = 0;
+    std::vector<int32_t> h;
+    for (const Candidate& b : blocks) {
+        // A block can still win with a larger value, or an equal one further right.
+        if (best_col >= 0 && (b.bound < best || (b.bound == best && b.last < best_col))) continue;
+        h.resize(static_cast<size_t>(b.last - b.first + 1));
+        read_h(r, b.first, b.last, h.data(), nullptr);
+        const int64_t c = best_crossing(h.data(), b.first, b.last, bias);
+        const int64_t v = h[static_cast<size_t>(c - b.first)] + bias.at(c);
+        if (best_col < 0 || v > best || (v == best && c > best_col)) {
             best = v;
-            best_block = b;
             best_col = c;
         }
     }
-    if (best_col < 0) best_col = scan(best_block * kBlock, (best_block + 1) * kBlock - 1).second;
     return best_col;
 }
 

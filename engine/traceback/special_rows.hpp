@@ -74,9 +74,9 @@ public:
     bool row_exact(int64_t) const override { return true; }
     WindowRow read(int64_t row, int64_t from, int64_t to) override;
     int64_t edge_term(int64_t row, int64_t to, int64_t gap) override;
-    /// From the blocks' peaks, reading at most the two blocks the range cuts and the block of
-    /// the peak.
-    int64_t peak_column(int64_t row, int64_t from, int64_t to) override;
+    /// From the blocks' peaks: a block is read only where its peak H plus the most its
+    /// columns' bias can be still beats the best column read so far.
+    int64_t crossing_column(int64_t row, int64_t from, const CrossingBias& bias) override;
 
 private:
     struct Piece {
