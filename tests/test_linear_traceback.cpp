@@ -221,6 +221,30 @@ TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {
     EXPECT_LT(counts.cells, 4 * windows) << "a long gap cost far more than its cells";
 }
 
+TEST(GuessCrossing, BelowALongGapThePathNotWhereTheGapOpened) {
+    // A row 1000 rows above the walk's cell (1100, j): the path crosses it at p, 300 columns
+    // left of the diagonal (a net deletion); H falls by 2 a column right of p (a gap's columns,
+    // flat under the bias); far left, where a 40000-column gap opened above, H is higher by
+    // 30000 than the path's, as under a skipped rearrangement. The plain peak is there; the
+    // bias alone stops anywhere on the flat run; the guess is p.
+    const Scoring sc(1, -3, 5, 2);
+    const TracebackTerms t(sc);
+    const int64_t a = 1000, n = 60000, j = n, p = j - a - 300, opened = p - 40000;
+    WindowSpec w;
+    w.top = 0;
+    w.bottom = 1100;
+    w.hi = n;
+    KeptRows rows(w, first_row(1, n));
+    WindowRow row{100, std::vector<int32_t>(static_cast<size_t>(n + 1), 0), std::vector<int32_t>(static_cast<size_t>(n + 1), kScoreNegInf)};
+    const int32_t v = 50000;
+    for (int64_t c = p; c <= j - a; ++c) row.h[static_cast<size_t>(c)] = static_cast<int32_t>(v - 2 * (c - p));
+    row.h[static_cast<size_t>(opened)] = v + 30000;
+    rows.keep(row);
+    EXPECT_EQ(rows.crossing_column(100, 1, CrossingBias{0, 0, a, j}), opened) << "the plain peak";
+    EXPECT_EQ(rows.crossing_column(100, 1, crossing_bias(t, a, j)), j - a) << "the bias alone: the flat run's right end";
+    EXPECT_EQ(guess_crossing(rows, 100, 1, t, a, j), p);
+}
+
 TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
     // Rows of two pieces with H drawn from a few values (many ties, equal block peaks): the
     // crossing found from the blocks' maxima equals a scan of the row, on ranges of every kind

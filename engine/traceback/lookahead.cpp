@@ -79,8 +79,8 @@ void Lookahead::plan(int64_t i, int64_t j) {
     if (ahead_.empty()) {
         bottom = rows_.row_above(i);  // the walk's own window ends here: plan from the one above
         cap = j;
-        at = rows_.crossing_column(bottom, std::max(rows_.lo(), j - kGuessReach * window_span(i - bottom)),
-                                   crossing_bias(t_, i - bottom, j));
+        at = guess_crossing(rows_, bottom, std::max(rows_.lo(), j - kGuessReach * window_span(i - bottom)), t_,
+                            i - bottom, j);
     } else {
         bottom = ahead_.back().w.top;
         cap = ahead_.back().cap;
@@ -92,8 +92,8 @@ void Lookahead::plan(int64_t i, int64_t j) {
         const int64_t top = rows_.row_above(bottom), height = bottom - top;
         const int64_t slack = height / 8 + 256;
         Ahead a;
-        a.guess = rows_.crossing_column(top, std::max(rows_.lo(), at - kGuessReach * window_span(height)),
-                                        crossing_bias(t_, height, at));
+        a.guess = guess_crossing(rows_, top, std::max(rows_.lo(), at - kGuessReach * window_span(height)), t_,
+                                 height, at);
         // The path's columns between the two rows lie between its crossings (they never fall):
         // a window from left of the upper one to the lower one holds it, a long gap included.
         const int64_t hi = std::min(cap, at + slack);

@@ -11,13 +11,14 @@
 
 namespace chromalign {
 
-/// Where a path into cell (i, j) likely crossed row i - a: the column c of the row where
-/// H(i - a, c) + M min(a, b) - ext |a - b| is largest (b = j - c; the rightmost of equals),
-/// the most a path of a rows and b columns scores with long gaps added to where it would start.
-/// A plain peak of H misleads below a long gap (a skipped rearrangement): there the path's H is
-/// lower by the gap's cost than the H where the gap opened, far left, for many rows, and a
-/// window cut at that peak misses the path. Here those columns pay ext for each column of the
-/// gap, as the path did.
+/// Where a path into cell (i, j) likely crossed row i - a, the neighbourhood: the column c of
+/// the row where H(i - a, c) + M min(a, b) - ext |a - b| is largest (b = j - c; the rightmost
+/// of equals), the most a path of a rows and b columns scores with long gaps added to where it
+/// would start. A plain peak of H misleads below a long gap (a skipped rearrangement): there
+/// the path's H is lower by the gap's cost than the H where the gap opened, far left, for
+/// many rows. Here those columns pay ext for each column of the gap, as the path did. But
+/// near the path the bias is flat along a gap's columns, so it finds the neighbourhood, not
+/// the column (guess_crossing).
 struct CrossingBias {
     int64_t best = 0;  ///< M, the best substitution score
     int64_t ext = 0;   ///< the cost of a long gap's column
@@ -58,6 +59,13 @@ public:
 
 /// The column of [from, to] that CrossingBias picks, h[c - from] holding column c's H.
 int64_t best_crossing(const int32_t* h, int64_t from, int64_t to, const CrossingBias& bias);
+
+/// Where the optimal path into cell (row + a, j) likely crosses `row`, over columns [from, j]:
+/// the largest H (the rightmost of equals) from one window span left of the neighbourhood that
+/// CrossingBias finds. Where no long gap misleads, that is the row's plain peak, which the
+/// path crosses most of the time: the walk taken ahead from a guessed crossing is used only
+/// when the walk enters there (lookahead.hpp).
+int64_t guess_crossing(RowSource& rows, int64_t row, int64_t from, const TracebackTerms& t, int64_t a, int64_t j);
 
 /// What column c of a row adds to a window's bound (window.hpp): max(0, H) + gap * c.
 inline int64_t edge_value(int64_t h, int64_t c, int64_t gap) { return (h > 0 ? h : 0) + gap * c; }
