@@ -137,7 +137,7 @@ void expect_kept_rows_exact(const std::string& backend, uint64_t seed) {
                 EXPECT_EQ(rows->edge_term(r, to, t.gap), bound) << "edge term of row " << r << " to column " << to;
                 // The crossing: the rightmost largest H + bias over [a, to] of the window's row.
                 const int64_t a = w.lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(to - w.lo + 1));
-                const CrossingBias bias = crossing_bias(t, static_cast<int64_t>(rng() % 200), to);
+                const CrossingBias bias{t.ext, static_cast<int64_t>(rng() % 200), to};
                 int64_t want = to;
                 for (int64_t c = to; c >= a; --c)
                     if (v.h[static_cast<size_t>(c - w.lo + 1)] + bias.at(c) > v.h[static_cast<size_t>(want - w.lo + 1)] + bias.at(want))

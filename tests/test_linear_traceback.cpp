@@ -221,28 +221,36 @@ TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {
     EXPECT_LT(counts.cells, 4 * windows) << "a long gap cost far more than its cells";
 }
 
-TEST(GuessCrossing, BelowALongGapThePathNotWhereTheGapOpened) {
-    // A row 1000 rows above the walk's cell (1100, j): the path crosses it at p, 300 columns
-    // left of the diagonal (a net deletion); H falls by 2 a column right of p (a gap's columns,
-    // flat under the bias); far left, where a 40000-column gap opened above, H is higher by
-    // 30000 than the path's, as under a skipped rearrangement. The plain peak is there; the
-    // bias alone stops anywhere on the flat run; the guess is p.
-    const Scoring sc(1, -3, 5, 2);
-    const TracebackTerms t(sc);
-    const int64_t a = 1000, n = 60000, j = n, p = j - a - 300, opened = p - 40000;
+TEST(CrossingBias, BelowALongGapThePathNotWhereTheGapOpened) {
+    // Rows 1000 rows above the walk's cell (1100, j), scoring +1/-3, gaps 5 + 2 (k - 1).
+    // Row 100: the path crosses at p, 300 columns left of the diagonal (a net deletion); right
+    // of p, cells its gap reaches (H lower by 3 + 2x); far left, where a 40000-column gap
+    // opened above, H is higher by 30000 than the path's, as under a skipped rearrangement.
+    // Row 200: the path crosses 300 columns right of the diagonal; left of it, cells its path
+    // reaches down a vertical gap (H lower by 3 + 2.5x: the gap, and the 0.5 a row the path
+    // scores). A bias of M min(a, b) - ext |a - b| would favour those by 0.5x - 3.
+    const int64_t a = 1000, n = 60000, j = n, p = j - a - 300, opened = p - 40000, q = j - a + 300;
     WindowSpec w;
     w.top = 0;
     w.bottom = 1100;
     w.hi = n;
     KeptRows rows(w, first_row(1, n));
-    WindowRow row{100, std::vector<int32_t>(static_cast<size_t>(n + 1), 0), std::vector<int32_t>(static_cast<size_t>(n + 1), kScoreNegInf)};
     const int32_t v = 50000;
-    for (int64_t c = p; c <= j - a; ++c) row.h[static_cast<size_t>(c)] = static_cast<int32_t>(v - 2 * (c - p));
-    row.h[static_cast<size_t>(opened)] = v + 30000;
-    rows.keep(row);
-    EXPECT_EQ(rows.crossing_column(100, 1, CrossingBias{0, 0, a, j}), opened) << "the plain peak";
-    EXPECT_EQ(rows.crossing_column(100, 1, crossing_bias(t, a, j)), j - a) << "the bias alone: the flat run's right end";
-    EXPECT_EQ(guess_crossing(rows, 100, 1, t, a, j), p);
+    const auto blank = [&](int64_t r) {
+        return WindowRow{r, std::vector<int32_t>(static_cast<size_t>(n + 1), 0),
+                         std::vector<int32_t>(static_cast<size_t>(n + 1), kScoreNegInf)};
+    };
+    WindowRow below_gap = blank(100), right = blank(200);
+    below_gap.h[static_cast<size_t>(p)] = v;
+    for (int64_t x = 1; x <= 600; ++x) below_gap.h[static_cast<size_t>(p + x)] = static_cast<int32_t>(v - 3 - 2 * x);
+    below_gap.h[static_cast<size_t>(opened)] = v + 30000;
+    right.h[static_cast<size_t>(q)] = v;
+    for (int64_t x = 1; x <= 600; ++x) right.h[static_cast<size_t>(q - x)] = static_cast<int32_t>(v - 3 - 5 * x / 2);
+    rows.keep(below_gap);
+    rows.keep(right);
+    EXPECT_EQ(rows.crossing_column(100, 1, CrossingBias{0, a, j}), opened) << "the plain peak";
+    EXPECT_EQ(rows.crossing_column(100, 1, CrossingBias{2, a, j}), p);
+    EXPECT_EQ(rows.crossing_column(200, 1, CrossingBias{2, a, j}), q);
 }
 
 TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
@@ -277,22 +285,22 @@ TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
         if (k % 7 == 0) to = std::min(n, (to / b + 1) * b - 1);         // a block's last column
         if (k == 0) from = 1, to = n;
         // No bias (the plain peak), or one whose slopes are those of scorings (many ties).
-        const CrossingBias bias{k % 4 ? 1 + static_cast<int64_t>(rng() % 2) : 0, k % 4 ? static_cast<int64_t>(rng() % 4) : 0,
-                                static_cast<int64_t>(rng() % static_cast<uint64_t>(n)), to};
+        const CrossingBias bias{k % 4 ? static_cast<int64_t>(rng() % 4) : 0, static_cast<int64_t>(rng() % static_cast<uint64_t>(n)),
+                                to};
         const WindowRow r = rows.read(row, from, to);
         int64_t want = to;
         const auto value = [&](int64_t c) {
             const int64_t a = bias.a, b = to - c;
-            return r.h[static_cast<size_t>(c - from + 1)] + bias.best * std::min(a, b) - bias.ext * std::abs(a - b);
+            return r.h[static_cast<size_t>(c - from + 1)] - bias.ext * std::abs(a - b);
         };
         for (int64_t c = to; c >= from; --c)
             if (value(c) > value(want)) want = c;
         EXPECT_EQ(rows.crossing_column(row, from, bias), want)
-            << "row " << row << ", columns " << from << " .. " << to << ", bias " << bias.best << " " << bias.ext << " "
-            << bias.a << ", seed " << test::seed();
+            << "row " << row << ", columns " << from << " .. " << to << ", bias " << bias.ext << " " << bias.a
+            << ", seed " << test::seed();
     }
-    EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{0, 0, 3, 90}), 90) << "row 0, no bias: all zero, the rightmost";
-    EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{1, 2, 30, 90}), 60) << "row 0: where the bias peaks";
+    EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{0, 3, 90}), 90) << "row 0, no bias: all zero, the rightmost";
+    EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{2, 30, 90}), 60) << "row 0: where the bias peaks";
 }
 
 /// Keeps the last point saved; "crashes" (throws) at save number `crash_at`, as a kill would.

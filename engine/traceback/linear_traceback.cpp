@@ -73,7 +73,7 @@ public:
     /// `ahead`, takes the windows it swept ahead where they hold the walk's (lookahead.hpp).
     /// Every step taken is certified, so a window the walk leaves keeps the steps it gave: the
     /// walk goes on from where it stopped, in a window twice as wide, or reaching left to where
-    /// the path likely crosses the row above (guess_crossing: what a long gap needs, as its window
+    /// the path likely crosses the row above (CrossingBias: what a long gap needs, as its window
     /// must hold where it opens, or no step below it can be certified, and doubling would take
     /// many tries at every level of windows). `guided`: the first window of each row reaches
     /// that way too, within kGuessReach spans, as the lookahead's do (lookahead.hpp).
@@ -89,7 +89,7 @@ public:
             int64_t lo = std::max(src.lo(), p.j - std::max(window_span(height), 2 * width + 64));
             if ((guided || width > 0) && lo > src.lo()) {
                 const int64_t from = width > 0 ? src.lo() : std::max(src.lo(), p.j - kGuessReach * window_span(height));
-                const int64_t cross = guess_crossing(src, r, from, t_, height, p.j);
+                const int64_t cross = src.crossing_column(r, from, CrossingBias{t_.ext, height, p.j});
                 lo = std::max(src.lo(), std::min(lo, cross - (window_span(height) - height)));
             }
             WalkPoint q = p;

@@ -5,10 +5,10 @@
 //! window is too small to fill the device, and the walk's CPU work inside a window leaves the
 //! GPU idle. So the windows above the walk are swept ahead, in threads of their own (several
 //! at once on the GPU), on columns guessed from stage 1's rows: the path crosses a row about
-//! where that row's H is largest, near where H plus the most a path from there to where it
-//! crossed the row below can score is largest (guess_crossing), up to kGuessReach spans left
-//! (a long gap moves the path that far, and its window must hold where it opens, or no step
-//! below it can be certified). A guess is right when
+//! where that row's H less what a gap from there to where it crossed the row below would
+//! cost is largest (CrossingBias), up to kGuessReach spans left (a long gap moves the path
+//! that far, and its window must hold where it opens, or no step below it can be
+//! certified). A guess is right when
 //! the walk's own window lies within the swept one, which then serves it: any window does,
 //! since the walk certifies every step. Otherwise the walk sweeps its own window, and the
 //! guesses start again from where it is.

@@ -30,10 +30,6 @@ int64_t RowSource::crossing_column(int64_t row, int64_t from, const CrossingBias
     return best_crossing(r.h.data() + 1, from, bias.j, bias);  // r.h[k] is column from - 1 + k
 }
 
-int64_t guess_crossing(RowSource& rows, int64_t row, int64_t from, const TracebackTerms& t, int64_t a, int64_t j) {
-    const int64_t near = rows.crossing_column(row, from, crossing_bias(t, a, j));
-    return rows.crossing_column(row, std::max(from, near - window_span(a)), CrossingBias{0, 0, a, j});
-}
 
 const WindowRow& KeptRows::find(int64_t row) const {
     const auto it = std::lower_bound(rows_.begin(), rows_.end(), row,

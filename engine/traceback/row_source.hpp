@@ -11,29 +11,24 @@
 
 namespace chromalign {
 
-/// Where a path into cell (i, j) likely crossed row i - a, the neighbourhood: the column c of
-/// the row where H(i - a, c) + M min(a, b) - ext |a - b| is largest (b = j - c; the rightmost
-/// of equals), the most a path of a rows and b columns scores with long gaps added to where it
-/// would start. A plain peak of H misleads below a long gap (a skipped rearrangement): there
-/// the path's H is lower by the gap's cost than the H where the gap opened, far left, for
-/// many rows. Here those columns pay ext for each column of the gap, as the path did. But
-/// near the path the bias is flat along a gap's columns, so it finds the neighbourhood, not
-/// the column (guess_crossing).
+/// Where a path into cell (i, j) likely crossed row i - a: the column c of the row where
+/// H(i - a, c) - ext |a - b| is largest (b = j - c; the rightmost of equals), as if the path
+/// were diagonal but for one gap. A plain peak of H misleads below a long gap (a skipped
+/// rearrangement): there the path's H is lower by the gap's cost than the H where the gap
+/// opened, far left, for many rows. Here those columns pay ext for each column of the gap, as
+/// the path did. Near the path, a cell its gap-continuation reaches is lower by the gap's
+/// cost, which this bias pays back but for open - ext: the path's column stays the largest.
+/// (A bias of M min(a, b) - ext |a - b|, the most such a path scores, made the columns
+/// between the path and the diagonal as good as the path's where the path lies right of it.)
 struct CrossingBias {
-    int64_t best = 0;  ///< M, the best substitution score
-    int64_t ext = 0;   ///< the cost of a long gap's column
-    int64_t a = 0;     ///< rows from the row to cell (i, j)
-    int64_t j = 0;     ///< the column of the cell: candidates lie in [.., j]
+    int64_t ext = 0;  ///< the cost of a long gap's column (0: the plain peak)
+    int64_t a = 0;    ///< rows from the row to cell (i, j)
+    int64_t j = 0;    ///< the column of the cell: candidates lie in [.., j]
 
-    int64_t at(int64_t c) const {
-        const int64_t b = j - c;
-        return best * std::min(a, b) - ext * std::abs(a - b);
-    }
+    int64_t at(int64_t c) const { return -ext * std::abs(a - (j - c)); }
     /// The largest bias over columns [x, y] (x <= y <= j): it rises up to column j - a and falls after.
     int64_t most(int64_t x, int64_t y) const { return at(std::clamp(j - a, x, y)); }
 };
-
-inline CrossingBias crossing_bias(const TracebackTerms& t, int64_t a, int64_t j) { return {t.best, t.ext, a, j}; }
 
 /// A set of rows known over columns lo() - 1 .. hi() (column lo() - 1 is an edge: the matrix's
 /// column 0, or a window's fresh edge), with the bound k() of the paths those values miss.
@@ -59,13 +54,6 @@ public:
 
 /// The column of [from, to] that CrossingBias picks, h[c - from] holding column c's H.
 int64_t best_crossing(const int32_t* h, int64_t from, int64_t to, const CrossingBias& bias);
-
-/// Where the optimal path into cell (row + a, j) likely crosses `row`, over columns [from, j]:
-/// the largest H (the rightmost of equals) from one window span left of the neighbourhood that
-/// CrossingBias finds. Where no long gap misleads, that is the row's plain peak, which the
-/// path crosses most of the time: the walk taken ahead from a guessed crossing is used only
-/// when the walk enters there (lookahead.hpp).
-int64_t guess_crossing(RowSource& rows, int64_t row, int64_t from, const TracebackTerms& t, int64_t a, int64_t j);
 
 /// What column c of a row adds to a window's bound (window.hpp): max(0, H) + gap * c.
 inline int64_t edge_value(int64_t h, int64_t c, int64_t gap) { return (h > 0 ? h : 0) + gap * c; }
