@@ -185,8 +185,45 @@ TEST(LinearTraceback, WindowsSweptAheadServeTheWalk) {
     }
     EXPECT_GT(counts.ahead, 4) << "no window swept ahead served the walk";
     EXPECT_GT(counts.walked_ahead, 2) << "no walk taken ahead served the walk";
-    std::printf("[ ahead    ] %lld windows swept ahead served the walk, %lld walked ahead too\n",
-                static_cast<long long>(counts.ahead), static_cast<long long>(counts.walked_ahead));
+    std::printf("[ ahead    ] %lld windows swept ahead served the walk, %lld walked ahead too, %lld joined\n",
+                static_cast<long long>(counts.ahead), static_cast<long long>(counts.walked_ahead),
+                static_cast<long long>(counts.joined));
+}
+
+TEST(LinearTraceback, AWalkEnteringElsewhereJoinsTheWalkTakenAhead) {
+    // Insertions of 300 bases in s0 (vertical gaps) with a row of stage 1 in the middle of
+    // each: the walk crosses those rows in state F, while the walks taken ahead start from
+    // the rows' peaks in state H. They meet within a window or two, and the walk goes on as the
+    // walk ahead did; the alignment stays the reference's.
+    std::mt19937_64 rng(test::seed() + 78);
+    const auto part = [&](int64_t n) { return test::preview(test::random_pair(n, 1, rng).first, n); };
+    std::string x, y;
+    std::vector<int64_t> wanted;
+    for (int k = 0; k < 6; ++k) {
+        const std::string flank = part(1200);
+        x += flank;
+        y += flank;
+        if (k == 5) break;
+        wanted.push_back(static_cast<int64_t>(x.size()) - 400);
+        wanted.push_back(static_cast<int64_t>(x.size()) + 150);  // inside the insertion
+        x += part(300);
+    }
+    const Sequence s0 = make_sequence("s0", x), s1 = make_sequence("s1", y);
+    const Scoring sc(1, -3, 5, 2);
+    const Alignment want = reference_traceback(s0, s1, sc);
+    TrueRows rows(s0, s1, sc, wanted);
+    const std::unique_ptr<Backend> cpu = test::small_backend("cpu");
+    EngineSweeper sweeper(*cpu->slab_engine(), s0, s1, sc, int64_t{1} << 30, 3);
+    TracebackCounts counts;
+    const Alignment got = linear_traceback(s0, s1, sc, {want.score, want.s0_end, want.s1_end}, rows,
+                                           TracebackLimits{4096, int64_t{1} << 20}, &counts, &sweeper);
+    EXPECT_EQ(got.s0_start, want.s0_start) << "seed " << test::seed();
+    EXPECT_EQ(got.s1_start, want.s1_start);
+    EXPECT_EQ(got.cigar(), want.cigar());
+    EXPECT_GT(counts.joined, 0) << "no walk met a walk taken ahead: the test tests little";
+    std::printf("[ ahead    ] %lld windows swept ahead, %lld walked ahead, %lld joined\n",
+                static_cast<long long>(counts.ahead), static_cast<long long>(counts.walked_ahead),
+                static_cast<long long>(counts.joined));
 }
 
 TEST(LinearTraceback, ALongGapCostsAboutItsOwnCells) {

@@ -309,6 +309,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         report.traceback_sweep_seconds = counts.sweep_seconds;
         report.traceback_windows_ahead = counts.ahead;
         report.traceback_walked_ahead = counts.walked_ahead;
+        report.traceback_joined = counts.joined;
         if (rescore(alignment, s0, s1, o.scoring) != result.score)
             throw Error("internal: the alignment found does not score " + std::to_string(result.score));
         report.traceback_seconds =

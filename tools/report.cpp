@@ -59,7 +59,7 @@ std::string text_report(const RunReport& r) {
             << " special rows; " << r.traceback_cells << " cells recomputed, " << r.traceback_swept_cells
             << " of them in sweeps taking " << fixed(r.traceback_sweep_seconds, 3) << " s and "
             << r.traceback_windows_ahead << " windows swept ahead, " << r.traceback_walked_ahead
-            << " of them walked ahead)\n";
+            << " of them walked ahead and " << r.traceback_joined << " joined)\n";
     }
     return out.str();
 }
@@ -130,7 +130,8 @@ std::string json_report(const RunReport& r) {
                           {"traceback_cells", r.traceback_cells}, {"traceback_swept_cells", r.traceback_swept_cells},
                           {"traceback_sweep_seconds", r.traceback_sweep_seconds},
                           {"traceback_windows_ahead", r.traceback_windows_ahead},
-                          {"traceback_walked_ahead", r.traceback_walked_ahead}};
+                          {"traceback_walked_ahead", r.traceback_walked_ahead},
+                          {"traceback_joined", r.traceback_joined}};
     }
     // Names and paths are bytes, not always UTF-8: invalid sequences become U+FFFD.
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -36,6 +36,7 @@ struct RunReport {
     double traceback_sweep_seconds = 0;    ///< the time those sweeps took (not those swept ahead)
     int64_t traceback_windows_ahead = 0;   ///< windows swept ahead of the walk that served it
     int64_t traceback_walked_ahead = 0;    ///< of those, windows walked ahead too
+    int64_t traceback_joined = 0;          ///< of the others, windows whose walk met the one taken ahead
 
     int64_t cells() const { return s0.length * s1.length; }
     /// Cells of m*n this run finished (computed or skipped): all but a resumed run's.

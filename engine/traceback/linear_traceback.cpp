@@ -30,24 +30,39 @@ enum class Outcome {
 /// Runs of an alignment, last run first.
 struct ReversedRuns {
     std::vector<AlignmentRun> runs;
+    int64_t steps = 0;  ///< the columns of all runs
     void add(char op) {
+        ++steps;
         if (!runs.empty() && runs.back().op == op)
             ++runs.back().length;
         else
             runs.push_back({op, 1});
     }
+    void add(const AlignmentRun& r) {
+        steps += r.length;
+        if (!runs.empty() && runs.back().op == r.op)
+            runs.back().length += r.length;
+        else
+            runs.push_back(r);
+    }
     void append(const ReversedRuns& more) {
-        for (const AlignmentRun& r : more.runs) {
-            if (!runs.empty() && runs.back().op == r.op)
-                runs.back().length += r.length;
-            else
-                runs.push_back(r);
+        for (const AlignmentRun& r : more.runs) add(r);
+    }
+    /// The runs of `more` after its first `skip` steps.
+    void append_after(const std::vector<AlignmentRun>& more, int64_t skip) {
+        for (AlignmentRun r : more) {
+            const int64_t dropped = std::min(skip, r.length);
+            skip -= dropped;
+            r.length -= dropped;
+            if (r.length > 0) add(r);
         }
     }
 };
 
+char state_char(State s) { return s == State::kH ? 'H' : s == State::kE ? 'E' : 'F'; }
+
 TracebackPoint point_of(const WalkPoint& p, const ReversedRuns& runs) {
-    return TracebackPoint{p.i, p.j, p.state == State::kH ? 'H' : p.state == State::kE ? 'E' : 'F', p.v, runs.runs};
+    return TracebackPoint{p.i, p.j, state_char(p.state), p.v, runs.runs};
 }
 
 WalkPoint walk_point(const TracebackPoint& p) {
@@ -77,11 +92,29 @@ public:
     /// must hold where it opens, or no step below it can be certified, and doubling would take
     /// many tries at every level of windows). `guided`: the first window of each row reaches
     /// that way too, within kGuessReach spans, as the lookahead's do (lookahead.hpp).
+    /// `trail`: records where the walk stands between windows (WalkAhead::trail). `join`: a
+    /// walk taken ahead through `src`, whose steps the walk takes as they are once it stands
+    /// where that walk stood.
     Outcome walk_rows(RowSource& src, WalkPoint& p, ReversedRuns& out, Lookahead* ahead = nullptr,
-                      TracebackJournal* journal = nullptr, bool guided = false) {
+                      TracebackJournal* journal = nullptr, bool guided = false,
+                      std::vector<TrailPoint>* trail = nullptr, const WalkAhead* join = nullptr) {
         int64_t width = 0;  // of the window the walk just left by its side (0: none)
+        size_t met = 0;     // join's trail points above the walk start here
         for (;;) {
             if (journal && journal->due()) journal->save(point_of(p, out));
+            if (trail) trail->push_back({p.i, p.j, state_char(p.state), out.steps});
+            if (join) {
+                const std::vector<TrailPoint>& t = join->trail;
+                while (met < t.size() && t[met].i > p.i) ++met;
+                for (size_t k = met; k < t.size() && t[k].i == p.i; ++k) {
+                    if (t[k].j != p.j || t[k].state != state_char(p.state)) continue;
+                    // The same cell and state: the same true value, and the same walk from here.
+                    ++counts_.joined;
+                    out.append_after(join->exit.runs_back, t[k].steps);
+                    p = walk_point(join->exit);
+                    return join->start ? Outcome::kStart : Outcome::kTop;
+                }
+            }
             if (cancel_ && *cancel_) return Outcome::kWiden;
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
@@ -108,11 +141,14 @@ public:
                     taken.entry.v == p.v) {
                     ++counts_.walked_ahead;
                     counts_.add(taken.counts);
-                    runs.runs = taken.exit.runs_back;
+                    runs.append_after(taken.exit.runs_back, 0);
                     q = walk_point(taken.exit);
                     o = taken.start ? Outcome::kStart : Outcome::kTop;
                 } else {
-                    o = walk_rows(*swept.rows, q, runs);
+                    // Entered elsewhere: the walk joins the one taken ahead where they meet,
+                    // most often within a few of its windows.
+                    o = walk_rows(*swept.rows, q, runs, nullptr, nullptr, false, nullptr,
+                                  taken.taken ? &taken : nullptr);
                 }
                 walked = p.j - swept.w.lo;
                 ahead->retire(std::move(swept.rows));
@@ -230,7 +266,7 @@ WalkAhead walk_ahead(const Sequence& s0, const Sequence& s1, const Scoring& scor
     Walker walker(s0, s1, scoring, limits, sweeper, a.counts, &dropped);
     WalkPoint p = walk_point(entry);
     ReversedRuns runs;
-    const Outcome o = walker.walk_rows(src, p, runs);
+    const Outcome o = walker.walk_rows(src, p, runs, nullptr, nullptr, false, &a.trail);
     if (o == Outcome::kWiden) return a;
     a.taken = true;
     a.start = o == Outcome::kStart;
@@ -260,7 +296,7 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
             throw Error("traceback journal: its point " + std::to_string(saved.i) + ", " + std::to_string(saved.j) +
                         " is not in this alignment's rectangle");
         p = walk_point(saved);
-        runs.runs = std::move(saved.runs_back);
+        runs.append_after(saved.runs_back, 0);
     }
     // Windows swept ahead are worth it where sweeps are (windows too large to hold whole).
     std::unique_ptr<Lookahead> ahead;

@@ -37,6 +37,7 @@ struct TracebackCounts {
     double sweep_seconds = 0;  ///< the time those sweeps took (not those swept ahead)
     int64_t ahead = 0;         ///< windows swept ahead of the walk that served it (lookahead.hpp)
     int64_t walked_ahead = 0;  ///< of those, windows whose walk was taken ahead too
+    int64_t joined = 0;        ///< of the others, windows where the walk met the one taken ahead
 
     /// Adds what a walk taken ahead computed (its sweeps' time was another thread's).
     void add(const TracebackCounts& o) {

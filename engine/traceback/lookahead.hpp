@@ -29,6 +29,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <vector>
 
 #include "engine/traceback/linear_traceback.hpp"
 #include "engine/traceback/row_source.hpp"
@@ -39,12 +40,22 @@ namespace chromalign {
 /// How many window spans left of the walk a guess of where the path crosses a row may look.
 constexpr int64_t kGuessReach = 8;
 
+/// A point the walk taken ahead passed between two of its windows, and its steps from the entry.
+struct TrailPoint {
+    int64_t i = 0, j = 0;
+    char state = 'H';
+    int64_t steps = 0;
+};
+
 /// The walk through a swept window from a guessed entry, taken in the thread that swept it.
 struct WalkAhead {
     bool taken = false;    ///< the walk left the window by its top row, or reached the start
     TracebackPoint entry;  ///< the window's bottom row, state 'H', v its true H (v <= 0: none)
     TracebackPoint exit;   ///< where the walk left; runs_back: its runs from entry to exit
     bool start = false;    ///< exit is the alignment's first cell
+    /// Where it stood between its windows, by falling row: a walk that enters the window
+    /// elsewhere and meets one of these (the same cell and state) goes on as this one did.
+    std::vector<TrailPoint> trail;
     TracebackCounts counts;
 };
 
