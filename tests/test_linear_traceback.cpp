@@ -336,6 +336,22 @@ TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
             << "row " << row << ", columns " << from << " .. " << to << ", bias " << bias.ext << " " << bias.a
             << ", seed " << test::seed();
     }
+    // edge_reach: the leftmost column where the running maximum of max(0, H) + e c reaches a
+    // level, from a scan of the row (column 0 counts H = 0).
+    for (int k = 0; k < 200; ++k) {
+        const int64_t row = k % 2 ? 16 : 32, gap = 2;
+        const int64_t to = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n));
+        const WindowRow r = rows.read(row, 1, to);
+        std::vector<int64_t> running(static_cast<size_t>(to + 1));
+        for (int64_t c = 0; c <= to; ++c)
+            running[static_cast<size_t>(c)] = std::max(c ? running[static_cast<size_t>(c - 1)] : 0,
+                                                       edge_value(c ? r.h[static_cast<size_t>(c)] : 0, c, gap));
+        const int64_t least = running[static_cast<size_t>(rng() % static_cast<uint64_t>(to + 1))] + static_cast<int64_t>(rng() % 3);
+        int64_t want = to + 1;
+        for (int64_t c = 0; c <= to && want > to; ++c)
+            if (running[static_cast<size_t>(c)] >= least) want = c;
+        EXPECT_EQ(rows.edge_reach(row, to, least, gap), want) << "row " << row << " to " << to << " least " << least;
+    }
     EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{0, 3, 90}), 90) << "row 0, no bias: all zero, the rightmost";
     EXPECT_EQ(rows.crossing_column(0, 5, CrossingBias{2, 30, 90}), 60) << "row 0: where the bias peaks";
 }

@@ -69,6 +69,10 @@ WalkPoint walk_point(const TracebackPoint& p) {
     return WalkPoint{p.i, p.j, p.state == 'H' ? State::kH : p.state == 'E' ? State::kE : State::kF, p.v};
 }
 
+/// What a widened window's bound keeps below the value the walk needs (Walker::walk_rows):
+/// its later steps need less where they mismatch or open a gap.
+constexpr int64_t kBoundMargin = 64;
+
 class Walker {
 public:
     /// `cancel` (if any): once set, the walk stops where it is, as if its window were too narrow.
@@ -124,6 +128,16 @@ public:
                 const int64_t from = width > 0 ? src.lo() : std::max(src.lo(), p.j - kGuessReach * window_span(height));
                 const int64_t cross = src.crossing_column(r, from, CrossingBias{t_.ext, height, p.j});
                 lo = std::max(src.lo(), std::min(lo, cross - (window_span(height) - height)));
+            }
+            if (width > 0 && lo > src.lo()) {
+                // The window just left may have been too narrow for its bound rather than for
+                // the path: a column left of it where H + e c is high (a rearrangement aligned
+                // elsewhere) bounds the walk's cell above what it needs. Such columns must lie
+                // inside, or doubling takes try after try: reach the leftmost whose edge value
+                // keeps U(i - 1, j - 1) at or above p.v - M (window.hpp), with kBoundMargin to spare.
+                const int64_t least = p.v - t_.best - (t_.best + t_.gap) * (p.i - 1 - r) + t_.gap * (p.j - 1) -
+                                      kBoundMargin;
+                lo = std::max(src.lo(), std::min(lo, src.edge_reach(r, lo - 1, least, t_.gap)));
             }
             WalkPoint q = p;
             ReversedRuns runs;

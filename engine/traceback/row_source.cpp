@@ -25,6 +25,18 @@ int64_t best_crossing(const int32_t* h, int64_t from, int64_t to, const Crossing
     return best;
 }
 
+int64_t RowSource::edge_reach(int64_t row, int64_t to, int64_t least, int64_t gap) {
+    int64_t a = lo() - 1, b = to + 1;  // edge_term(row, c) < least for c < a; b is the answer or to + 1
+    while (a < b) {
+        const int64_t c = a + (b - a) / 2;
+        if (edge_term(row, c, gap) >= least)
+            b = c;
+        else
+            a = c + 1;
+    }
+    return b;
+}
+
 int64_t RowSource::crossing_column(int64_t row, int64_t from, const CrossingBias& bias) {
     const WindowRow r = read(row, from, bias.j);
     return best_crossing(r.h.data() + 1, from, bias.j, bias);  // r.h[k] is column from - 1 + k

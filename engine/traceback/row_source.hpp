@@ -47,6 +47,10 @@ public:
     /// The largest max(0, H(row, c)) + gap * c over c in [lo() - 1, to], H at lo() - 1 counting 0:
     /// what a window cut at column to + 1 adds to its bound (window.hpp).
     virtual int64_t edge_term(int64_t row, int64_t to, int64_t gap) = 0;
+    /// The leftmost column c in [lo() - 1, to] where edge_term(row, c, gap) reaches `least`, or
+    /// to + 1 if none: a window cut from `row` must start there or further left for its bound
+    /// to stay below `least` (window.hpp). A binary search over edge_term.
+    int64_t edge_reach(int64_t row, int64_t to, int64_t least, int64_t gap);
     /// Where the optimal path into cell (row + bias.a, bias.j) likely crosses `row`
     /// (CrossingBias), over columns [from, bias.j] (lo() <= from <= bias.j).
     virtual int64_t crossing_column(int64_t row, int64_t from, const CrossingBias& bias);
