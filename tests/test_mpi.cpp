@@ -146,6 +146,34 @@ TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
         << "a completed run removes its pieces";
 }
 
+// Issue 23's resume across rank counts: the pieces of 4 ranks, levelled, finish on 2.
+TEST(MpiCliSlow, KillNineAtFourRanksThenResumeWithTwo) {
+    SKIP_WITHOUT_MPI();
+    test::ResumeHarness h(kLength, kLength, test::seed() + 2);
+    const test::ChildRun whole = h.run({"-q", "-b", "cpu"});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    const std::string ck = h.path("four.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "0.5s"};
+    std::mt19937_64 rng(test::seed() + 9);
+    h.set_launcher(mpirun(4));
+    bool killed = false;
+    for (int attempt = 0; attempt < 3 && !killed; ++attempt) {
+        const int after_ms = static_cast<int>(rng() % 500);
+        const test::ChildRun r = h.run(args, after_ms, SIGKILL, ck + ".slab3of4.0");
+        std::printf("[ kill -9  ] 4 ranks, %d ms after the last slab's first piece: exit %d\n", after_ms, r.exit_code);
+        // A run that finished its cells before the kill (its completion marker written, or its
+        // pieces removed) ends a finished run: the next attempt starts afresh.
+        killed = r.exit_code != 0 && file_exists(ck + ".slab3of4.0") && !file_exists(completion_marker(ck));
+    }
+    ASSERT_TRUE(killed) << "no attempt was killed mid-way";
+    h.set_launcher(mpirun(2));
+    const test::ChildRun resumed = h.run(args);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("resuming from the pieces of 4 slabs"), std::string::npos) << resumed.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(resumed.out), test::ResumeHarness::parse_tsv(whole.out))
+        << "seed " << test::seed();
+}
+
 TEST(MpiCliSlow, SigusrOneToMpirunStopsEveryRankAtOneCheckpoint) {
     SKIP_WITHOUT_MPI();
     test::ResumeHarness h(kLength, kLength, test::seed() + 1);
