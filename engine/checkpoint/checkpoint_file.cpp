@@ -65,17 +65,6 @@ private:
     size_t pos_ = 0;
 };
 
-uint32_t crc_of(const char* data, size_t size) {
-    uLong crc = crc32(0L, Z_NULL, 0);
-    while (size > 0) {  // zlib takes uInt lengths
-        const uInt chunk = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(data), chunk);
-        data += chunk;
-        size -= chunk;
-    }
-    return static_cast<uint32_t>(crc);
-}
-
 std::string errno_text() { return std::strerror(errno); }
 
 /// Writes all of `bytes` to fd; false on any failure (errno set).
@@ -370,15 +359,21 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (static_cast<size_t>(st.st_size) != expected)
         throw Error(path + ": checkpoint is truncated or has trailing bytes (" + std::to_string(st.st_size) +
                     " bytes, expected " + std::to_string(expected) + ")");
+    // The arrays go from the file straight into their vectors (2 GB at 250M columns, which a
+    // buffer of the whole file would hold twice over), the CRC taken as they come.
     const size_t arrays = header + step_table;
-    bytes.resize(expected);
+    uLong crc = crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()), arrays);
     in.clear();
     in.seekg(static_cast<std::streamoff>(arrays));  // a format-1 header is shorter than the bytes read
-    in.read(bytes.data() + arrays, static_cast<std::streamsize>(expected - arrays));
-    if (!in) throw Error(path + ": cannot read checkpoint: " + errno_text());
-    const auto get_array = [&r](std::vector<int32_t>& v, int64_t count) {
+    const auto read_exactly = [&in, &path](void* out, size_t size) {
+        if (!in.read(static_cast<char*>(out), static_cast<std::streamsize>(size)))
+            throw Error(path + ": cannot read checkpoint: " + errno_text());
+    };
+    const auto get_array = [&](std::vector<int32_t>& v, int64_t count) {
         v.resize(static_cast<size_t>(count));
-        r.get_bytes(v.data(), v.size() * sizeof(int32_t));
+        if (v.empty()) return;  // crc32_z of a null buffer (an empty vector's data()) restarts the CRC
+        read_exactly(v.data(), v.size() * sizeof(int32_t));
+        crc = crc32_z(crc, reinterpret_cast<const Bytef*>(v.data()), v.size() * sizeof(int32_t));
     };
     get_array(c.h, c.n);
     get_array(c.f, c.n);
@@ -390,9 +385,9 @@ Checkpoint read_checkpoint(const std::string& path) {
         get_array(step.e, above - step.row);
         above = step.row;
     }
-    const size_t covered = r.position();
-    if (r.get<uint32_t>() != crc_of(bytes.data(), covered))
-        throw Error(path + ": checkpoint is corrupt (CRC32 mismatch)");
+    uint32_t stored_crc = 0;
+    read_exactly(&stored_crc, sizeof stored_crc);
+    if (stored_crc != static_cast<uint32_t>(crc)) throw Error(path + ": checkpoint is corrupt (CRC32 mismatch)");
     // A CRC catches accidents, not a wrong or hand-edited file: what no DP row can hold is
     // refused before any of it is computed from.
     if (const std::string why = implausible(c); !why.empty())
