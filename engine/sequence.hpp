@@ -15,8 +15,16 @@ struct Sequence {
     std::string name;            ///< record name (first word of the FASTA header)
     std::string source;          ///< file the record came from, for messages
     std::vector<uint8_t> codes;  ///< one BaseCode per position; position p is 1-based p+1
+    /// A region of a longer record (--s0-record NAME:START-END): the record's bases before the
+    /// region (START - 1) and after it. The engine works in the region's positions; what the
+    /// user reads (the report, SAM, PAF, MAF) gives positions in the record.
+    int64_t offset = 0;
+    int64_t bases_after = 0;
 
     int64_t length() const { return static_cast<int64_t>(codes.size()); }
+    int64_t record_length() const { return offset + length() + bases_after; }
+    /// Position p of the sequence (1-based) as a position in its record; 0 stays 0 (none).
+    int64_t in_record(int64_t p) const { return p > 0 ? p + offset : 0; }
 };
 
 /// Encodes an ACGT/IUPAC string (tests and generators); every non-ACGT letter becomes kBaseOther.

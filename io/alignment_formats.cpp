@@ -46,7 +46,7 @@ void write_hts(const std::string& path, AlignmentFormat format, const AlignedPai
     std::unique_ptr<samFile, int (*)(samFile*)> out(sam_open(path.c_str(), mode), hts_close);
     if (!out) throw Error("cannot write '" + path + "'");
     std::unique_ptr<sam_hdr_t, void (*)(sam_hdr_t*)> hdr(sam_hdr_init(), sam_hdr_destroy);
-    const std::string s1_name = name_or(p.s1, "S1"), s1_length = std::to_string(p.s1.length());
+    const std::string s1_name = name_or(p.s1, "S1"), s1_length = std::to_string(p.s1.record_length());
     if (!hdr || sam_hdr_add_line(hdr.get(), "HD", "VN", "1.6", "SO", "unsorted", nullptr) < 0 ||
         sam_hdr_add_line(hdr.get(), "SQ", "SN", s1_name.c_str(), "LN", s1_length.c_str(), nullptr) < 0 ||
         sam_hdr_add_pg(hdr.get(), "chromalign", "VN", kVersion, "CL", p.command_line.c_str(), nullptr) < 0 ||
@@ -61,15 +61,17 @@ void write_hts(const std::string& path, AlignmentFormat format, const AlignedPai
                        nullptr, 0);
     } else {
         std::vector<uint32_t> cigar;
-        if (a.s0_start > 1) cigar.push_back(bam_cigar_gen(a.s0_start - 1, BAM_CHARD_CLIP));
+        // Positions and clips are of the records: a region's outside counts as unaligned.
+        const int64_t first = p.s0.in_record(a.s0_start), last = p.s0.in_record(a.s0_end);
+        if (first > 1) cigar.push_back(bam_cigar_gen(first - 1, BAM_CHARD_CLIP));
         for (const AlignmentRun& r : a.runs) {
             const int op = r.op == '=' ? BAM_CEQUAL : r.op == 'X' ? BAM_CDIFF : r.op == 'I' ? BAM_CINS : BAM_CDEL;
             cigar.push_back(bam_cigar_gen(r.length, op));
         }
-        if (a.s0_end < p.s0.length()) cigar.push_back(bam_cigar_gen(p.s0.length() - a.s0_end, BAM_CHARD_CLIP));
+        if (last < p.s0.record_length()) cigar.push_back(bam_cigar_gen(p.s0.record_length() - last, BAM_CHARD_CLIP));
         std::string seq;
         for (int64_t i = a.s0_start; i <= a.s0_end; ++i) seq += letter(p.s0.codes[static_cast<size_t>(i - 1)]);
-        set = bam_set1(rec.get(), qname.size(), qname.c_str(), 0, 0, a.s1_start - 1, 255, cigar.size(), cigar.data(),
+        set = bam_set1(rec.get(), qname.size(), qname.c_str(), 0, 0, p.s1.in_record(a.s1_start) - 1, 255, cigar.size(), cigar.data(),
                        -1, -1, 0, seq.size(), seq.c_str(), nullptr, 32);
         if (set >= 0) set = bam_aux_update_int(rec.get(), "AS", a.score);
         if (set >= 0) set = bam_aux_update_int(rec.get(), "NM", edit_distance(a));
@@ -102,9 +104,11 @@ std::string paf_line(const AlignedPair& p) {
     const Alignment& a = p.alignment;
     if (a.runs.empty()) return {};
     const AlignmentStats s = alignment_stats(a);
-    return name_or(p.s0, "S0") + "\t" + std::to_string(p.s0.length()) + "\t" + std::to_string(a.s0_start - 1) + "\t" +
-           std::to_string(a.s0_end) + "\t+\t" + name_or(p.s1, "S1") + "\t" + std::to_string(p.s1.length()) + "\t" +
-           std::to_string(a.s1_start - 1) + "\t" + std::to_string(a.s1_end) + "\t" + std::to_string(s.matches) + "\t" +
+    return name_or(p.s0, "S0") + "\t" + std::to_string(p.s0.record_length()) + "\t" +
+           std::to_string(p.s0.in_record(a.s0_start) - 1) + "\t" + std::to_string(p.s0.in_record(a.s0_end)) + "\t+\t" +
+           name_or(p.s1, "S1") + "\t" + std::to_string(p.s1.record_length()) + "\t" +
+           std::to_string(p.s1.in_record(a.s1_start) - 1) + "\t" + std::to_string(p.s1.in_record(a.s1_end)) + "\t" +
+           std::to_string(s.matches) + "\t" +
            std::to_string(s.columns) + "\t255\tAS:i:" + std::to_string(a.score) + "\tNM:i:" +
            std::to_string(edit_distance(a)) + "\tcg:Z:" + a.cigar() + "\n";
 }
@@ -116,13 +120,12 @@ std::string maf_text(const AlignedPair& p) {
     const Columns c = columns_of(p);
     const std::string s1_name = name_or(p.s1, "S1"), s0_name = name_or(p.s0, "S0");
     const size_t width = std::max(s1_name.size(), s0_name.size());
-    auto line = [&](const std::string& name, int64_t start, int64_t end, int64_t length, const std::string& row) {
-        return "s " + name + std::string(width - name.size(), ' ') + " " + std::to_string(start - 1) + " " +
-               std::to_string(end - start + 1) + " + " + std::to_string(length) + " " + row + "\n";
+    auto line = [&](const std::string& name, const Sequence& s, int64_t start, int64_t end, const std::string& row) {
+        return "s " + name + std::string(width - name.size(), ' ') + " " + std::to_string(s.in_record(start) - 1) + " " +
+               std::to_string(end - start + 1) + " + " + std::to_string(s.record_length()) + " " + row + "\n";
     };
-    return text + "\na score=" + std::to_string(a.score) + "\n" +
-           line(s1_name, a.s1_start, a.s1_end, p.s1.length(), c.s1) +
-           line(s0_name, a.s0_start, a.s0_end, p.s0.length(), c.s0) + "\n";
+    return text + "\na score=" + std::to_string(a.score) + "\n" + line(s1_name, p.s1, a.s1_start, a.s1_end, c.s1) +
+           line(s0_name, p.s0, a.s0_start, a.s0_end, c.s0) + "\n";
 }
 
 std::string block_view(const AlignedPair& p) {
@@ -133,14 +136,16 @@ std::string block_view(const AlignedPair& p) {
     std::snprintf(head, sizeof head,
                   "score %d, S0 %lld-%lld, S1 %lld-%lld, %lld columns, %lld matches, %lld mismatches, "
                   "%lld gaps (%lld bases), identity %.2f%%\n\n",
-                  a.score, static_cast<long long>(a.s0_start), static_cast<long long>(a.s0_end),
-                  static_cast<long long>(a.s1_start), static_cast<long long>(a.s1_end), static_cast<long long>(s.columns),
+                  a.score, static_cast<long long>(p.s0.in_record(a.s0_start)), static_cast<long long>(p.s0.in_record(a.s0_end)),
+                  static_cast<long long>(p.s1.in_record(a.s1_start)), static_cast<long long>(p.s1.in_record(a.s1_end)),
+                  static_cast<long long>(s.columns),
                   static_cast<long long>(s.matches), static_cast<long long>(s.mismatches),
                   static_cast<long long>(s.gap_opens), static_cast<long long>(s.gap_bases), 100.0 * s.identity());
     std::string text = head;
     const Columns c = columns_of(p);
-    const int digits = static_cast<int>(std::to_string(std::max(a.s0_end, a.s1_end)).size());
-    int64_t i = a.s0_start, j = a.s1_start;  // the next base of each
+    const int digits =
+        static_cast<int>(std::to_string(std::max(p.s0.in_record(a.s0_end), p.s1.in_record(a.s1_end))).size());
+    int64_t i = p.s0.in_record(a.s0_start), j = p.s1.in_record(a.s1_start);  // the next base of each, in its record
     for (size_t from = 0; from < c.s0.size(); from += 60) {
         const std::string r1 = c.s1.substr(from, 60), r0 = c.s0.substr(from, 60);
         std::string bars;

@@ -28,6 +28,12 @@ std::string escaped(const std::string& text) {
     return out;
 }
 
+/// The record's name, with the region compared when it is not the whole record.
+std::string label(const Sequence& s) {
+    if (s.length() == s.record_length()) return escaped(s.name);
+    return escaped(s.name) + ":" + std::to_string(s.offset + 1) + "-" + std::to_string(s.offset + s.length());
+}
+
 /// White for 0 up to deep blue for the alignment's score.
 std::string shade(double fraction) {
     fraction = std::clamp(fraction, 0.0, 1.0);
@@ -93,10 +99,10 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
         svg << "\"/>\n";
     }
     svg << "</g>\n";
-    svg << "<text x=\"" << kMargin << "\" y=\"20\">" << escaped(s1.name) << " (S1, " << s1.length()
-        << " bp) across; " << escaped(s0.name) << " (S0, " << s0.length() << " bp) down</text>\n";
-    svg << "<text x=\"" << kMargin << "\" y=\"38\">alignment: score " << a.score << ", S0 " << a.s0_start << "-"
-        << a.s0_end << ", S1 " << a.s1_start << "-" << a.s1_end
+    svg << "<text x=\"" << kMargin << "\" y=\"20\">" << label(s1) << " (S1, " << s1.length() << " bp) across; "
+        << label(s0) << " (S0, " << s0.length() << " bp) down</text>\n";
+    svg << "<text x=\"" << kMargin << "\" y=\"38\">alignment: score " << a.score << ", S0 " << s0.in_record(a.s0_start)
+        << "-" << s0.in_record(a.s0_end) << ", S1 " << s1.in_record(a.s1_start) << "-" << s1.in_record(a.s1_end)
         << (map.rows.empty() ? "" : "; shade: stage 1's best H near each special row") << "</text>\n";
     svg << "</svg>\n";
     std::ofstream out(path);

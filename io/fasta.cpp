@@ -204,6 +204,10 @@ public:
                              std::to_string(selector.start) + "-" + std::to_string(selector.end) +
                              " extends beyond the record, which is " + std::to_string(length) +
                              " bases long");
+        if (selector.has_region()) {
+            seq.offset = selector.start - 1;
+            seq.bases_after = length - selector.end;
+        }
         return seq;
     }
 

@@ -238,6 +238,90 @@ TEST(AlignmentFormats, CliTracebackIsTheSameFromAnyRowsAndBackend) {
     EXPECT_EQ(bad_size.exit_code, 2) << bad_size.err;
 }
 
+/// The lines of `text` but those starting with `skip` (a SAM's @PG, which holds the command).
+std::string lines_without(const std::string& text, const std::string& skip) {
+    std::istringstream in(text);
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+        if (line.compare(0, skip.size(), skip) != 0) out += line + "\n";
+    return out;
+}
+
+// A region (--s0-record NAME:START-END) is compared alone, but every position the user reads is
+// one of its record: regions around the whole pair's best alignment give that alignment,
+// written byte for byte as from the whole records, and the same report.
+TEST(AlignmentFormats, ARegionGivesPositionsInItsRecord) {
+    std::mt19937_64 rng(test::seed() + 58);
+    const Case c = make_case(rng);
+    test::ResumeHarness h(1, 1, test::seed() + 58);
+    io::write_fasta(h.path("q.fa"), c.s0);
+    io::write_fasta(h.path("t.fa"), c.s1);
+    const auto run = [&h](const std::string& out, std::vector<std::string> more) {
+        std::vector<std::string> args = {"-q", "-b", "cpu", "-f", "tsv", "--traceback", h.path(out)};
+        args.insert(args.end(), more.begin(), more.end());
+        args.push_back(h.path("q.fa"));
+        args.push_back(h.path("t.fa"));
+        const test::ChildRun r = h.run_command(args);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        return r;
+    };
+    const test::ChildRun whole = run("whole.paf", {});
+    run("whole.sam", {});
+    ASSERT_EQ(c.a.s0_start > 1 && c.a.s1_start > 1 && c.a.s0_end < c.s0.length(), true) << "the case has flanks";
+    for (int k = 0; k < 3; ++k) {
+        // Each region holds the alignment, with 0 or more bases of flank on each side.
+        const auto region = [&rng](const Sequence& s, int64_t start, int64_t end) {
+            const int64_t from = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(start));
+            const int64_t to = end + static_cast<int64_t>(rng() % static_cast<uint64_t>(s.length() - end + 1));
+            return s.name + ":" + std::to_string(from) + "-" + std::to_string(to);
+        };
+        const std::string r0 = region(c.s0, c.a.s0_start, c.a.s0_end), r1 = region(c.s1, c.a.s1_start, c.a.s1_end);
+        const test::ChildRun part = run("part.paf", {"--s0-record", r0, "--s1-record", r1});
+        EXPECT_EQ(test::ResumeHarness::parse_tsv(part.out), test::ResumeHarness::parse_tsv(whole.out)) << r0 << " " << r1;
+        EXPECT_EQ(file_text(h.path("part.paf")), file_text(h.path("whole.paf"))) << r0 << " " << r1;
+        run("part.sam", {"--s0-record", r0, "--s1-record", r1});
+        EXPECT_EQ(lines_without(file_text(h.path("part.sam")), "@PG"), lines_without(file_text(h.path("whole.sam")), "@PG"))
+            << r0 << " " << r1;
+    }
+    // The view and the text report name the region and give record positions.
+    const std::string r0 = c.s0.name + ":2-" + std::to_string(c.s0.length() - 1);
+    const test::ChildRun text = h.run_command({"-b", "cpu", "-q", "--s0-record", r0, "--traceback", h.path("v.txt"),
+                                               h.path("q.fa"), h.path("t.fa")});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("s0\t" + r0 + " (" + std::to_string(c.s0.length() - 2) + " bp of " +
+                            std::to_string(c.s0.length())),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("s0_start\t" + std::to_string(c.a.s0_start) + "\n"), std::string::npos) << text.out;
+    EXPECT_NE(file_text(h.path("v.txt")).find(", S0 " + std::to_string(c.a.s0_start) + "-" + std::to_string(c.a.s0_end) + ","),
+              std::string::npos)
+        << file_text(h.path("v.txt"));
+}
+
+// With the alignment on standard output (--traceback -), the result goes to standard error, so
+// that a pipe gets a SAM samtools reads; -o - as well is refused.
+TEST(AlignmentFormats, AnAlignmentOnStandardOutputKeepsItToItself) {
+    test::ResumeHarness h(3000, 3000, test::seed() + 59);
+    const test::ChildRun sam = h.run({"-q", "-b", "cpu", "--traceback", "-", "--alignment-format", "sam"});
+    ASSERT_EQ(sam.exit_code, 0) << sam.err;
+    EXPECT_EQ(sam.out.compare(0, 4, "@HD\t"), 0) << sam.out;
+    EXPECT_EQ(sam.out.find("score\t"), std::string::npos) << "the result went to standard output:\n" << sam.out;
+    EXPECT_NO_THROW(test::ResumeHarness::parse_tsv(sam.err)) << sam.err;
+    if (have_samtools()) {
+        std::ofstream(h.path("piped.sam")) << sam.out;
+        bool ok = false;
+        const std::string count = run_command("samtools view -c " + h.path("piped.sam") + " 2>&1", ok);
+        EXPECT_TRUE(ok) << count;
+        EXPECT_EQ(count, "1\n");
+    }
+    const test::ChildRun both = h.run({"-q", "--traceback", "-", "-o", "-"});
+    EXPECT_EQ(both.exit_code, 2) << both.err;
+    EXPECT_NE(both.err.find("both write to standard output"), std::string::npos) << both.err;
+    const test::ChildRun to_file = h.run({"-q", "-b", "cpu", "--traceback", "-", "-o", h.path("result.tsv")});
+    ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(file_text(h.path("result.tsv"))), test::ResumeHarness::parse_tsv(sam.err));
+}
+
 /// The numbers of a polyline's points attribute, as x, y pairs.
 std::vector<std::pair<double, double>> polyline_points(const std::string& svg) {
     const size_t at = svg.find("points=\"");

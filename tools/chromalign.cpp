@@ -88,7 +88,7 @@ private:
     double last_line_ = -1e9;
 };
 
-cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.length()}; }
+cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.length(), s.offset, s.record_length()}; }
 
 std::string absolute_path(const std::string& path) {
     std::error_code ec;
@@ -287,7 +287,8 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         }
         if (!o.quiet)
             std::fprintf(stderr, "chromalign: best score %d at %lld, %lld after %.3f s; tracing back from %lld special rows\n",
-                         result.score, static_cast<long long>(result.s0_end), static_cast<long long>(result.s1_end),
+                         result.score, static_cast<long long>(s0.in_record(result.s0_end)),
+                         static_cast<long long>(s1.in_record(result.s1_end)),
                          report.seconds, static_cast<long long>(report.special_rows));
         TracebackCounts counts;
         // A tiled backend sweeps the large windows on its engine, the scalar sweep otherwise.
@@ -321,7 +322,9 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         report.alignment = &alignment;
     }
     const std::string text = cli::format_report(report, o.format);
-    if (o.output.empty() || o.output == "-") {
+    if (o.output.empty() && o.traceback == "-") {  // standard output holds the alignment, for a pipe
+        std::cerr << text << std::flush;
+    } else if (o.output.empty() || o.output == "-") {
         std::cout << text << std::flush;
         if (!std::cout) throw Error("cannot write the result to standard output");
     } else {

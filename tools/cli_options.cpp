@@ -164,6 +164,8 @@ void check_options(const Options& o) {
     if (ck.path.empty() && (ck.restart || ck.strict || !ck.keep_rows_dir.empty()))
         throw UsageError("--restart, --checkpoint-strict and --keep-rows need --checkpoint FILE");
     if (!o.plot.empty() && o.traceback.empty()) throw UsageError("--plot needs --traceback FILE");
+    if (o.traceback == "-" && o.output == "-")
+        throw UsageError("--traceback - and -o - would both write to standard output: name a file for one");
     if (!o.alignment_format.empty()) {
         if (o.traceback.empty()) throw UsageError("--alignment-format needs --traceback FILE");
         try {
@@ -220,8 +222,8 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), slabs_help().c_str())
         ("no-pruning", po::bool_switch(&no_pruning), "compute every cell (default: skip blocks that cannot reach the best score found so far; the answer is the same)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
-        ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output)")
-        ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output)")
+        ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output; standard error when --traceback is -)")
+        ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output, and the result then to standard error unless -o names a file)")
         ("alignment-format", po::value<std::string>(&o.alignment_format), "sam, bam, cram, paf, maf or view (default: by the --traceback file's extension; else view)")
         ("traceback-dir", po::value<std::string>(&o.traceback_dir), "keep stage 1's special rows and result here, for a traceback now or later (chromalign traceback DIR); a run with --traceback whose comparison DIR holds skips stage 1 (default: a temporary directory, removed afterwards)")
         ("traceback-disk", po::value<std::string>(&disk)->default_value(disk), "disk the special rows may take: 16G, 500M, 0 (none: the traceback recomputes from row 0); more rows cost stage 1 disk writes and save traceback time")

@@ -29,13 +29,21 @@ std::string matrix_rows(const Scoring& s, const char* open, const char* sep, con
     return text;
 }
 
+/// "a (8 bp, a.fa)", or with a region "a:3-10 (8 bp of 12, a.fa)".
+std::string sequence_line(const SequenceInfo& s) {
+    const std::string region = s.region();
+    if (region.empty()) return s.name + " (" + std::to_string(s.length) + " bp, " + s.path + ")";
+    return s.name + ":" + region + " (" + std::to_string(s.length) + " bp of " + std::to_string(s.record_length) + ", " +
+           s.path + ")";
+}
+
 std::string text_report(const RunReport& r) {
     std::ostringstream out;
     out << "score\t" << r.result.score << "\n"
-        << "s0_end\t" << r.result.s0_end << "\n"
-        << "s1_end\t" << r.result.s1_end << "\n"
-        << "s0\t" << r.s0.name << " (" << r.s0.length << " bp, " << r.s0.path << ")\n"
-        << "s1\t" << r.s1.name << " (" << r.s1.length << " bp, " << r.s1.path << ")\n"
+        << "s0_end\t" << r.s0.in_record(r.result.s0_end) << "\n"
+        << "s1_end\t" << r.s1.in_record(r.result.s1_end) << "\n"
+        << "s0\t" << sequence_line(r.s0) << "\n"
+        << "s1\t" << sequence_line(r.s1) << "\n"
         << "scoring\t" << r.scoring.to_string() << "\n"
         << (r.matrix_file.empty() ? "" : "matrix_file\t" + r.matrix_file + "\n")
         << "cells\t" << r.cells() << "\n"
@@ -47,8 +55,8 @@ std::string text_report(const RunReport& r) {
         << "device\t" << r.device << "\n";
     if (r.alignment) {
         const AlignmentStats s = alignment_stats(*r.alignment);
-        out << "s0_start\t" << r.alignment->s0_start << "\n"
-            << "s1_start\t" << r.alignment->s1_start << "\n"
+        out << "s0_start\t" << r.s0.in_record(r.alignment->s0_start) << "\n"
+            << "s1_start\t" << r.s1.in_record(r.alignment->s1_start) << "\n"
             << "alignment_length\t" << s.columns << "\n"
             << "matches\t" << s.matches << "\n"
             << "mismatches\t" << s.mismatches << "\n"
@@ -71,7 +79,8 @@ std::string tsv_report(const RunReport& r) {
     out << "score\ts0_end\ts1_end\ts0_name\ts1_name\ts0_length\ts1_length\tcells\tseconds\tgcups\t"
            "backend\tdevice\t"
         << (matrix ? "matrix\tother" : "match\tmismatch") << "\tgap_open\tgap_extend\n"
-        << r.result.score << "\t" << r.result.s0_end << "\t" << r.result.s1_end << "\t" << r.s0.name
+        << r.result.score << "\t" << r.s0.in_record(r.result.s0_end) << "\t" << r.s1.in_record(r.result.s1_end)
+        << "\t" << r.s0.name
         << "\t" << r.s1.name << "\t" << r.s0.length << "\t" << r.s1.length << "\t" << r.cells()
         << "\t" << fixed(r.seconds, 3) << "\t" << fixed(r.gcups(), 3) << "\t" << r.backend << "\t"
         << r.device << "\t"
@@ -101,10 +110,12 @@ nlohmann::ordered_json json_scoring(const RunReport& r) {
 std::string json_report(const RunReport& r) {
     nlohmann::ordered_json j;
     j["score"] = r.result.score;
-    j["s0_end"] = r.result.s0_end;
-    j["s1_end"] = r.result.s1_end;
+    j["s0_end"] = r.s0.in_record(r.result.s0_end);
+    j["s1_end"] = r.s1.in_record(r.result.s1_end);
     j["s0_name"] = r.s0.name;
     j["s1_name"] = r.s1.name;
+    if (!r.s0.region().empty()) j["s0_region"] = r.s0.region();
+    if (!r.s1.region().empty()) j["s1_region"] = r.s1.region();
     j["s0_path"] = r.s0.path;
     j["s1_path"] = r.s1.path;
     j["s0_length"] = r.s0.length;
@@ -122,7 +133,8 @@ std::string json_report(const RunReport& r) {
     j["scoring"] = json_scoring(r);
     if (r.alignment) {
         const AlignmentStats s = alignment_stats(*r.alignment);
-        j["alignment"] = {{"s0_start", r.alignment->s0_start}, {"s1_start", r.alignment->s1_start},
+        j["alignment"] = {{"s0_start", r.s0.in_record(r.alignment->s0_start)},
+                          {"s1_start", r.s1.in_record(r.alignment->s1_start)},
                           {"length", s.columns},   {"matches", s.matches},
                           {"mismatches", s.mismatches}, {"gap_opens", s.gap_opens},
                           {"gap_bases", s.gap_bases},   {"identity", s.identity()},
@@ -138,6 +150,11 @@ std::string json_report(const RunReport& r) {
 }
 
 }  // namespace
+
+std::string SequenceInfo::region() const {
+    if (length == record_length) return {};
+    return std::to_string(offset + 1) + "-" + std::to_string(offset + length);
+}
 
 std::string format_report(const RunReport& report, Format format) {
     switch (format) {
