@@ -360,9 +360,13 @@ const ErrorCase kErrorCases[] = {
     {"score_could_overflow", {"--match", "1048576", "{long}", "{long}"}, 1, {"--match"}},
     {"matrix_score_could_overflow", {"--matrix", "{bigmat}", "{long}", "{long}"}, 1,
      {"at most 1020 bases", "matrix of smaller scores"}},
+    // Outputs that could never be written stop the run before stage 1, not after it.
     {"output_in_missing_dir",
      {"-q", "-b", "reference", "-o", "{dir}/no/such/dir/out", "{s0}", "{s1}"}, 1,
-     {"{dir}/no/such/dir/out"}},
+     {"-o {dir}/no/such/dir/out: no directory {dir}/no/such/dir"}},
+    {"traceback_in_missing_dir", {"--traceback", "{dir}/no/a.sam", "{s0}", "{s1}"}, 1, {"--traceback", "no directory"}},
+    {"plot_is_a_directory", {"--traceback", "{dir}/a.paf", "--plot", "{dir}", "{s0}", "{s1}"}, 1,
+     {"--plot {dir}: is a directory"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliErrors, ::testing::ValuesIn(kErrorCases),

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -175,8 +176,26 @@ struct RankInfo {
     int rank = 0, ranks = 1, local_rank = 0;
 };
 
+/// Refuses an output that could never be written, before stage 1 spends hours and the result is
+/// lost: a file in a directory that is missing or not writable, or a directory ("-" passes).
+void check_writable(const std::string& option, const std::string& path) {
+    if (path.empty() || path == "-") return;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw Error(option + " " + path + ": is a directory, not a file");
+    const fs::path parent = fs::path(path).parent_path();
+    const std::string dir = parent.empty() ? "." : parent.string();
+    if (!fs::is_directory(dir, ec)) throw Error(option + " " + path + ": no directory " + dir);
+    if (::access(dir.c_str(), W_OK) != 0) throw Error(option + " " + path + ": cannot write in " + dir + ": " + std::strerror(errno));
+    if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
+        throw Error(option + " " + path + ": cannot write it: " + std::strerror(errno));
+}
+
 int run(const cli::Options& o, const std::string& command_line, const RankInfo& ranks) {
     const auto wall_start = std::chrono::steady_clock::now();
+    check_writable("-o", o.output);
+    check_writable("--traceback", o.traceback);
+    check_writable("--plot", o.plot);  // (a checkpoint warns at once, or stops with --checkpoint-strict)
     std::vector<std::string> notes;
     const Sequence s0 = io::read_fasta(o.s0_path, o.s0_record, &notes);
     const Sequence s1 = io::read_fasta(o.s1_path, o.s1_record, &notes);
