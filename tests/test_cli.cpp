@@ -413,6 +413,11 @@ TEST(CliInfo, HelpShowsRealDefaultsAndPresets) {
                              "--gap-extend arg (=2)", "(=auto)", "(=text)", "cudalign", "blastn",
                              "--s0-record", "--output", "--quiet", "--matrix arg", "hoxd70", "primate"})
         EXPECT_NE(run.out.find(part), std::string::npos) << "no '" << part << "' in\n" << run.out;
+    // The traceback command shows the same help, which names its form.
+    const CliRun traceback = run_cli({"traceback", "--help"});
+    EXPECT_EQ(traceback.code, 0) << traceback.err;
+    EXPECT_EQ(traceback.out, run.out);
+    EXPECT_NE(run.out.find("chromalign traceback DIR"), std::string::npos) << run.out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -106,6 +106,10 @@ std::string selector_text(const io::RecordSelector& r) {
 /// `chromalign traceback DIR [options] [S0 S1]`: the options of a run that takes stage 1's
 /// result, sequences and scoring from DIR's record. Throws cli::UsageError.
 cli::Options traceback_command(int argc, char** argv) {
+    if (argc >= 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
+        const char* help[] = {argv[0], argv[2]};  // the help, whose usage shows this form too
+        return cli::parse_options(2, help);
+    }
     if (argc < 3 || argv[2][0] == '-')
         throw cli::UsageError("chromalign traceback needs the directory of a stage 1 run: chromalign traceback DIR");
     const std::string dir = argv[2];
