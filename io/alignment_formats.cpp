@@ -71,8 +71,8 @@ void write_hts(const std::string& path, AlignmentFormat format, const AlignedPai
         if (last < p.s0.record_length()) cigar.push_back(bam_cigar_gen(p.s0.record_length() - last, BAM_CHARD_CLIP));
         std::string seq;
         for (int64_t i = a.s0_start; i <= a.s0_end; ++i) seq += letter(p.s0.codes[static_cast<size_t>(i - 1)]);
-        set = bam_set1(rec.get(), qname.size(), qname.c_str(), 0, 0, p.s1.in_record(a.s1_start) - 1, 255, cigar.size(), cigar.data(),
-                       -1, -1, 0, seq.size(), seq.c_str(), nullptr, 32);
+        set = bam_set1(rec.get(), qname.size(), qname.c_str(), 0, 0, p.s1.in_record(a.s1_start) - 1, 255, cigar.size(),
+                       cigar.data(), -1, -1, 0, seq.size(), seq.c_str(), nullptr, 32);
         if (set >= 0) set = bam_aux_update_int(rec.get(), "AS", a.score);
         if (set >= 0) set = bam_aux_update_int(rec.get(), "NM", edit_distance(a));
     }
@@ -121,8 +121,8 @@ std::string maf_text(const AlignedPair& p) {
     const std::string s1_name = name_or(p.s1, "S1"), s0_name = name_or(p.s0, "S0");
     const size_t width = std::max(s1_name.size(), s0_name.size());
     auto line = [&](const std::string& name, const Sequence& s, int64_t start, int64_t end, const std::string& row) {
-        return "s " + name + std::string(width - name.size(), ' ') + " " + std::to_string(s.in_record(start) - 1) + " " +
-               std::to_string(end - start + 1) + " + " + std::to_string(s.record_length()) + " " + row + "\n";
+        return "s " + name + std::string(width - name.size(), ' ') + " " + std::to_string(s.in_record(start) - 1) +
+               " " + std::to_string(end - start + 1) + " + " + std::to_string(s.record_length()) + " " + row + "\n";
     };
     return text + "\na score=" + std::to_string(a.score) + "\n" + line(s1_name, p.s1, a.s1_start, a.s1_end, c.s1) +
            line(s0_name, p.s0, a.s0_start, a.s0_end, c.s0) + "\n";
@@ -136,9 +136,9 @@ std::string block_view(const AlignedPair& p) {
     std::snprintf(head, sizeof head,
                   "score %d, S0 %lld-%lld, S1 %lld-%lld, %lld columns, %lld matches, %lld mismatches, "
                   "%lld gaps (%lld bases), identity %.2f%%\n\n",
-                  a.score, static_cast<long long>(p.s0.in_record(a.s0_start)), static_cast<long long>(p.s0.in_record(a.s0_end)),
-                  static_cast<long long>(p.s1.in_record(a.s1_start)), static_cast<long long>(p.s1.in_record(a.s1_end)),
-                  static_cast<long long>(s.columns),
+                  a.score, static_cast<long long>(p.s0.in_record(a.s0_start)),
+                  static_cast<long long>(p.s0.in_record(a.s0_end)), static_cast<long long>(p.s1.in_record(a.s1_start)),
+                  static_cast<long long>(p.s1.in_record(a.s1_end)), static_cast<long long>(s.columns),
                   static_cast<long long>(s.matches), static_cast<long long>(s.mismatches),
                   static_cast<long long>(s.gap_opens), static_cast<long long>(s.gap_bases), 100.0 * s.identity());
     std::string text = head;

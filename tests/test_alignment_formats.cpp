@@ -277,10 +277,12 @@ TEST(AlignmentFormats, ARegionGivesPositionsInItsRecord) {
         };
         const std::string r0 = region(c.s0, c.a.s0_start, c.a.s0_end), r1 = region(c.s1, c.a.s1_start, c.a.s1_end);
         const test::ChildRun part = run("part.paf", {"--s0-record", r0, "--s1-record", r1});
-        EXPECT_EQ(test::ResumeHarness::parse_tsv(part.out), test::ResumeHarness::parse_tsv(whole.out)) << r0 << " " << r1;
+        EXPECT_EQ(test::ResumeHarness::parse_tsv(part.out), test::ResumeHarness::parse_tsv(whole.out))
+            << r0 << " " << r1;
         EXPECT_EQ(file_text(h.path("part.paf")), file_text(h.path("whole.paf"))) << r0 << " " << r1;
         run("part.sam", {"--s0-record", r0, "--s1-record", r1});
-        EXPECT_EQ(lines_without(file_text(h.path("part.sam")), "@PG"), lines_without(file_text(h.path("whole.sam")), "@PG"))
+        EXPECT_EQ(lines_without(file_text(h.path("part.sam")), "@PG"),
+                  lines_without(file_text(h.path("whole.sam")), "@PG"))
             << r0 << " " << r1;
     }
     // The view and the text report name the region and give record positions.
@@ -293,9 +295,10 @@ TEST(AlignmentFormats, ARegionGivesPositionsInItsRecord) {
               std::string::npos)
         << text.out;
     EXPECT_NE(text.out.find("s0_start\t" + std::to_string(c.a.s0_start) + "\n"), std::string::npos) << text.out;
-    EXPECT_NE(file_text(h.path("v.txt")).find(", S0 " + std::to_string(c.a.s0_start) + "-" + std::to_string(c.a.s0_end) + ","),
+    const std::string view = file_text(h.path("v.txt"));
+    EXPECT_NE(view.find(", S0 " + std::to_string(c.a.s0_start) + "-" + std::to_string(c.a.s0_end) + ","),
               std::string::npos)
-        << file_text(h.path("v.txt"));
+        << view;
 }
 
 // With the alignment on standard output (--traceback -), the result goes to standard error, so

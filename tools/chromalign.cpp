@@ -190,7 +190,8 @@ void check_writable(const std::string& option, const std::string& path) {
     const fs::path parent = fs::path(path).parent_path();
     const std::string dir = parent.empty() ? "." : parent.string();
     if (!fs::is_directory(dir, ec)) throw Error(option + " " + path + ": no directory " + dir);
-    if (::access(dir.c_str(), W_OK) != 0) throw Error(option + " " + path + ": cannot write in " + dir + ": " + std::strerror(errno));
+    if (::access(dir.c_str(), W_OK) != 0)
+        throw Error(option + " " + path + ": cannot write in " + dir + ": " + std::strerror(errno));
     if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
         throw Error(option + " " + path + ": cannot write it: " + std::strerror(errno));
 }

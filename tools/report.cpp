@@ -33,8 +33,8 @@ std::string matrix_rows(const Scoring& s, const char* open, const char* sep, con
 std::string sequence_line(const SequenceInfo& s) {
     const std::string region = s.region();
     if (region.empty()) return s.name + " (" + std::to_string(s.length) + " bp, " + s.path + ")";
-    return s.name + ":" + region + " (" + std::to_string(s.length) + " bp of " + std::to_string(s.record_length) + ", " +
-           s.path + ")";
+    return s.name + ":" + region + " (" + std::to_string(s.length) + " bp of " + std::to_string(s.record_length) +
+           ", " + s.path + ")";
 }
 
 std::string text_report(const RunReport& r) {
