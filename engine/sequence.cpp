@@ -1,7 +1,12 @@
-//! @file Helpers to build Sequence values from plain strings.
+//! @file Sequence's region, and helpers to build Sequence values from plain strings.
 #include "engine/sequence.hpp"
 
 namespace chromalign {
+
+std::string Sequence::region() const {
+    if (length() == record_length()) return {};
+    return std::to_string(offset + 1) + "-" + std::to_string(offset + length());
+}
 
 Sequence make_sequence(const std::string& name, const std::string& bases) {
     Sequence s;

@@ -25,6 +25,8 @@ struct Sequence {
     int64_t record_length() const { return offset + length() + bases_after; }
     /// Position p of the sequence (1-based) as a position in its record; 0 stays 0 (none).
     int64_t in_record(int64_t p) const { return p > 0 ? p + offset : 0; }
+    /// "START-END" in the record where the sequence is only part of it, else empty.
+    std::string region() const;
 };
 
 /// Encodes an ACGT/IUPAC string (tests and generators); every non-ACGT letter becomes kBaseOther.

@@ -29,10 +29,7 @@ std::string escaped(const std::string& text) {
 }
 
 /// The record's name, with the region compared when it is not the whole record.
-std::string label(const Sequence& s) {
-    if (s.length() == s.record_length()) return escaped(s.name);
-    return escaped(s.name) + ":" + std::to_string(s.offset + 1) + "-" + std::to_string(s.offset + s.length());
-}
+std::string label(const Sequence& s) { return escaped(s.name) + (s.region().empty() ? "" : ":" + s.region()); }
 
 /// White for 0 up to deep blue for the alignment's score.
 std::string shade(double fraction) {

@@ -89,7 +89,9 @@ private:
     double last_line_ = -1e9;
 };
 
-cli::SequenceInfo info_of(const Sequence& s) { return {s.name, s.source, s.length(), s.offset, s.record_length()}; }
+cli::SequenceInfo info_of(const Sequence& s) {
+    return {s.name, s.source, s.length(), s.offset, s.record_length(), s.region()};
+}
 
 std::string absolute_path(const std::string& path) {
     std::error_code ec;

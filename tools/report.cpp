@@ -31,9 +31,8 @@ std::string matrix_rows(const Scoring& s, const char* open, const char* sep, con
 
 /// "a (8 bp, a.fa)", or with a region "a:3-10 (8 bp of 12, a.fa)".
 std::string sequence_line(const SequenceInfo& s) {
-    const std::string region = s.region();
-    if (region.empty()) return s.name + " (" + std::to_string(s.length) + " bp, " + s.path + ")";
-    return s.name + ":" + region + " (" + std::to_string(s.length) + " bp of " + std::to_string(s.record_length) +
+    if (s.region.empty()) return s.name + " (" + std::to_string(s.length) + " bp, " + s.path + ")";
+    return s.name + ":" + s.region + " (" + std::to_string(s.length) + " bp of " + std::to_string(s.record_length) +
            ", " + s.path + ")";
 }
 
@@ -114,8 +113,8 @@ std::string json_report(const RunReport& r) {
     j["s1_end"] = r.s1.in_record(r.result.s1_end);
     j["s0_name"] = r.s0.name;
     j["s1_name"] = r.s1.name;
-    if (!r.s0.region().empty()) j["s0_region"] = r.s0.region();
-    if (!r.s1.region().empty()) j["s1_region"] = r.s1.region();
+    if (!r.s0.region.empty()) j["s0_region"] = r.s0.region;
+    if (!r.s1.region.empty()) j["s1_region"] = r.s1.region;
     j["s0_path"] = r.s0.path;
     j["s1_path"] = r.s1.path;
     j["s0_length"] = r.s0.length;
@@ -150,11 +149,6 @@ std::string json_report(const RunReport& r) {
 }
 
 }  // namespace
-
-std::string SequenceInfo::region() const {
-    if (length == record_length) return {};
-    return std::to_string(offset + 1) + "-" + std::to_string(offset + length);
-}
 
 std::string format_report(const RunReport& report, Format format) {
     switch (format) {

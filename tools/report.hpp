@@ -18,9 +18,7 @@ struct SequenceInfo {
     int64_t length = 0;         ///< bases compared: the region's, with --s0-record NAME:START-END
     int64_t offset = 0;         ///< the record's bases before the region (START - 1)
     int64_t record_length = 0;  ///< the whole record's
-
-    /// "START-END" of a region shorter than its record, else empty.
-    std::string region() const;
+    std::string region;         ///< "START-END" of a region shorter than its record, else empty
     /// A position compared (1-based) as one in the record; 0 (none) stays 0.
     int64_t in_record(int64_t p) const { return p > 0 ? p + offset : 0; }
 };
