@@ -11,6 +11,10 @@ namespace chromalign {
 /// IUPAC code) scores Scoring::other, the lowest entry, against everything, itself included.
 enum BaseCode : uint8_t { kBaseA = 0, kBaseC = 1, kBaseG = 2, kBaseT = 3, kBaseOther = 4 };
 
+/// Position p (1-based) of a region that starts after `offset` bases of its record, as a
+/// position in the record; 0 (no position: a score of 0) stays 0.
+inline int64_t record_position(int64_t p, int64_t offset) { return p > 0 ? p + offset : 0; }
+
 struct Sequence {
     std::string name;            ///< record name (first word of the FASTA header)
     std::string source;          ///< file the record came from, for messages
@@ -23,8 +27,7 @@ struct Sequence {
 
     int64_t length() const { return static_cast<int64_t>(codes.size()); }
     int64_t record_length() const { return offset + length() + bases_after; }
-    /// Position p of the sequence (1-based) as a position in its record; 0 stays 0 (none).
-    int64_t in_record(int64_t p) const { return p > 0 ? p + offset : 0; }
+    int64_t in_record(int64_t p) const { return record_position(p, offset); }
     /// "START-END" in the record where the sequence is only part of it, else empty.
     std::string region() const;
 };

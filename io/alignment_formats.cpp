@@ -108,8 +108,7 @@ std::string paf_line(const AlignedPair& p) {
            std::to_string(p.s0.in_record(a.s0_start) - 1) + "\t" + std::to_string(p.s0.in_record(a.s0_end)) + "\t+\t" +
            name_or(p.s1, "S1") + "\t" + std::to_string(p.s1.record_length()) + "\t" +
            std::to_string(p.s1.in_record(a.s1_start) - 1) + "\t" + std::to_string(p.s1.in_record(a.s1_end)) + "\t" +
-           std::to_string(s.matches) + "\t" +
-           std::to_string(s.columns) + "\t255\tAS:i:" + std::to_string(a.score) + "\tNM:i:" +
+           std::to_string(s.matches) + "\t" + std::to_string(s.columns) + "\t255\tAS:i:" + std::to_string(a.score) + "\tNM:i:" +
            std::to_string(edit_distance(a)) + "\tcg:Z:" + a.cigar() + "\n";
 }
 

@@ -8,6 +8,7 @@
 #include "engine/alignment/alignment.hpp"
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
 #include "tools/cli_options.hpp"
 
 namespace chromalign::cli {
@@ -19,8 +20,7 @@ struct SequenceInfo {
     int64_t offset = 0;         ///< the record's bases before the region (START - 1)
     int64_t record_length = 0;  ///< the whole record's
     std::string region;         ///< "START-END" of a region shorter than its record, else empty
-    /// A position compared (1-based) as one in the record; 0 (none) stays 0.
-    int64_t in_record(int64_t p) const { return p > 0 ? p + offset : 0; }
+    int64_t in_record(int64_t p) const { return record_position(p, offset); }
 };
 
 struct RunReport {
