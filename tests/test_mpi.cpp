@@ -104,6 +104,18 @@ TEST(MpiCli, ErrorsEndEveryRank) {
     EXPECT_NE(ref.err.find("cannot run over several ranks"), std::string::npos) << ref.err;
 }
 
+#ifdef CHROMALIGN_MPI_LINK_STRESS
+TEST(MpiCli, EdgesFlowPastALaggingSlab) {
+    SKIP_WITHOUT_MPI();
+    // tests/mpi_link_stress.cpp: 2 processes of 8 slabs, the last slab taking its edges slowly;
+    // the old link deadlocked here. `timeout` turns a hang into a failure.
+    std::string command;
+    for (const std::string& word : mpirun(2)) command += word + " ";
+    command += std::string("timeout 120 ") + CHROMALIGN_MPI_LINK_STRESS + " 8 3000";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+}
+#endif
+
 /// Long enough (seconds on two CI cores, pruning skipping half of it) for kills to land mid-run.
 constexpr int64_t kLength = 420000;
 

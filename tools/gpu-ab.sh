@@ -2,11 +2,14 @@
 # A/B timings on the GPU machine, after tools/gpu-bundle.sh packed .gpu/ (see gpu-check.sh):
 # one generated pair (PAIR: mutated, random or related; see chromalign-bench --pair), then one whole chromalign run (checkpoints every EVERY, 60s) per line of RUNS,
 # each "NP [VAR=VALUE ...] [--flag ...]": NP 1 runs one process, more run mpirun -np NP.
-# Prints score, end and align seconds per run; all outputs go to $OUT/ab.tgz.
+# Prints score, end, align and whole seconds per run; reports and stderr go to $OUT/runs.
 #   SIZE=8M RUNS=$'1\n2\n2 --slabs 12\n2 SOME_VAR=1' tools/gpu-ab.sh
+# LIMIT=SECONDS stops each run (SIGTERM) that takes longer.
+# A line ending in & runs alongside the lines after it, up to a line "wait" (give each its own
+# --device; each run has its own checkpoint): one-GPU runs of a multi-GPU machine at once.
 # BIN=NAME on a line runs .gpu/NAME instead of .gpu/chromalign: to compare two builds on one
 # machine, put the other builds there with tools/gpu-bundle-variants.sh (.gpu/chromalign-NAME).
-# Diagonal traces come back in ab.tgz when their prefix is under runs/, e.g. the line
+# Diagonal traces come back in traces.tgz when their prefix is under runs/, e.g. the line
 #   2 --slabs 12 CHROMALIGN_TRACE_DIAGONALS=/tmp/gpu-ab/runs/t12
 # (summarise with tools/diagonal_trace.py runs/t12.*.tsv).
 set -uo pipefail
@@ -17,22 +20,35 @@ export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
 work=/tmp/gpu-ab
 rm -rf "$work" && mkdir -p "$work/runs"
 .gpu/chromalign-bench --sizes "${SIZE:-8M}" --pair "${PAIR:-mutated}" --write-fasta "$work/pair" > /dev/null || exit 1
-common=(-f tsv --checkpoint-every "${EVERY:-60s}" --restart --checkpoint "$work/ck" "$work/pair_s0.fa" "$work/pair_s1.fa")
 k=0
-while IFS= read -r line; do
-  [ -z "$line" ] && continue
+# Run $1 of line $2 (np, then words), reporting when it ends.
+run() {
+  local k=$1 line=$2 np rest vars=() flags=() bin=.gpu/chromalign out="$work/runs/$1"
   read -r np rest <<< "$line"
-  vars=() flags=() bin=.gpu/chromalign
   for w in $rest; do case "$w" in BIN=*) bin=".gpu/${w#BIN=}" ;; *=*) vars+=("$w") ;; *) flags+=("$w") ;; esac; done
-  k=$((k + 1))
-  out="$work/runs/$k"
+  local common=(-f tsv --checkpoint-every "${EVERY:-60s}" --restart --checkpoint "$work/ck$k" "$work/pair_s0.fa" "$work/pair_s1.fa")
+  local start=$SECONDS limit=${LIMIT:+timeout $LIMIT}
   # stdin from /dev/null: mpirun would read the rest of RUNS otherwise.
   if [ "$np" = 1 ]; then
-    env "${vars[@]}" "$bin" "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
+    env "${vars[@]}" $limit "$bin" "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
   else
-    env "${vars[@]}" mpirun -np "$np" --bind-to none $(for v in "${vars[@]}"; do echo "-x ${v%%=*}"; done) \
+    env "${vars[@]}" $limit mpirun -np "$np" --bind-to none $(for v in "${vars[@]}"; do echo "-x ${v%%=*}"; done) \
       "$bin" "${flags[@]}" "${common[@]}" < /dev/null > "$out.tsv" 2> "$out.err"
   fi
-  echo "run $k ($line): exit $? $(awk -F'\t' 'NR==2 {print "score", $1, "end (" $2 ", " $3 "), align", $9, "s"}' "$out.tsv")"
+  local rc=$?
+  if [ -n "${OUT:-}" ]; then mkdir -p "$OUT/runs" && cp "$out.tsv" "$out.err" "$OUT/runs/"; fi
+  echo "run $k ($line): exit $rc, $((SECONDS - start)) s whole, $(awk -F'\t' 'NR==2 {print "score", $1, "end (" $2 ", " $3 "), align", $9, "s"}' "$out.tsv")" \
+    "$(grep -o '[0-9.]*% of cells pruned' "$out.err" | head -1)"
+  grep -h pipeline "$out.err" | sed 's/^chromalign: /  /'
+}
+while IFS= read -r line; do
+  [ -z "$line" ] && continue
+  if [ "$line" = wait ]; then wait; continue; fi
+  k=$((k + 1))
+  if [ "${line: -1}" = "&" ]; then run "$k" "${line%&}" & else run "$k" "$line"; fi
 done <<< "${RUNS:-1}"
-if [ -n "${OUT:-}" ]; then mkdir -p "$OUT" && tar czf "$OUT/ab.tgz" -C "$work" runs; fi
+wait
+# Each run's report and stderr are in $OUT/runs as soon as it ends; traces come at the end.
+if [ -n "${OUT:-}" ] && compgen -G "$work/runs/t*" > /dev/null; then
+  tar czf "$OUT/traces.tgz" -C "$work/runs" $(cd "$work/runs" && ls -d t*)
+fi

@@ -4,8 +4,10 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #include "engine/error.hpp"
 
@@ -50,6 +52,14 @@ private:
     std::unique_lock<std::mutex> lock_;
 };
 
+/// Edge channels: communicator k carries the edges that slab k of each process receives
+/// (MPI_Comm_dup'ed from MPI_COMM_WORLD, in index order on every process). MPI matches a
+/// receive against the messages waiting from its source on its communicator only, so the
+/// backlog of a slab that lags (its left neighbour runs ahead) never lengthens the other
+/// slabs' searches: on one communicator, every probe of every slab walked past it.
+std::mutex g_channels_mutex;
+std::vector<MPI_Comm> g_channels;
+
 void check(int status, const char* what) {
     if (status != MPI_SUCCESS) {
         char text[MPI_MAX_ERROR_STRING];
@@ -85,7 +95,11 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     MPI_Comm_free(&node);
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::~MpiSession() {
+    for (MPI_Comm& c : g_channels) MPI_Comm_free(&c);
+    g_channels.clear();
+    MPI_Finalize();
+}
 
 void MpiSession::abort(int code) const {
     MPI_Abort(MPI_COMM_WORLD, code);
@@ -97,6 +111,15 @@ MpiLink::MpiLink(const MpiSession& session, SlabGroup& group, int local)
       rank_(local * session.ranks() + session.rank()), ranks_(group.slabs() * session.ranks()) {
     if (group.slabs() > 1 && !session.serialized())
         throw Error("this MPI library does not allow calls from several threads: run one slab per rank (--slabs 1)");
+    // The first link of each process makes every channel, so that all processes make them
+    // in the same order whatever order their slabs' threads come in.
+    const std::lock_guard<std::mutex> made(g_channels_mutex);
+    while (g_channels.size() < static_cast<size_t>(group.slabs())) {
+        const MpiLock lock;
+        MPI_Comm c = MPI_COMM_NULL;
+        check(MPI_Comm_dup(MPI_COMM_WORLD, &c), "MPI_Comm_dup");
+        g_channels.push_back(c);
+    }
 }
 
 MpiLink::~MpiLink() {
@@ -108,22 +131,26 @@ MpiLink::~MpiLink() {
     }
 }
 
-void MpiLink::send(std::vector<int32_t> words, int to, int tag) {
+void MpiLink::send(std::vector<int32_t> words, int to, int tag, int channel) {
     const MpiLock lock;
     auto p = std::make_unique<Pending>();
     p->words = std::move(words);
-    check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, MPI_COMM_WORLD,
-                    &p->request),
+    MPI_Comm comm = channel < 0 ? MPI_COMM_WORLD : g_channels[static_cast<size_t>(channel)];
+    check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, comm, &p->request),
           "MPI_Isend");
     pending_.push_back(std::move(p));
     reap();
 }
 
 void MpiLink::reap() {
-    for (auto it = pending_.begin(); it != pending_.end();) {
+    // A link's sends go to one slab, which takes them in order: they complete in about that
+    // order, so the first one not done ends the sweep. A sweep over all of them would cost as
+    // many calls as the receiver lags behind, on every poll of every slab of the process.
+    while (!pending_.empty()) {
         int done = 0;
-        check(MPI_Test(&(*it)->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-        it = done ? pending_.erase(it) : std::next(it);
+        check(MPI_Test(&pending_.front()->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        if (!done) return;
+        pending_.pop_front();
     }
 }
 
@@ -139,10 +166,10 @@ void MpiLink::send_edge(const EdgeMessage& m) {
     words.push_back(m.best);
     words.insert(words.end(), m.h.begin(), m.h.end());
     words.insert(words.end(), m.e.begin(), m.e.end());
-    send(std::move(words), (rank_ + 1) % processes_, kEdgeTagBase + rank_ + 1);
+    send(std::move(words), (rank_ + 1) % processes_, kEdgeTagBase + rank_ + 1, (rank_ + 1) / processes_);
 }
 
-bool MpiLink::poll(int source, int tag, std::vector<int32_t>& words) {
+bool MpiLink::poll(int source, int tag, int channel, std::vector<int32_t>& words) {
     group_.check();
     // Nothing arrived, as far as this caller knows, when another thread has the lock or wants it.
     if (g_waiting.load() > 0) return false;
@@ -151,18 +178,18 @@ bool MpiLink::poll(int source, int tag, std::vector<int32_t>& words) {
     reap();
     int flag = 0, count = 0;
     MPI_Status status;
-    check(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    MPI_Comm comm = channel < 0 ? MPI_COMM_WORLD : g_channels[static_cast<size_t>(channel)];
+    check(MPI_Iprobe(source, tag, comm, &flag, &status), "MPI_Iprobe");
     if (!flag) return false;
     check(MPI_Get_count(&status, MPI_INT32_T, &count), "MPI_Get_count");
     words.resize(static_cast<size_t>(count));
-    check(MPI_Recv(words.data(), count, MPI_INT32_T, status.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-          "MPI_Recv");
+    check(MPI_Recv(words.data(), count, MPI_INT32_T, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
     return true;
 }
 
 bool MpiLink::poll_edge(EdgeMessage& m) {
     std::vector<int32_t> words;
-    if (!poll((rank_ - 1 + processes_) % processes_, kEdgeTagBase + rank_, words)) return false;
+    if (!poll((rank_ - 1 + processes_) % processes_, kEdgeTagBase + rank_, local_, words)) return false;
     const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[9]) : 0;
     if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
     m.row0 = get64(&words[0]);
@@ -179,12 +206,12 @@ bool MpiLink::poll_edge(EdgeMessage& m) {
 void MpiLink::send_ack(int64_t seq) {
     std::vector<int32_t> words;
     put64(words, seq);
-    send(std::move(words), 0, kAckTag);
+    send(std::move(words), 0, kAckTag, -1);
 }
 
 bool MpiLink::poll_ack(int64_t& seq) {
     std::vector<int32_t> words;
-    if (!poll(MPI_ANY_SOURCE, kAckTag, words)) return false;
+    if (!poll(MPI_ANY_SOURCE, kAckTag, -1, words)) return false;
     if (words.size() != 2) throw Error("MPI: malformed checkpoint acknowledgement");
     seq = get64(words.data());
     return true;
@@ -215,9 +242,19 @@ std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>&
 }
 
 void MpiLink::flush() {
-    const MpiLock lock;
-    for (auto& p : pending_) check(MPI_Wait(&p->request, MPI_STATUS_IGNORE), "MPI_Wait");
-    pending_.clear();
+    // Never waits holding the lock: a send completes once its receiver takes it, and that slab
+    // may first need messages that the other slabs of this process receive through the same
+    // lock (an MPI_Wait under it stalled both processes of a 2-rank run until the receiver
+    // caught up, and could deadlock two processes flushing at once).
+    for (;;) {
+        {
+            const MpiLock lock;
+            reap();
+            if (pending_.empty()) return;
+        }
+        group_.check();
+        std::this_thread::sleep_for(std::chrono::microseconds(100));  // the pollers' turn
+    }
 }
 
 }  // namespace chromalign

@@ -38,8 +38,9 @@ private:
     bool serialized_ = false;
 };
 
-/// Edges and acknowledgements as non-blocking point-to-point messages on MPI_COMM_WORLD;
-/// the buffers of messages in flight live here until MPI reports them sent.
+/// Edges and acknowledgements as non-blocking point-to-point messages, the edges to slab k of
+/// a process on a communicator of their own (mpi_link.cpp says why); the buffers of messages
+/// in flight live here until MPI reports them sent.
 /// With `group.slabs()` = S slabs per process, the run has S x P slabs and slab `local` of
 /// process p is rank local x P + p, so neighbouring slabs are on different processes (the
 /// GPUs share the ramps); messages carry their receiving slab's rank as the tag.
@@ -59,11 +60,13 @@ public:
 
 private:
     struct Pending;
-    void send(std::vector<int32_t> words, int to, int tag);
+    /// On edge channel `channel` (the receiving slab's local index), or MPI_COMM_WORLD for -1.
+    void send(std::vector<int32_t> words, int to, int tag, int channel);
     void reap();  ///< frees the buffers of completed sends
-    /// Receives the next message with `tag` from process `source` (or any) into `words`; false
-    /// when none has arrived. Throws when another slab of this process failed.
-    bool poll(int source, int tag, std::vector<int32_t>& words);
+    /// Receives the next message with `tag` from process `source` (or any) on `channel` (as
+    /// send) into `words`; false when none has arrived. Throws when another slab of this
+    /// process failed.
+    bool poll(int source, int tag, int channel, std::vector<int32_t>& words);
 
     SlabGroup& group_;
     const int processes_, local_;
