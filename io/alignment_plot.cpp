@@ -100,7 +100,7 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
         << label(s0) << " (S0, " << s0.length() << " bp) down</text>\n";
     svg << "<text x=\"" << kMargin << "\" y=\"38\">alignment: score " << a.score << ", S0 " << s0.in_record(a.s0_start)
         << "-" << s0.in_record(a.s0_end) << ", S1 " << s1.in_record(a.s1_start) << "-" << s1.in_record(a.s1_end)
-        << (map.rows.empty() ? "" : "; shade: stage 1's best H near each special row") << "</text>\n";
+        << (map.rows.empty() ? "" : "; shade: stage 1's best H in each region") << "</text>\n";
     svg << "</svg>\n";
     std::ofstream out(path);
     out << svg.str();

@@ -11,6 +11,7 @@
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/linear_traceback.hpp"
+#include "engine/traceback/special_rows.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "kernels/registry.hpp"
 #include "tests/test_support.hpp"
@@ -150,6 +151,74 @@ void expect_kept_rows_exact(const std::string& backend, uint64_t seed) {
         }
     }
     EXPECT_GE(rows_checked, 12) << "fewer kept rows than windows";
+}
+
+void expect_region_peaks_exact(const std::string& backend, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const Scoring sc(1, -3, 5, 2);
+    constexpr int64_t kRun = SpecialRows::kPeakColumns;
+    const int64_t spacing = small_backend(backend)->slab_engine()->special_row_spacing();
+    int64_t regions = 0;
+    for (int k = 0; k < 4; ++k) {
+        // Two runs of 4096 columns and a part; rows for two or three kept rows.
+        const int64_t m = 2 * spacing + static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * spacing));
+        const int64_t n = 2 * kRun + 1 + static_cast<int64_t>(rng() % kRun);
+        auto [s0, s1] = mutated_pair(m, n, rng, 0.01);
+        const int slabs = k % 2 ? 3 : 1;
+        const bool pruning = k >= 2;
+        TempDir dir;
+        BackendOptions options;
+        options.threads = 2;
+        options.slabs = slabs;
+        options.pruning = pruning;
+        options.special_rows.dir = dir.path();
+        options.special_rows.budget_bytes = int64_t{1} << 30;
+        const std::unique_ptr<Backend> b = make_backend(backend, options);
+        ASSERT_NE(b->slab_engine(), nullptr) << backend << " is not a tiled backend";
+        b->align(s0, s1, sc);
+        const int64_t R = b->slab_engine()->slab_shape(m, n, sc).rows_per_band;
+        // Every band bottom's largest H per run, from the row-by-row sweep.
+        std::map<int64_t, std::vector<int32_t>> bottoms;
+        const size_t cols = static_cast<size_t>(n + 1);
+        WindowSpec w;
+        w.bottom = m;
+        w.hi = n;
+        std::vector<int32_t> buffers(6 * cols);
+        const auto slots = [&](int64_t i) {
+            int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+            return RowSlots{base, base + cols, base + 2 * cols};
+        };
+        const WindowRow top{0, std::vector<int32_t>(cols, 0), std::vector<int32_t>(cols, kScoreNegInf)};
+        sweep_window(s0, s1, TracebackTerms(sc), w, top, slots, [&](int64_t i) {
+            if (i % R != 0) return;
+            std::vector<int32_t>& peaks = bottoms[i];
+            peaks.assign(static_cast<size_t>(n / kRun + 1), 0);
+            for (int64_t c = 1; c <= n; ++c)
+                peaks[static_cast<size_t>(c / kRun)] = std::max(peaks[static_cast<size_t>(c / kRun)], slots(i).h[c]);
+        });
+        const std::string what = backend + " " + std::to_string(m) + " x " + std::to_string(n) + ", " +
+                                 std::to_string(slabs) + " slabs, pruning " + (pruning ? "on" : "off") + ", seed " +
+                                 std::to_string(seed);
+        const SpecialRows rows(dir.path(), rows_identity(s0, s1), sc);
+        ASSERT_GE(rows.count(), 2) << what;
+        int64_t above = 0;
+        for (const auto& [row, got] : rows.region_peaks()) {
+            std::vector<int32_t> want(got.size(), 0);
+            for (auto it = bottoms.upper_bound(above); it != bottoms.end() && it->first <= row; ++it)
+                for (size_t r = 0; r < want.size(); ++r) want[r] = std::max(want[r], it->second[r]);
+            for (size_t r = 0; r < want.size(); ++r) {
+                if (pruning) {
+                    EXPECT_LE(got[r], want[r]) << "row " << row << ", run " << r << ", " << what;
+                } else {
+                    EXPECT_EQ(got[r], want[r]) << "row " << row << ", run " << r << ", " << what;
+                }
+            }
+            EXPECT_GT(*std::max_element(got.begin(), got.end()), 0) << "row " << row << ", " << what;
+            above = row;
+            ++regions;
+        }
+    }
+    EXPECT_GE(regions, 8) << "too few kept rows: the test tests little";
 }
 
 }  // namespace chromalign::test

@@ -29,4 +29,10 @@ WindowRow true_row(const Sequence& s0, const Sequence& s1, const TracebackTerms&
 /// rows of every band kept, or of every k-th.
 void expect_kept_rows_exact(const std::string& backend, uint64_t seed);
 
+/// Stage 1 on `backend` with special rows kept, on 1 and 3 slabs, without pruning and with:
+/// each kept row's region peaks (SpecialRows::region_peaks) must be the largest H of the
+/// band bottoms since the kept row above, per 4096 columns, as the row-by-row sweep has them;
+/// with pruning, at most that (a skipped tile leaves H = 0).
+void expect_region_peaks_exact(const std::string& backend, uint64_t seed);
+
 }  // namespace chromalign::test

@@ -23,6 +23,10 @@ TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesBoundsAndCrossings) {
     test::expect_kept_rows_exact("cpu", test::seed() + 83);
 }
 
+TEST(SpecialRows, CpuRegionPeaksAreTheBandBottomsLargestH) {
+    test::expect_region_peaks_exact("cpu", test::seed() + 84);
+}
+
 TEST(WindowCells, SimdStripesEqualTheRowSweep) {
     std::mt19937_64 rng(test::seed() + 82);
     const std::vector<Scoring> scorings = {Scoring(1, -3, 5, 2), Scoring(1, -3, 2, 5), test::hoxd70()};

@@ -2,9 +2,13 @@
 //! rows it starts from and however small its windows: random, mutated, tie-rich and edge-size
 //! pairs, every preset, rows kept at random places, windows that must widen many times.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -300,7 +304,9 @@ TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
     const Scoring sc(1, -3, 5, 2);
     test::TempDir dir;
     const int64_t split = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n - 1));
+    std::map<int64_t, std::vector<int32_t>> regions;  // what region_peaks() must read back
     for (const int64_t row : {16, 32}) {
+        regions[row].assign(static_cast<size_t>(n / SpecialRows::kPeakColumns + 1), 0);
         for (const auto& [first, width] : {std::pair<int64_t, int64_t>{1, split}, {split + 1, n - split}}) {
             SpecialRowWriter writer(dir.path(), rows_identity(s0, s1), first, width, sc, nullptr);
             std::vector<int32_t> h(static_cast<size_t>(width)), f(h.size());
@@ -308,12 +314,20 @@ TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
                 h[k] = static_cast<int32_t>(rng() % (row == 16 ? 5 : 400));
                 f[k] = h[k] - 7;
             }
-            writer.write(row, h, f);
+            // The pieces share the block the split falls in: the reader keeps the larger peak.
+            std::vector<int32_t> region(static_cast<size_t>(writer.runs()));
+            for (size_t r = 0; r < region.size(); ++r) {
+                region[r] = 1000 + static_cast<int32_t>(rng() % 1000);
+                int32_t& want = regions[row][static_cast<size_t>(first / SpecialRows::kPeakColumns) + r];
+                want = std::max(want, region[r]);
+            }
+            writer.write(row, h, f, region);
             writer.finish();
         }
     }
     SpecialRows rows(dir.path(), rows_identity(s0, s1), sc);
     ASSERT_EQ(rows.count(), 2);
+    EXPECT_EQ(rows.region_peaks(), regions);
     for (int k = 0; k < 400; ++k) {
         const int64_t row = k % 2 ? 16 : 32, b = SpecialRows::kPeakColumns;
         int64_t from = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n)), to = from;
@@ -372,6 +386,44 @@ public:
         if (++saves == crash_at) throw std::runtime_error("crash");
     }
 };
+
+TEST(SpecialRows, RowsWithoutRegionPeaksStillRead) {
+    // A row as chromalign wrote it before the regions' peaks (magic CASROW02, 12 bytes a
+    // block): made from a new one by dropping that array. Its H reads back the same, and the
+    // plot's map falls back on the row's own peaks.
+    std::mt19937_64 rng(test::seed() + 78);
+    const int64_t n = 2 * SpecialRows::kPeakColumns + 100;
+    const auto [s0, s1] = test::random_pair(64, n, rng);
+    const Scoring sc(1, -3, 5, 2);
+    test::TempDir dir;
+    std::vector<int32_t> h(static_cast<size_t>(n)), f(h.size());
+    for (size_t k = 0; k < h.size(); ++k) h[k] = static_cast<int32_t>(rng() % 300), f[k] = h[k] - 9;
+    {
+        SpecialRowWriter writer(dir.path(), rows_identity(s0, s1), 1, n, sc, nullptr);
+        writer.write(40, h, f, std::vector<int32_t>(static_cast<size_t>(writer.runs()), 7));
+    }
+    const std::string path = (dir.path() / ("row40.col1-" + std::to_string(n) + ".srow")).string();
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 96u) << path;
+    constexpr size_t kCrcAt = 88, kHeader = 96;
+    const int64_t blocks = n / SpecialRows::kPeakColumns + 1;
+    bytes.erase(kHeader + 12 * static_cast<size_t>(blocks), 4 * static_cast<size_t>(blocks));
+    bytes[7] = '2';
+    const uint32_t crc = static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), kCrcAt));
+    std::memcpy(&bytes[kCrcAt], &crc, sizeof crc);
+    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+
+    SpecialRows rows(dir.path(), rows_identity(s0, s1), sc);
+    ASSERT_EQ(rows.count(), 1) << "the old row was not read";
+    const WindowRow got = rows.read(40, 1, n);
+    EXPECT_TRUE(std::equal(h.begin(), h.end(), got.h.begin() + 1));
+    std::vector<int32_t> own(static_cast<size_t>(blocks), 0);
+    for (int64_t c = 1; c <= n; ++c)
+        own[static_cast<size_t>(c / SpecialRows::kPeakColumns)] =
+            std::max(own[static_cast<size_t>(c / SpecialRows::kPeakColumns)], h[static_cast<size_t>(c - 1)]);
+    EXPECT_EQ(rows.region_peaks().at(40), own);
+}
 
 TEST(LinearTraceback, AJournalTakesUpAnInterruptedWalk) {
     std::mt19937_64 rng(test::seed() + 75);

@@ -91,6 +91,11 @@ TEST(TracebackGpu, WindowKernelKeepsTheRowsOfTheCpuSweep) {
     test::expect_kept_rows_exact("cuda", test::seed() + 94);
 }
 
+TEST(TracebackGpu, CudaRegionPeaksAreTheBandBottomsLargestH) {
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    test::expect_region_peaks_exact("cuda", test::seed() + 95);
+}
+
 TEST(TracebackGpu, WindowSweepsStayExactWhileTheLegacyStreamIsBusy) {
     if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
 #if !CHROMALIGN_TEST_CUDA

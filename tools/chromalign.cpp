@@ -308,7 +308,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         if (!rows_dir.path.empty()) {
             auto special = std::make_unique<SpecialRows>(rows_dir.path, identity, o.scoring);
             report.special_rows = special->count();
-            if (!o.plot.empty()) map = io::ScoreMap{SpecialRows::kPeakColumns, special->peaks()};
+            if (!o.plot.empty()) map = io::ScoreMap{SpecialRows::kPeakColumns, special->region_peaks()};
             rows = std::move(special);
         }
         if (!o.quiet)

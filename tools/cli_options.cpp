@@ -227,7 +227,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         ("alignment-format", po::value<std::string>(&o.alignment_format), "sam, bam, cram, paf, maf or view (default: by the --traceback file's extension; else view)")
         ("traceback-dir", po::value<std::string>(&o.traceback_dir), "keep stage 1's special rows and result here, for a traceback now or later (chromalign traceback DIR); a run with --traceback whose comparison DIR holds skips stage 1 (default: a temporary directory, removed afterwards)")
         ("traceback-disk", po::value<std::string>(&disk)->default_value(disk), "disk the special rows may take: 16G, 500M, 0 (none: the traceback recomputes from row 0); more rows cost stage 1 disk writes and save traceback time")
-        ("plot", po::value<std::string>(&o.plot), "also draw the alignment's path over the matrix as an SVG dot plot in FILE, shaded by stage 1's scores at its special rows (needs --traceback)")
+        ("plot", po::value<std::string>(&o.plot), "also draw the alignment's path over the matrix as an SVG dot plot in FILE, shaded by the best score stage 1 reached in each region (needs --traceback)")
         ("quiet,q", po::bool_switch(&o.quiet), "no notes, progress or run summary on stderr")
         ("checkpoint", po::value<std::string>(&o.backend_options.checkpoint.path), "save progress as FILE.slab<k>of<N>.<0|1> (one per column slab; FILE.lock while running) and resume from them when they match")
         ("checkpoint-every", po::value<std::string>(&every)->default_value(every), "interval between checkpoints: 90, 30s, 10m or 1h")

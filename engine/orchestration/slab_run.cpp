@@ -115,6 +115,8 @@ public:
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(ck_.resumed_best().score);
+        if (special_)
+            ex_.track_region_peaks(c0 + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
         // Rank 0 leaves a diagonal on the signal; the other slabs of its process once it has
         // taken the stop (whose request then reaches them).
         const volatile std::sig_atomic_t* const signal = options_.checkpoint.stop;
@@ -176,15 +178,20 @@ private:
     /// landed to the writer (which writes in the background): the device never waits for them.
     /// At the end (`last`), after a synchronize(), every one has landed.
     void keep_special_rows(int64_t d, bool last = false) {
-        for (BandCapture& c : special_rows_) c.capture(ex_, d);
-        while (!special_rows_.empty() && special_rows_.front().complete() &&
-               (last || special_rows_.front().landed(ex_))) {
+        for (SpecialRowCapture& c : special_rows_) c.row.capture(ex_, d);
+        while (!special_rows_.empty() && special_rows_.front().row.complete() &&
+               (last || special_rows_.front().row.landed(ex_))) {
             Checkpoint row;
-            special_rows_.front().take(ex_, ck_.first_row(), row);
-            special_->write(row.row, std::move(row.h), std::move(row.f));
+            special_rows_.front().row.take(ex_, ck_.first_row(), row);
+            special_->write(row.row, std::move(row.h), std::move(row.f), std::move(special_rows_.front().region_peaks));
             special_rows_.pop_front();
         }
     }
+
+    /// The region of the plot's score map that band d's bottom row belongs to: the bands down
+    /// to a special row and past the one above (the writer stores its peaks with that row).
+    int64_t special_region(int64_t d) const { return (d + special_band_offset()) / special_bands_; }
+    int64_t special_band_offset() const { return (ck_.first_row() - special_base_) / rows_; }
 
     /// Whether a stop may leave diagonal d unfinished (TileExecutor::set_interrupt): only
     /// where the next band to begin is sure to take the stop's wavefront (rank 0: it will ask
@@ -255,8 +262,10 @@ private:
         const bool exact = !stopping_ || d <= stop_band_;
         const int64_t bottom = row0 + rows_;
         if (special_ && exact && bottom < m_ && (bottom - special_base_) % (special_bands_ * rows_) == 0) {
-            special_rows_.emplace_back();
-            special_rows_.back().start(d, g_.n);
+            SpecialRowCapture& c = special_rows_.emplace_back();
+            c.row.start(d, g_.n);
+            c.region_peaks.assign(static_cast<size_t>(special_->runs()), 0);
+            ex_.capture_region_peaks(d, special_region(d), c.region_peaks.data());
         }
     }
 
@@ -280,7 +289,7 @@ private:
             stop_band_ = (marker_row_ - ck_.first_row()) / rows_ - 1;  // the last one the last block finished
             ex_.limit_bands(stop_band_);
             // Special rows of later bands would be taken from tiles no longer run.
-            while (!special_rows_.empty() && special_rows_.back().band() > stop_band_) special_rows_.pop_back();
+            while (!special_rows_.empty() && special_rows_.back().row.band() > stop_band_) special_rows_.pop_back();
             return;
         }
         ck_.start(d, r.seq, r.stop);
@@ -463,7 +472,11 @@ private:
     SpecialRowWriter* const special_;  ///< null: no special rows kept
     const int64_t special_bands_;      ///< bands from one special row to the next
     const int64_t special_base_;       ///< a row every slab's special rows are a multiple of those bands from
-    std::deque<BandCapture> special_rows_;  ///< special rows being collected
+    struct SpecialRowCapture {
+        BandCapture row;
+        std::vector<int32_t> region_peaks;  ///< TileExecutor::capture_region_peaks lands them here
+    };
+    std::deque<SpecialRowCapture> special_rows_;  ///< special rows being collected (a deque: they stay put)
     const TileGrid& g_;
     const int64_t rows_;
     const int64_t m_;     ///< rows of the whole matrix

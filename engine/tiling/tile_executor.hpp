@@ -116,6 +116,19 @@ public:
     /// out[k * ceil(n / block) + r]. What a traceback needs to bound paths left of a column.
     virtual void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) = 0;
 
+    /// The plot's score map (engine/traceback/special_rows.hpp), called before diagonal 0: for
+    /// every band b, the largest H of its bottom row in each run of `block` columns of the
+    /// whole matrix goes into region (b + band_offset) / bands_per_region. This executor's
+    /// column c (0-based) is the matrix's column first_col + c (1-based), in run
+    /// (first_col + c) / block; its runs are those from first_col / block on. A skipped block
+    /// counts with the H = 0 it leaves.
+    virtual void track_region_peaks(int64_t first_col, int64_t block, int64_t bands_per_region,
+                                    int64_t band_offset) = 0;
+    /// Before band's first capture_band_bottom call, band being the last of `region`: once
+    /// capture_landed(band) holds, `out` holds the region's peaks, one per run. `out` must
+    /// stay valid as long as the capture's h and f.
+    virtual void capture_region_peaks(int64_t band, int64_t region, int32_t* out) = 0;
+
     virtual size_t device_bytes() const { return 0; }
 
     /// Pruning (engine/pruning/prune_rule.hpp). Non-blocking: real cells skipped so far, as

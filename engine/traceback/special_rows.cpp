@@ -17,7 +17,9 @@
 namespace chromalign {
 namespace {
 
-constexpr char kMagic[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '2'};
+constexpr char kMagic[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '3'};
+/// Rows of chromalign 0.1.0 before the regions' peaks: read, with each row's own peaks for them.
+constexpr char kMagicWithoutRegions[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '2'};
 constexpr int64_t kBlock = SpecialRows::kPeakColumns;
 constexpr int32_t kMaxDelta = 65535;
 
@@ -36,7 +38,9 @@ uint32_t header_crc(const Header& h) {
     return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(&h), offsetof(Header, crc)));
 }
 
-constexpr int64_t kBlockBytes = 12;  ///< per block: the bound's int64 maximum, the int32 peak H
+/// Per block: the bound's int64 maximum, the row's int32 peak H and the region's.
+constexpr int64_t kBlockBytes = 16;
+constexpr int64_t kBlockBytesWithoutRegions = 12;
 
 int64_t first_block(int64_t first) { return first / kBlock; }
 int64_t block_count(int64_t first, int64_t width) { return (first + width - 1) / kBlock - first / kBlock + 1; }
@@ -60,7 +64,7 @@ RowsIdentity rows_identity(const Sequence& s0, const Sequence& s1) {
 }
 
 int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows, int64_t min_spacing) {
-    const int64_t per_row = kSpecialRowBytesPerColumn * n + static_cast<int64_t>(sizeof(Header)) + 8 * (n / kBlock + 2);
+    const int64_t per_row = kSpecialRowBytesPerColumn * n + static_cast<int64_t>(sizeof(Header)) + kBlockBytes * (n / kBlock + 2);
     const int64_t rows = budget_bytes / per_row;
     if (rows < 1 || band_rows < 1) return 0;
     const int64_t spacing = std::max<int64_t>({min_spacing, (m + rows) / (rows + 1), band_rows});
@@ -88,12 +92,18 @@ void SpecialRowWriter::finish() {
     if (pending_.valid()) pending_.get();
 }
 
-void SpecialRowWriter::write(int64_t row, std::vector<int32_t> h, std::vector<int32_t> f) {
+int64_t SpecialRowWriter::runs() const { return block_count(first_, width_); }
+
+void SpecialRowWriter::write(int64_t row, std::vector<int32_t> h, std::vector<int32_t> f,
+                             std::vector<int32_t> region_peaks) {
     if (failed_) return;
+    if (static_cast<int64_t>(region_peaks.size()) != runs())
+        throw Error("internal: a special row's region peaks do not match its columns");
     finish();
-    pending_ = std::async(std::launch::async, [this, row, h = std::move(h), f = std::move(f)] {
+    pending_ = std::async(std::launch::async, [this, row, h = std::move(h), f = std::move(f),
+                                               region = std::move(region_peaks)] {
         try {
-            put(row, h, f);
+            put(row, h, f, region);
         } catch (const Error& e) {
             failed_ = true;
             if (warn_) warn_(std::string("warning: ") + e.what() + "; no more special rows are kept (the traceback "
@@ -102,7 +112,8 @@ void SpecialRowWriter::write(int64_t row, std::vector<int32_t> h, std::vector<in
     });
 }
 
-void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f) {
+void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f,
+                           const std::vector<int32_t>& region) {
     Header hd{};
     std::memcpy(hd.magic, kMagic, sizeof kMagic);
     hd.row = row;
@@ -137,6 +148,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
     bool ok = std::fwrite(&hd, sizeof hd, 1, out) == 1 &&
               std::fwrite(blocks.data(), sizeof(int64_t), blocks.size(), out) == blocks.size() &&
               std::fwrite(peaks.data(), sizeof(int32_t), peaks.size(), out) == peaks.size() &&
+              std::fwrite(region.data(), sizeof(int32_t), region.size(), out) == region.size() &&
               std::fwrite(h.data(), sizeof(int32_t), static_cast<size_t>(width_), out) == static_cast<size_t>(width_) &&
               std::fwrite(delta.data(), sizeof(uint16_t), delta.size(), out) == delta.size();
     const int err = errno;
@@ -159,27 +171,35 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
         if (fd < 0) continue;
         Header hd{};
         const bool read_ok = pread(fd, &hd, sizeof hd, 0) == static_cast<ssize_t>(sizeof hd);
-        bool usable = read_ok && std::memcmp(hd.magic, kMagic, sizeof kMagic) == 0 && hd.crc == header_crc(hd) &&
+        const bool regions = read_ok && std::memcmp(hd.magic, kMagic, sizeof kMagic) == 0;
+        const int64_t block_bytes = regions ? kBlockBytes : kBlockBytesWithoutRegions;
+        bool usable = read_ok && (regions || std::memcmp(hd.magic, kMagicWithoutRegions, sizeof kMagic) == 0) &&
+                      hd.crc == header_crc(hd) &&
                       hd.m == id.m && hd.n == n && hd.fingerprint0 == id.fingerprint0 &&
                       hd.fingerprint1 == id.fingerprint1 && hd.open == sc.gap_open && hd.ext == sc.gap_extend &&
                       hd.gap == gap_ && hd.first >= 1 && hd.width >= 1 && hd.first + hd.width - 1 <= n &&
                       hd.row >= 1 && hd.row < id.m &&
                       hd.blocks == block_count(hd.first, hd.width) &&
                       static_cast<int64_t>(entry.file_size(ec)) ==
-                          static_cast<int64_t>(sizeof hd) + kBlockBytes * hd.blocks + kSpecialRowBytesPerColumn * hd.width;
+                          static_cast<int64_t>(sizeof hd) + block_bytes * hd.blocks + kSpecialRowBytesPerColumn * hd.width;
         if (usable) {
             std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks));
             std::vector<int32_t> peaks(blocks.size());
             read_at(fd, blocks.data(), blocks.size() * 8, sizeof hd, path);
             read_at(fd, peaks.data(), peaks.size() * 4, static_cast<int64_t>(sizeof hd) + 8 * hd.blocks, path);
+            std::vector<int32_t> region = peaks;
+            if (regions)
+                read_at(fd, region.data(), region.size() * 4, static_cast<int64_t>(sizeof hd) + 12 * hd.blocks, path);
             Row& row = found[hd.row];
-            row.pieces.push_back(Piece{path, hd.first, hd.width});
+            row.pieces.push_back(Piece{path, hd.first, hd.width, static_cast<int64_t>(sizeof hd) + block_bytes * hd.blocks});
             row.blocks.resize(static_cast<size_t>(n / kBlock + 1), INT64_MIN);
             row.peaks.resize(row.blocks.size(), 0);
+            row.region_peaks.resize(row.blocks.size(), 0);
             for (int64_t b = 0; b < hd.blocks; ++b) {
                 const auto at = static_cast<size_t>(first_block(hd.first) + b);
                 row.blocks[at] = std::max(row.blocks[at], blocks[static_cast<size_t>(b)]);
                 row.peaks[at] = std::max(row.peaks[at], peaks[static_cast<size_t>(b)]);
+                row.region_peaks[at] = std::max(row.region_peaks[at], region[static_cast<size_t>(b)]);
             }
         }
         close(fd);
@@ -210,8 +230,7 @@ void SpecialRows::read_h(const Row& row, int64_t from, int64_t to, int32_t* h, i
         if (a > b) continue;
         const int fd = open(p.path.c_str(), O_RDONLY);
         if (fd < 0) throw Error(p.path + ": cannot open special row: " + std::strerror(errno));
-        const int64_t blocks = block_count(p.first, p.width), count = b - a + 1;
-        const int64_t h_at = static_cast<int64_t>(sizeof(Header)) + kBlockBytes * blocks;
+        const int64_t count = b - a + 1, h_at = p.data_at;
         try {
             read_at(fd, h + (a - from), static_cast<size_t>(count) * 4, h_at + 4 * (a - p.first), p.path);
             if (f) {
@@ -286,9 +305,9 @@ int64_t SpecialRows::crossing_column(int64_t row, int64_t from, const CrossingBi
     return best_col;
 }
 
-std::map<int64_t, std::vector<int32_t>> SpecialRows::peaks() const {
+std::map<int64_t, std::vector<int32_t>> SpecialRows::region_peaks() const {
     std::map<int64_t, std::vector<int32_t>> out;
-    for (const auto& [r, row] : rows_) out.emplace(r, row.peaks);
+    for (const auto& [r, row] : rows_) out.emplace(r, row.region_peaks);
     return out;
 }
 

@@ -3,10 +3,12 @@
 //! Each slab writes its columns of a kept row to DIR/row<R>.col<first>-<last>.srow: a header
 //! (row, columns, the comparison's lengths and fingerprints, its gap costs, a CRC), block maxima (below), H as int32,
 //! and F as the uint16 H - F. F only matters below where H - F <= open - extend (a lower F
-//! loses to H - open), so H - F saturates at 65535 and stays exact for every later row. Block
-//! maxima of max(0, H) + e c over 4096 columns let the traceback bound a window's missing
-//! paths (window.hpp) without reading the row; the largest H of each block draws the plot's
-//! score map. A file lands by rename: a row is whole or absent.
+//! loses to H - open), so H - F saturates at 65535 and stays exact for every later row. Per
+//! block of 4096 columns: the maximum of max(0, H) + e c, which lets the traceback bound a
+//! window's missing paths (window.hpp) without reading the row; the row's largest H, which
+//! bounds where it crosses (crossing_column); and the region's: the largest H stage 1 left on
+//! the bottom row of any band since the kept row above (TileExecutor::track_region_peaks),
+//! which draws the plot's score map. A file lands by rename: a row is whole or absent.
 #pragma once
 
 #include <cstdint>
@@ -41,13 +43,17 @@ public:
     SpecialRowWriter(std::string dir, const RowsIdentity& id, int64_t first_col, int64_t width, const Scoring& scoring,
                      std::function<void(const std::string&)> warn);
     ~SpecialRowWriter();
-    /// Writes `row` in the background (after the previous write). A failure warns once and
-    /// stops this writer: the traceback then works from the rows that landed.
-    void write(int64_t row, std::vector<int32_t> h, std::vector<int32_t> f);
+    /// Writes `row` in the background (after the previous write), with the peaks of the region
+    /// that ends there (runs() of them). A failure warns once and stops this writer: the
+    /// traceback then works from the rows that landed.
+    void write(int64_t row, std::vector<int32_t> h, std::vector<int32_t> f, std::vector<int32_t> region_peaks);
+    /// The blocks of SpecialRows::kPeakColumns columns this writer's columns touch.
+    int64_t runs() const;
     void finish();  ///< waits for the last write
 
 private:
-    void put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f);
+    void put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f,
+             const std::vector<int32_t>& region);
     std::string dir_;
     RowsIdentity id_;
     int64_t first_, width_;
@@ -65,8 +71,10 @@ public:
 
     static constexpr int64_t kPeakColumns = 4096;
     int64_t count() const { return static_cast<int64_t>(rows_.size()); }  ///< rows held, not counting 0
-    /// For each row held, the largest H of columns [b kPeakColumns, (b + 1) kPeakColumns) at b.
-    std::map<int64_t, std::vector<int32_t>> peaks() const;
+    /// For each row held, at b, the largest H stage 1 reached in columns [b kPeakColumns,
+    /// (b + 1) kPeakColumns) of the rows since the row held above (band bottoms; rows of
+    /// older versions: that row's own).
+    std::map<int64_t, std::vector<int32_t>> region_peaks() const;
     int64_t lo() const override { return 1; }
     int64_t k() const override { return kNoMissedPaths; }
     int64_t top() const override { return 0; }
@@ -82,11 +90,13 @@ private:
     struct Piece {
         std::string path;
         int64_t first = 0, width = 0;
+        int64_t data_at = 0;  ///< where H starts in the file
     };
     struct Row {
         std::vector<Piece> pieces;    ///< by first column
         std::vector<int64_t> blocks;  ///< max of max(0, H) + e c per 4096 columns, over all pieces
         std::vector<int32_t> peaks;   ///< max of H per 4096 columns
+        std::vector<int32_t> region_peaks;  ///< see region_peaks()
     };
     void read_h(const Row& row, int64_t from, int64_t to, int32_t* h, int32_t* f) const;
     int64_t n_;

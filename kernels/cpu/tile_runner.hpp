@@ -3,7 +3,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/pruning/prune_rule.hpp"
@@ -67,6 +70,10 @@ public:
     void keep_band_bottoms(int64_t every) override;
     void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
     void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) override;
+    /// Each block's worker folds its band's bottom row in after its tile (an atomic max).
+    void track_region_peaks(int64_t first_col, int64_t block, int64_t bands_per_region, int64_t band_offset) override;
+    /// Copied when the band's last block column is captured.
+    void capture_region_peaks(int64_t band, int64_t region, int32_t* out) override;
 
     void set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) override;
     int64_t right_edge_band(int64_t d) const override;
@@ -136,6 +143,14 @@ private:
     std::vector<int32_t> s1_i32_;    ///< ... of 32-bit kernels
     const void* s1_window_ = nullptr;  ///< column c (-lanes < c < padded_cols + lanes) at index -c
     std::vector<int32_t> bus_h_, bus_f_;  ///< horizontal bus, padded_cols entries
+    /// Where fold_region_peaks puts a band's bottom row (track_region_peaks); block 0: none.
+    struct RegionMap {
+        int64_t first_col = 0, block = 0, per_region = 1, offset = 0, first_run = 0, runs = 0;
+        std::unique_ptr<std::atomic<int32_t>[]> peaks;  ///< [region][run]
+        std::map<int64_t, std::pair<int64_t, int32_t*>> wanted;  ///< band -> region, out
+    } regions_;
+    /// Block b's columns of band's bottom row (in bus_h_) into its region's peaks.
+    void fold_region_peaks(int64_t band, int64_t b);
     int64_t keep_every_ = 0;                ///< keep_band_bottoms; 0: none kept
     std::vector<int32_t> kept_h_, kept_f_;  ///< n columns per kept band
     std::vector<int32_t> vbus_;           ///< vertical bus, (blocks + 1) x 2 slots of 2R + 1

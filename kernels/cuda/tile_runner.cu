@@ -144,6 +144,42 @@ __global__ void keep_band_pieces(const int2* hbus, int2* kept, int64_t d, int64_
     for (int64_t c = first + threadIdx.x; c < last; c += blockDim.x) row[c] = hbus[c];
 }
 
+/// Where fold_region_pieces puts band bottoms (TileExecutor::track_region_peaks): region
+/// (band + offset) / per_region, run (first_col + c) / block - first_run of the runner's column c.
+struct RegionMapArgs {
+    int32_t* peaks;  ///< [region][run], zeroed
+    int64_t first_col, block, per_region, offset, first_run, runs;
+};
+
+/// The score map: after diagonal d, block i folds the bus columns d made final for band d - i
+/// (those of keep_band_pieces) into that band's region, one atomicMax per run of columns.
+__global__ void fold_region_pieces(const int2* hbus, RegionMapArgs m, int64_t d, int64_t bands, int32_t blocks,
+                                   int64_t block_cols, int64_t padded_cols, int64_t n) {
+    const int64_t b = blockIdx.x, band = d - b;
+    if (band < 0 || band >= bands) return;
+    int64_t first = b * block_cols - (cuda::kWarp - 1), last = (b + 1) * block_cols - (cuda::kWarp - 1);
+    if (b == blocks) last = padded_cols;
+    first = first > 0 ? first : 0;
+    last = last < n ? last : n;
+    const int64_t at = (band + m.offset) / m.per_region * m.runs - m.first_run;  // + run: the run's peak
+    __shared__ int32_t warps[32];
+    for (int64_t c0 = first; c0 < last;) {  // the same trip count on every thread: __syncthreads is safe
+        const int64_t run = (m.first_col + c0) / m.block, run_end = (run + 1) * m.block - m.first_col;
+        const int64_t end = run_end < last ? run_end : last;
+        int32_t top = 0;
+        for (int64_t c = c0 + threadIdx.x; c < end; c += blockDim.x) top = max(top, hbus[c].x);
+        for (int offset = 16; offset > 0; offset /= 2) top = max(top, __shfl_down_sync(0xffffffffu, top, offset));
+        if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = top;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (unsigned w = 1; w < blockDim.x / 32; ++w) top = max(top, warps[w]);
+            atomicMax(m.peaks + at + run, top);
+        }
+        __syncthreads();
+        c0 = end;
+    }
+}
+
 /// Block (k, r) reduces run r of `block` columns of kept row k to max(0, H) + slope * c.
 __global__ void kept_row_maxima(const int2* kept, int64_t n, int64_t slope, int64_t block, int64_t* out) {
     const int64_t k = blockIdx.y, r = blockIdx.x, last = min(n, (r + 1) * block);
@@ -245,6 +281,9 @@ struct CudaTileRunner::Impl {
     std::vector<int2*> spare_device_rows, spare_staging_rows;
     int64_t keep_every = 0;               ///< keep_band_bottoms; 0: none kept
     int2* d_kept = nullptr;               ///< n columns per kept band
+    RegionMapArgs regions{};              ///< track_region_peaks; peaks null: none tracked
+    int32_t* h_regions = nullptr;         ///< pinned: each region's peaks land here
+    std::map<int64_t, std::pair<int64_t, int32_t*>> region_wanted;  ///< band -> region, caller's array
     std::pair<int2*, size_t> fetch{nullptr, 0};  ///< pinned, from fetch_buffers(): kept_band_bottoms lands here
     int32_t* d_fresh_edges = nullptr;     ///< enqueue_window: WindowArgs::edge_first, then edge_rest
     /// The diagonal whose end each done[] event last recorded (-1: none): enqueue_window
@@ -267,6 +306,12 @@ struct CudaTileRunner::Impl {
             const Capture& c = capturing.at(band);
             CUDA_CHECK(cudaMemcpyAsync(c.staging_row, c.device_row, static_cast<size_t>(grid.n) * sizeof(int2),
                                        cudaMemcpyDeviceToHost, stream));
+            // Behind fold_region_pieces of the diagonal that ended the band: its region is whole.
+            if (const auto w = region_wanted.find(band); w != region_wanted.end()) {
+                const size_t at = static_cast<size_t>(w->second.first * regions.runs);
+                CUDA_CHECK(cudaMemcpyAsync(h_regions + at, regions.peaks + at, static_cast<size_t>(regions.runs) * 4,
+                                           cudaMemcpyDeviceToHost, stream));
+            }
             landing.push_back(Landing{band, enqueued - 1});
         }
         rows_done.clear();
@@ -283,6 +328,11 @@ struct CudaTileRunner::Impl {
         spare_device_rows.push_back(c.device_row);
         spare_staging_rows.push_back(c.staging_row);
         capturing.erase(it);
+        if (const auto w = region_wanted.find(band); w != region_wanted.end()) {
+            const int32_t* peaks = h_regions + w->second.first * regions.runs;
+            std::copy(peaks, peaks + regions.runs, w->second.second);
+            region_wanted.erase(w);
+        }
     }
 
     /// Records the event of diagonal d, the last one enqueued.
@@ -365,7 +415,7 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_flags), static_cast<void*>(d_table), static_cast<void*>(d_best),
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept), static_cast<void*>(d_right),
-                            static_cast<void*>(d_fresh_edges)})
+                            static_cast<void*>(d_fresh_edges), static_cast<void*>(regions.peaks)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
@@ -373,6 +423,7 @@ struct CudaTileRunner::Impl {
         cudaFreeHost(h_best_seen);
         cudaFreeHost(h_pruned_seen);
         cudaFreeHost(h_left);
+        cudaFreeHost(h_regions);
         for (const auto& [band, c] : capturing) cudaFreeHost(c.staging_row);
         for (int2* row : spare_staging_rows) cudaFreeHost(row);
         for (cudaEvent_t ev : done)
@@ -526,6 +577,12 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
             im.grid.padded_cols(), im.grid.n);
         CUDA_CHECK(cudaGetLastError());
     }
+    if (im.regions.peaks && d - im.grid.blocks < im.grid.bands) {
+        fold_region_pieces<<<static_cast<unsigned>(im.grid.blocks + 1), 128, 0, im.stream>>>(
+            im.d_hbus, im.regions, d, im.grid.bands, im.grid.blocks, im.grid.block_cols, im.grid.padded_cols(),
+            im.grid.n);
+        CUDA_CHECK(cudaGetLastError());
+    }
     im.record_done(d);
 }
 
@@ -660,6 +717,26 @@ void CudaTileRunner::keep_band_bottoms(int64_t every) {
     im.keep_every = every;
     const size_t cells = static_cast<size_t>(im.grid.bands / every * im.grid.n);
     if (cells > 0) im.d_kept = im.alloc<int2>(cells);
+}
+
+void CudaTileRunner::track_region_peaks(int64_t first_col, int64_t block, int64_t bands_per_region,
+                                        int64_t band_offset) {
+    Impl& im = *impl_;
+    RegionMapArgs& m = im.regions;
+    m.first_col = first_col;
+    m.block = block;
+    m.per_region = bands_per_region;
+    m.offset = band_offset;
+    m.first_run = first_col / block;
+    m.runs = (first_col + im.grid.n - 1) / block - m.first_run + 1;
+    const size_t cells = static_cast<size_t>(((im.grid.bands - 1 + band_offset) / bands_per_region + 1) * m.runs);
+    m.peaks = im.alloc<int32_t>(cells);
+    CUDA_CHECK(cudaMemsetAsync(m.peaks, 0, cells * sizeof(int32_t), im.stream));
+    CUDA_CHECK(cudaMallocHost(&im.h_regions, cells * sizeof(int32_t)));
+}
+
+void CudaTileRunner::capture_region_peaks(int64_t band, int64_t region, int32_t* out) {
+    impl_->region_wanted[band] = {region, out};
 }
 
 void CudaTileRunner::kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) {

@@ -84,6 +84,10 @@ public:
     void enqueue_window(int64_t from, int64_t to, int32_t corner) override;
     void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
     void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) override;
+    /// A small kernel after each diagonal folds the bus columns it made final into the regions
+    /// (atomicMax per run); a region's peaks travel with its last band's captured row.
+    void track_region_peaks(int64_t first_col, int64_t block, int64_t bands_per_region, int64_t band_offset) override;
+    void capture_region_peaks(int64_t band, int64_t region, int32_t* out) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
 
     /// Writes the edge into ring slot band % kEdgeSlots, where band's short phase reads it.
