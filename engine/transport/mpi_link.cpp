@@ -60,6 +60,9 @@ private:
 std::mutex g_channels_mutex;
 std::vector<MPI_Comm> g_channels;
 
+/// Edge channel `channel`, or MPI_COMM_WORLD for -1 (acknowledgements).
+MPI_Comm channel_comm(int channel) { return channel < 0 ? MPI_COMM_WORLD : g_channels[static_cast<size_t>(channel)]; }
+
 void check(int status, const char* what) {
     if (status != MPI_SUCCESS) {
         char text[MPI_MAX_ERROR_STRING];
@@ -135,8 +138,8 @@ void MpiLink::send(std::vector<int32_t> words, int to, int tag, int channel) {
     const MpiLock lock;
     auto p = std::make_unique<Pending>();
     p->words = std::move(words);
-    MPI_Comm comm = channel < 0 ? MPI_COMM_WORLD : g_channels[static_cast<size_t>(channel)];
-    check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, comm, &p->request),
+    check(MPI_Isend(p->words.data(), static_cast<int>(p->words.size()), MPI_INT32_T, to, tag, channel_comm(channel),
+                    &p->request),
           "MPI_Isend");
     pending_.push_back(std::move(p));
     reap();
@@ -178,7 +181,7 @@ bool MpiLink::poll(int source, int tag, int channel, std::vector<int32_t>& words
     reap();
     int flag = 0, count = 0;
     MPI_Status status;
-    MPI_Comm comm = channel < 0 ? MPI_COMM_WORLD : g_channels[static_cast<size_t>(channel)];
+    MPI_Comm comm = channel_comm(channel);
     check(MPI_Iprobe(source, tag, comm, &flag, &status), "MPI_Iprobe");
     if (!flag) return false;
     check(MPI_Get_count(&status, MPI_INT32_T, &count), "MPI_Get_count");

@@ -129,6 +129,17 @@ __global__ void copy_bus_pieces(const int2* hbus, BusPieces pieces) {
     for (int64_t c = p.first + threadIdx.x; c < p.last; c += blockDim.x) p.row[c] = hbus[c];
 }
 
+/// The columns [first, last) of band d - b's bottom row that diagonal d makes final in block
+/// column b, clipped to the matrix's n: cell delegation puts them T - 1 left of the block's
+/// own, and b == blocks is the wrap (block 0's delegated cells), which ends at the padding.
+__host__ __device__ inline void final_columns(int64_t b, int32_t blocks, int64_t block_cols, int64_t padded_cols,
+                                              int64_t n, int64_t& first, int64_t& last) {
+    first = b * block_cols - (cuda::kWarp - 1);
+    last = b == blocks ? padded_cols : (b + 1) * block_cols - (cuda::kWarp - 1);
+    first = first > 0 ? first : 0;
+    last = last < n ? last : n;
+}
+
 /// Traceback sweeps: after diagonal d, block i copies the bus columns that d made final for
 /// band d - i (the columns capture_band_bottom names) into that band's row of `kept`, when the
 /// band is kept (TileExecutor::keep_band_bottoms).
@@ -136,10 +147,8 @@ __global__ void keep_band_pieces(const int2* hbus, int2* kept, int64_t d, int64_
                                  int32_t blocks, int64_t block_cols, int64_t padded_cols, int64_t n) {
     const int64_t b = blockIdx.x, band = d - b;
     if (band < 0 || band >= bands || (band + 1) % every != 0) return;
-    int64_t first = b * block_cols - (cuda::kWarp - 1), last = (b + 1) * block_cols - (cuda::kWarp - 1);
-    if (b == blocks) last = padded_cols;
-    first = first > 0 ? first : 0;
-    last = last < n ? last : n;
+    int64_t first = 0, last = 0;
+    final_columns(b, blocks, block_cols, padded_cols, n, first, last);
     int2* row = kept + band / every * n;
     for (int64_t c = first + threadIdx.x; c < last; c += blockDim.x) row[c] = hbus[c];
 }
@@ -157,10 +166,8 @@ __global__ void fold_region_pieces(const int2* hbus, RegionMapArgs m, int64_t d,
                                    int64_t block_cols, int64_t padded_cols, int64_t n) {
     const int64_t b = blockIdx.x, band = d - b;
     if (band < 0 || band >= bands) return;
-    int64_t first = b * block_cols - (cuda::kWarp - 1), last = (b + 1) * block_cols - (cuda::kWarp - 1);
-    if (b == blocks) last = padded_cols;
-    first = first > 0 ? first : 0;
-    last = last < n ? last : n;
+    int64_t first = 0, last = 0;
+    final_columns(b, blocks, block_cols, padded_cols, n, first, last);
     const int64_t at = (band + m.offset) / m.per_region * m.runs - m.first_run;  // + run: the run's peak
     __shared__ int32_t warps[32];
     for (int64_t c0 = first; c0 < last;) {  // the same trip count on every thread: __syncthreads is safe
@@ -693,11 +700,9 @@ AlignmentEnd CudaTileRunner::best() {
 void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) {
     Impl& im = *impl_;
     const TileGrid& g = im.grid;
-    const int64_t b = d - band, lag = cuda::kWarp - 1;
-    int64_t first = b * g.block_cols - lag, last = (b + 1) * g.block_cols - lag;
-    if (b == g.blocks) last = g.padded_cols();
-    first = std::max<int64_t>(first, 0);
-    last = std::min<int64_t>(last, g.n);
+    const int64_t b = d - band;
+    int64_t first = 0, last = 0;
+    final_columns(b, g.blocks, g.block_cols, g.padded_cols(), g.n, first, last);
     if (b < 0 || b > g.blocks || first >= last) return;
     auto [it, fresh] = im.capturing.try_emplace(band);
     Impl::Capture& c = it->second;
