@@ -23,7 +23,7 @@ TEST(EngineSweeper, KeptRowsHoldTheWindowsValuesBoundsAndCrossings) {
     test::expect_kept_rows_exact("cpu", test::seed() + 83);
 }
 
-TEST(SpecialRows, CpuRegionPeaksAreTheBandBottomsLargestH) {
+TEST(SpecialRows, CpuRegionPeaksAreTheSampledBandBottomsLargestH) {
     test::expect_region_peaks_exact("cpu", test::seed() + 84);
 }
 

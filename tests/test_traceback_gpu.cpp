@@ -91,7 +91,7 @@ TEST(TracebackGpu, WindowKernelKeepsTheRowsOfTheCpuSweep) {
     test::expect_kept_rows_exact("cuda", test::seed() + 94);
 }
 
-TEST(TracebackGpu, CudaRegionPeaksAreTheBandBottomsLargestH) {
+TEST(TracebackGpu, CudaRegionPeaksAreTheSampledBandBottomsLargestH) {
     if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
     test::expect_region_peaks_exact("cuda", test::seed() + 95);
 }

@@ -33,11 +33,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define CHROMALIGN_HOST_DEVICE __host__ __device__
-#else
-#define CHROMALIGN_HOST_DEVICE
-#endif
+#include "engine/host_device.hpp"
 
 namespace chromalign {
 

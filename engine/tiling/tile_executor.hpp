@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/error.hpp"
+#include "engine/host_device.hpp"
 #include "engine/result.hpp"
 #include "engine/tiling/tile_grid.hpp"
 
@@ -67,6 +68,17 @@ constexpr int32_t kScoreNegInf = -(1 << 30);
 /// waits for the host). An executor keeps the edges and done() answers of more than this many.
 constexpr int64_t kMaxDiagonalsInFlight = 8;
 
+/// The score map samples every kRegionPeakBandStride-th band of a region, counted from its
+/// top, and always its last (whose bottom is the kept row): a band's bottom row is read again
+/// to be folded, and on the GPU every band's fold cost stage 1 more than keeping the rows.
+constexpr int64_t kRegionPeakBandStride = 16;
+
+/// Whether band b (the executor's, bands_per_region and band_offset as given to
+/// track_region_peaks) is one whose bottom row the score map folds.
+CHROMALIGN_HOST_DEVICE inline bool region_peak_band(int64_t b, int64_t bands_per_region, int64_t band_offset) {
+    return (b + 1 + band_offset) % bands_per_region % kRegionPeakBandStride == 0;
+}
+
 /// One backend's tile engine over one matrix. Diagonals are enqueued in order 0, 1, ...;
 /// enqueue may return before the work is done (GPU), synchronize() waits for it.
 class TileExecutor {
@@ -117,8 +129,8 @@ public:
     virtual void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) = 0;
 
     /// The plot's score map (engine/traceback/special_rows.hpp), called before diagonal 0: for
-    /// every band b, the largest H of its bottom row in each run of `block` columns of the
-    /// whole matrix goes into region (b + band_offset) / bands_per_region. This executor's
+    /// every sampled band b (region_peak_band), the largest H of its bottom row in each run of
+    /// `block` columns of the whole matrix goes into region (b + band_offset) / bands_per_region. This executor's
     /// column c (0-based) is the matrix's column first_col + c (1-based), in run
     /// (first_col + c) / block; its runs are those from first_col / block on. A skipped block
     /// counts with the H = 0 it leaves.

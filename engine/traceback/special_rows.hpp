@@ -7,8 +7,8 @@
 //! block of 4096 columns: the maximum of max(0, H) + e c, which lets the traceback bound a
 //! window's missing paths (window.hpp) without reading the row; the row's largest H, which
 //! bounds where it crosses (crossing_column); and the region's: the largest H stage 1 left on
-//! the bottom row of any band since the kept row above (TileExecutor::track_region_peaks),
-//! which draws the plot's score map. A file lands by rename: a row is whole or absent.
+//! the bottom row of every 16th band since the kept row above, and of the last
+//! (TileExecutor::track_region_peaks), which draws the plot's score map. A file lands by rename: a row is whole or absent.
 #pragma once
 
 #include <cstdint>
@@ -72,8 +72,8 @@ public:
     static constexpr int64_t kPeakColumns = 4096;
     int64_t count() const { return static_cast<int64_t>(rows_.size()); }  ///< rows held, not counting 0
     /// For each row held, at b, the largest H stage 1 reached in columns [b kPeakColumns,
-    /// (b + 1) kPeakColumns) of the rows since the row held above (band bottoms; rows of
-    /// older versions: that row's own).
+    /// (b + 1) kPeakColumns) of the rows since the row held above (the sampled band bottoms,
+    /// region_peak_band; rows of older versions: that row's own).
     std::map<int64_t, std::vector<int32_t>> region_peaks() const;
     int64_t lo() const override { return 1; }
     int64_t k() const override { return kNoMissedPaths; }

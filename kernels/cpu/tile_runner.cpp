@@ -464,6 +464,7 @@ void CpuTileRunner::capture_region_peaks(int64_t band, int64_t region, int32_t* 
 
 void CpuTileRunner::fold_region_peaks(int64_t band, int64_t b) {
     const RegionMap& m = regions_;
+    if (!region_peak_band(band, m.per_region, m.offset)) return;
     const int64_t at = (band + m.offset) / m.per_region * m.runs - m.first_run;  // + run: the run's peak
     const int64_t first = b * grid_.block_cols, last = std::min(first + grid_.block_cols, grid_.n);
     for (int64_t c = first; c < last;) {

@@ -149,7 +149,8 @@ private:
         std::unique_ptr<std::atomic<int32_t>[]> peaks;  ///< [region][run]
         std::map<int64_t, std::pair<int64_t, int32_t*>> wanted;  ///< band -> region, out
     } regions_;
-    /// Block b's columns of band's bottom row (in bus_h_) into its region's peaks.
+    /// Block b's columns of band's bottom row (in bus_h_) into its region's peaks, if the band
+    /// is sampled (region_peak_band).
     void fold_region_peaks(int64_t band, int64_t b);
     int64_t keep_every_ = 0;                ///< keep_band_bottoms; 0: none kept
     std::vector<int32_t> kept_h_, kept_f_;  ///< n columns per kept band

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/band_keeping.cuh"
 #include "kernels/cuda/block_agent.cuh"
 
 namespace chromalign::kernels::cuda {
@@ -17,12 +18,6 @@ __device__ __forceinline__ int32_t slot_h_max(const int32_t* slot, int t, int32_
 #pragma unroll
     for (int r = 0; r < A; ++r) h_o = max(h_o, slot[r * kWarp + t]);
     return h_o + open;
-}
-
-__device__ __forceinline__ int32_t warp_max(int32_t v) {
-#pragma unroll
-    for (int offset = kWarp / 2; offset > 0; offset /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, offset));
-    return v;
 }
 
 /// Whether block `at`'s run of its band in this diagonal (the cells its lanes compute from
@@ -69,7 +64,8 @@ __device__ __forceinline__ bool main_run_dead(const PhaseArgs& p, const BlockPla
 
 /// A skipped run's outputs, as its lanes would have left them: H = 0 and F = -inf on band's
 /// bottom row where lane T-1 writes it (columns [b*C - T + 1, (b+1)*C - T + 1), clipped at 0),
-/// H = 0, E = F = -inf in the state for the block to the right, and its cells counted.
+/// H = 0, E = F = -inf in the state for the block to the right, and its cells counted; the
+/// bottom row also into the band's capture row, if captured (its score map peaks stay 0).
 /// Written before the diagonal's launch, in stream order: no block of diagonal d reads those
 /// bus columns before this block would have written them, nor that slot of vbus_out.
 template <int A>
@@ -78,6 +74,8 @@ __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPla
     const int64_t c0 = int64_t{at.b} * p.block_cols;
     const int64_t first = c0 - (kWarp - 1) > 0 ? c0 - (kWarp - 1) : 0;
     for (int64_t c = first + t; c < c0 + p.block_cols - (kWarp - 1); c += kWarp) p.hbus[c] = make_int2(0, kNegInf);
+    __syncwarp();
+    keep_captured_columns(p, at.band, first, c0 + p.block_cols - (kWarp - 1));
     Lane<A> zero;
     start_rows(zero, p);  // H = 0, E = F = -inf: the state of column 0, a lower bound anywhere
     save_state(zero, p.vbus_out + int64_t{right} * kSlotWords<A>, t);

@@ -35,6 +35,24 @@ struct BestCell {
     int32_t unused;
 };
 
+/// Where the score map goes (TileExecutor::track_region_peaks): region
+/// (band + offset) / per_region, run (first_col + c) / block - first_run of the runner's column c.
+struct RegionMapArgs {
+    int32_t* peaks;  ///< [region][run], zeroed; null: no map
+    int64_t first_col, block, per_region, offset, first_run, runs;
+};
+
+/// What stage 1 keeps of the band bottoms, done by the block that makes the columns final at
+/// the end of its run (band_keeping.cuh), so that keeping them launches nothing of its own.
+struct BandKeeping {
+    static constexpr int kSlots = 8;  ///< captures at once (more wait for a copy kernel)
+    int64_t band[kSlots];             ///< bands being captured, count of them
+    int2* row[kSlots];                ///< n columns of (H, F) each
+    int32_t count;
+    int64_t n;                        ///< real columns: the rows' width
+    RegionMapArgs regions;            ///< the score map's sampled bands (region_peak_band)
+};
+
 /// Everything a phase kernel needs; passed by value.
 struct PhaseArgs {
     const uint8_t* s0;        ///< S0 codes, padded_rows entries (padding never matches)
@@ -59,6 +77,7 @@ struct PhaseArgs {
     int32_t shared_best;      ///< a best score reached elsewhere, as the host knew it at the launch
     unsigned long long* pruned;  ///< real cells of the skipped runs, summed
     int32_t* dead;            ///< per blockIdx: 1 when prune_block_runs skipped its run; null: none decided
+    BandKeeping keep;         ///< diagonal_phases only (count 0, no peaks: nothing kept)
 };
 
 /// What window_diagonals (window_kernel.cuh) adds to PhaseArgs: the diagonals of its launch,

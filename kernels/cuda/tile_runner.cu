@@ -153,40 +153,6 @@ __global__ void keep_band_pieces(const int2* hbus, int2* kept, int64_t d, int64_
     for (int64_t c = first + threadIdx.x; c < last; c += blockDim.x) row[c] = hbus[c];
 }
 
-/// Where fold_region_pieces puts band bottoms (TileExecutor::track_region_peaks): region
-/// (band + offset) / per_region, run (first_col + c) / block - first_run of the runner's column c.
-struct RegionMapArgs {
-    int32_t* peaks;  ///< [region][run], zeroed
-    int64_t first_col, block, per_region, offset, first_run, runs;
-};
-
-/// The score map: after diagonal d, block i folds the bus columns d made final for band d - i
-/// (those of keep_band_pieces) into that band's region, one atomicMax per run of columns.
-__global__ void fold_region_pieces(const int2* hbus, RegionMapArgs m, int64_t d, int64_t bands, int32_t blocks,
-                                   int64_t block_cols, int64_t padded_cols, int64_t n) {
-    const int64_t b = blockIdx.x, band = d - b;
-    if (band < 0 || band >= bands) return;
-    int64_t first = 0, last = 0;
-    final_columns(b, blocks, block_cols, padded_cols, n, first, last);
-    const int64_t at = (band + m.offset) / m.per_region * m.runs - m.first_run;  // + run: the run's peak
-    __shared__ int32_t warps[32];
-    for (int64_t c0 = first; c0 < last;) {  // the same trip count on every thread: __syncthreads is safe
-        const int64_t run = (m.first_col + c0) / m.block, run_end = (run + 1) * m.block - m.first_col;
-        const int64_t end = run_end < last ? run_end : last;
-        int32_t top = 0;
-        for (int64_t c = c0 + threadIdx.x; c < end; c += blockDim.x) top = max(top, hbus[c].x);
-        for (int offset = 16; offset > 0; offset /= 2) top = max(top, __shfl_down_sync(0xffffffffu, top, offset));
-        if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = top;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            for (unsigned w = 1; w < blockDim.x / 32; ++w) top = max(top, warps[w]);
-            atomicMax(m.peaks + at + run, top);
-        }
-        __syncthreads();
-        c0 = end;
-    }
-}
-
 /// Block (k, r) reduces run r of `block` columns of kept row k to max(0, H) + slope * c.
 __global__ void kept_row_maxima(const int2* kept, int64_t n, int64_t slope, int64_t block, int64_t* out) {
     const int64_t k = blockIdx.y, r = blockIdx.x, last = min(n, (r + 1) * block);
@@ -265,10 +231,12 @@ struct CudaTileRunner::Impl {
     int32_t* h_left = nullptr;
     int32_t* d_right = nullptr;   ///< kEdgeSlots right edges of 2R words
     cudaEvent_t done[kEdgeSlots] = {};
-    /// Band captures. The pieces of the captured bands' bottom rows that a diagonal makes
-    /// final go, by one small kernel before the next diagonal, into a device row per band; a
-    /// complete row goes in one transfer into a pinned staging row, in stream order (the host
-    /// never waits), and reaches the caller's arrays once landed (capture_landed, synchronize).
+    /// Band captures. The diagonal kernel copies the columns it makes final of the bands in
+    /// `keeping` into a device row per band (band_keeping.cuh); the piece of the diagonal that
+    /// began a capture (enqueued before it), and those of captures beyond keeping's slots, go
+    /// by one small kernel before the next diagonal (flush_captures). A complete row goes in one
+    /// transfer into a pinned staging row, in stream order (the host never waits), and reaches
+    /// the caller's arrays once landed (capture_landed, synchronize).
     /// A transfer per piece and diagonal (11 at once per slab with B = 396 and a row every 35
     /// bands) doubled stage 1 of a 5M pair on the H100: the copy engine served them one by one.
     struct Capture {
@@ -276,6 +244,7 @@ struct CudaTileRunner::Impl {
         int2* staging_row;
         int32_t* h;
         int32_t* f;
+        bool in_kernel;  ///< in keeping: the diagonals after the first copy their own pieces
     };
     std::map<int64_t, Capture> capturing;  ///< band -> its rows, until handed over
     struct Landing {
@@ -288,7 +257,9 @@ struct CudaTileRunner::Impl {
     std::vector<int2*> spare_device_rows, spare_staging_rows;
     int64_t keep_every = 0;               ///< keep_band_bottoms; 0: none kept
     int2* d_kept = nullptr;               ///< n columns per kept band
-    RegionMapArgs regions{};              ///< track_region_peaks; peaks null: none tracked
+    /// Captures the diagonal kernel keeps itself, and the score map (track_region_peaks; peaks
+    /// null: none): handed to every enqueue_diagonal's launch.
+    cuda::BandKeeping keeping{};
     int32_t* h_regions = nullptr;         ///< pinned: each region's peaks land here
     std::map<int64_t, std::pair<int64_t, int32_t*>> region_wanted;  ///< band -> region, caller's array
     std::pair<int2*, size_t> fetch{nullptr, 0};  ///< pinned, from fetch_buffers(): kept_band_bottoms lands here
@@ -313,8 +284,9 @@ struct CudaTileRunner::Impl {
             const Capture& c = capturing.at(band);
             CUDA_CHECK(cudaMemcpyAsync(c.staging_row, c.device_row, static_cast<size_t>(grid.n) * sizeof(int2),
                                        cudaMemcpyDeviceToHost, stream));
-            // Behind fold_region_pieces of the diagonal that ended the band: its region is whole.
+            // Behind the diagonal that ended the band, which folded the region's last band.
             if (const auto w = region_wanted.find(band); w != region_wanted.end()) {
+                const cuda::RegionMapArgs& regions = keeping.regions;
                 const size_t at = static_cast<size_t>(w->second.first * regions.runs);
                 CUDA_CHECK(cudaMemcpyAsync(h_regions + at, regions.peaks + at, static_cast<size_t>(regions.runs) * 4,
                                            cudaMemcpyDeviceToHost, stream));
@@ -322,6 +294,25 @@ struct CudaTileRunner::Impl {
             landing.push_back(Landing{band, enqueued - 1});
         }
         rows_done.clear();
+    }
+
+    /// Hands band's capture to the diagonal kernels enqueued from now on; false when every
+    /// slot is taken.
+    bool keep_in_kernel(int64_t band, int2* row) {
+        if (keeping.count == cuda::BandKeeping::kSlots) return false;
+        keeping.band[keeping.count] = band;
+        keeping.row[keeping.count] = row;
+        ++keeping.count;
+        return true;
+    }
+    void stop_keeping(int64_t band) {
+        for (int32_t k = 0; k < keeping.count; ++k)
+            if (keeping.band[k] == band) {
+                --keeping.count;
+                keeping.band[k] = keeping.band[keeping.count];
+                keeping.row[k] = keeping.row[keeping.count];
+                return;
+            }
     }
 
     /// Copies a landed row into the caller's arrays and frees its rows for the next capture.
@@ -336,8 +327,9 @@ struct CudaTileRunner::Impl {
         spare_staging_rows.push_back(c.staging_row);
         capturing.erase(it);
         if (const auto w = region_wanted.find(band); w != region_wanted.end()) {
-            const int32_t* peaks = h_regions + w->second.first * regions.runs;
-            std::copy(peaks, peaks + regions.runs, w->second.second);
+            const int64_t runs = keeping.regions.runs;
+            const int32_t* peaks = h_regions + w->second.first * runs;
+            std::copy(peaks, peaks + runs, w->second.second);
             region_wanted.erase(w);
         }
     }
@@ -422,7 +414,7 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_flags), static_cast<void*>(d_table), static_cast<void*>(d_best),
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept), static_cast<void*>(d_right),
-                            static_cast<void*>(d_fresh_edges), static_cast<void*>(regions.peaks)})
+                            static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
@@ -545,6 +537,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     a.prune = prune;
     a.shared_best = 0;
     a.pruned = im.d_pruned;
+    im.keeping.n = grid.n;
     im.substitution = scoring.substitution;
 }
 
@@ -558,6 +551,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     PhaseArgs a = im.args;
     a.d = d;
     a.shared_best = im.shared_best;
+    a.keep = im.keeping;
     a.vbus_in = im.d_vbus[(d + 1) & 1];  // written in diagonal d-1
     a.vbus_out = im.d_vbus[d & 1];
     const int64_t edge_words = 2 * im.grid.rows_per_band() + 1;
@@ -582,12 +576,6 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         keep_band_pieces<<<static_cast<unsigned>(im.grid.blocks + 1), 128, 0, im.stream>>>(
             im.d_hbus, im.d_kept, d, im.keep_every, im.grid.bands, im.grid.blocks, im.grid.block_cols,
             im.grid.padded_cols(), im.grid.n);
-        CUDA_CHECK(cudaGetLastError());
-    }
-    if (im.regions.peaks && d - im.grid.blocks < im.grid.bands) {
-        fold_region_pieces<<<static_cast<unsigned>(im.grid.blocks + 1), 128, 0, im.stream>>>(
-            im.d_hbus, im.regions, d, im.grid.bands, im.grid.blocks, im.grid.block_cols, im.grid.padded_cols(),
-            im.grid.n);
         CUDA_CHECK(cudaGetLastError());
     }
     im.record_done(d);
@@ -712,9 +700,14 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
         const size_t bytes = static_cast<size_t>(g.n) * sizeof(int2);
         c.device_row = take_or(im.spare_device_rows, [&](int2** p) { return cudaMallocAsync(p, bytes, im.stream); });
         c.staging_row = take_or(im.spare_staging_rows, [&](int2** p) { return cudaMallocHost(p, bytes); });
+        im.pieces.push_back(BusPiece{c.device_row, first, last});  // diagonal d is enqueued already
+        c.in_kernel = last < g.n && im.keep_in_kernel(band, c.device_row);
+    } else if (!c.in_kernel) {
+        im.pieces.push_back(BusPiece{c.device_row, first, last});
     }
-    im.pieces.push_back(BusPiece{c.device_row, first, last});
-    if (last == g.n) im.rows_done.push_back(band);
+    if (last < g.n) return;
+    if (c.in_kernel) im.stop_keeping(band);
+    im.rows_done.push_back(band);
 }
 
 void CudaTileRunner::keep_band_bottoms(int64_t every) {
@@ -727,7 +720,7 @@ void CudaTileRunner::keep_band_bottoms(int64_t every) {
 void CudaTileRunner::track_region_peaks(int64_t first_col, int64_t block, int64_t bands_per_region,
                                         int64_t band_offset) {
     Impl& im = *impl_;
-    RegionMapArgs& m = im.regions;
+    cuda::RegionMapArgs& m = im.keeping.regions;
     m.first_col = first_col;
     m.block = block;
     m.per_region = bands_per_region;

@@ -68,9 +68,11 @@ public:
     void synchronize() override;
     /// Waits for the device, then reduces the per-block best cells with the tie rule.
     AlignmentEnd best() override;
-    /// Copies the bus columns that diagonal d made final for `band`, in stream order into the
-    /// band's pinned staging row (the host never waits); they reach h and f once landed. With cell
-    /// delegation, diagonal band + b finishes columns [b*C - 31, (b+1)*C - 31), band + B the last 31.
+    /// The bus columns that diagonal d made final for `band` go into the band's device row: from
+    /// the next diagonal on the diagonal kernel copies them itself (band_keeping.cuh); the whole
+    /// row then goes in stream order into a pinned staging row (the host never waits) and reaches
+    /// h and f once landed. With cell delegation, diagonal band + b finishes columns
+    /// [b*C - 31, (b+1)*C - 31), band + B the last 31.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     /// Hands over every piece whose copy a later diagonal's event shows landed.
     bool capture_landed(int64_t band) override;
@@ -84,8 +86,9 @@ public:
     void enqueue_window(int64_t from, int64_t to, int32_t corner) override;
     void kept_band_bottoms(int64_t band, int64_t count, int64_t from, int64_t to, int32_t* h, int32_t* f) override;
     void kept_band_maxima(int64_t slope, int64_t block, int64_t* out) override;
-    /// A small kernel after each diagonal folds the bus columns it made final into the regions
-    /// (atomicMax per run); a region's peaks travel with its last band's captured row.
+    /// The diagonal kernel folds the bus columns it made final of the sampled bands into the
+    /// regions (band_keeping.cuh, atomicMax per run); a region's peaks travel with its last
+    /// band's captured row.
     void track_region_peaks(int64_t first_col, int64_t block, int64_t bands_per_region, int64_t band_offset) override;
     void capture_region_peaks(int64_t band, int64_t region, int32_t* out) override;
     size_t device_bytes() const override;  ///< device memory this runner allocated
