@@ -5,7 +5,8 @@
 # run of the CLI on a generated pair, and prints one summary table at the end.
 #   SIZES=1M,4M,8M RUNS=3 CKPT_SIZE=8M CKPT_EVERY="60 5" WHOLE=20M GTEST_FILTER='*' tools/gpu-check.sh
 # TB_SIZE=5M adds the traceback's cost on a related pair (tools/traceback-bench.sh), and
-# TB_LATER=16M the traceback alone after one stage 1 at that size (its LATER mode).
+# TB_LATER=16M the traceback alone after one stage 1 at that size (its LATER mode), and
+# TB_ROWS=16M what keeping the rows costs stage 1 at that size (its ROWS mode).
 # Set CKPT_SIZE= or WHOLE= (empty) to skip those parts.
 # STOP_SIZE=250M adds issue 22's stop and checkpoint latencies at that size to the GPU tests
 # (StopLatencyGpu, about 4 minutes at 250M).
@@ -79,6 +80,12 @@ if [ -n "${TB_LATER:-}" ]; then
     || bench_rc=$?
   tb_line="$tb_line
 $(tail -1 "$out/traceback-later.txt")"
+fi
+if [ -n "${TB_ROWS:-}" ]; then
+  ROWS=1 SIZE="$TB_ROWS" RUNS="$runs" BACKEND=cuda BIN=.gpu tools/traceback-bench.sh > "$out/traceback-rows.txt" 2>&1 \
+    || bench_rc=$?
+  tb_line="$tb_line
+$(tail -1 "$out/traceback-rows.txt")"
 fi
 
 mpi_lines=""

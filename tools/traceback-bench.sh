@@ -7,6 +7,8 @@
 # build). ARGS adds chromalign flags to both runs, TB_ARGS to the traceback runs only.
 # LATER=1: stage 1 once with --traceback-dir, then `chromalign traceback` RUNS times, and the
 # median traceback against stage 1's align seconds (the target: <= 10% at 16M on one H100).
+# ROWS=1: stage 1 alone and with --traceback-dir (rows kept, no traceback), alternating, RUNS
+# times each, and what keeping the rows costs stage 1's align seconds (the target: <= 5%).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${BIN:-.gpu}
@@ -16,6 +18,8 @@ backend=${BACKEND:-cuda}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tb.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 "$bin/chromalign-bench" --pair related --sizes "$size" --write-fasta "$dir/pair" > /dev/null || exit 1
+
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 if [ -n "${LATER:-}" ]; then
   "$bin/chromalign" -q -b "$backend" ${ARGS:-} "$dir/pair_s0.fa" "$dir/pair_s1.fa" --traceback-dir "$dir/rows" \
@@ -35,6 +39,26 @@ if [ -n "${LATER:-}" ]; then
   exit 0
 fi
 
+if [ -n "${ROWS:-}" ]; then
+  : > "$dir/alone"
+  : > "$dir/rows"
+  for k in $(seq "$runs"); do
+    for mode in alone rows; do
+      rm -rf "$dir/rows.d"
+      extra=()
+      [ "$mode" = rows ] && extra=(--traceback-dir "$dir/rows.d")
+      "$bin/chromalign" -q -b "$backend" ${ARGS:-} "$dir/pair_s0.fa" "$dir/pair_s1.fa" "${extra[@]}" > "$dir/report" || exit 1
+      awk -F'\t' '$1 == "seconds" {print $2 + 0}' "$dir/report" >> "$dir/$mode"
+      echo "run $k, $mode: $(grep -E '^(seconds|pruned)' "$dir/report" | tr '\t\n' '= ')"
+    done
+  done
+  alone=$(median < "$dir/alone")
+  rows=$(median < "$dir/rows")
+  awk -v a="$alone" -v w="$rows" -v s="$size" -v b="$backend" -v r="$runs" 'BEGIN {
+    printf "rows %s related, %s, median of %s: stage 1 alone %.2f s, keeping rows %.2f s, cost %.1f%%\n", s, b, r, a, w, 100 * (w / a - 1) }'
+  exit 0
+fi
+
 # Runs chromalign with the given flags; prints "wall_seconds report_file".
 run() {
   local report="$dir/report.$RANDOM"
@@ -44,7 +68,6 @@ run() {
   end=$(date +%s.%N)
   awk -v s="$start" -v e="$end" -v r="$report" 'BEGIN {printf "%.3f %s\n", e - s, r}'
 }
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 : > "$dir/alone"
 : > "$dir/with"
