@@ -77,7 +77,7 @@ struct PhaseArgs {
     int32_t shared_best;      ///< a best score reached elsewhere, as the host knew it at the launch
     unsigned long long* pruned;  ///< real cells of the skipped runs, summed
     int32_t* dead;            ///< per blockIdx: 1 when prune_block_runs skipped its run; null: none decided
-    BandKeeping keep;         ///< diagonal_phases only (count 0, no peaks: nothing kept)
+    BandKeeping keep;         ///< count 0 and no peaks: nothing kept, diagonal_phases without its kKeep code
 };
 
 /// What window_diagonals (window_kernel.cuh) adds to PhaseArgs: the diagonals of its launch,

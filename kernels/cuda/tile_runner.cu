@@ -74,19 +74,21 @@ bool cuda_alpha_supported(int alpha) { return alpha == 4 || alpha == 8 || alpha 
 
 int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution) {
     CUDA_CHECK(cudaSetDevice(device));
-    int production = 0, traced = 0;
+    // One grid serves every instance (traced, keeping band bottoms or not): all must fit.
+    int fit = -1;  // none asked yet
     with_alpha(alpha, [&](auto a) {
         with_substitution(substitution, [&](auto sub) {
             constexpr int A = decltype(a)::value;
             constexpr cuda::Substitution S = decltype(sub)::value;
-            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&production, cuda::diagonal_phases<A, S, false>,
-                                                                     cuda::kWarp, 0));
-            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&traced, cuda::diagonal_phases<A, S, true>,
-                                                                     cuda::kWarp, 0));
+            for (const auto kernel : {cuda::diagonal_phases<A, S, false, false>, cuda::diagonal_phases<A, S, false, true>,
+                                      cuda::diagonal_phases<A, S, true, false>, cuda::diagonal_phases<A, S, true, true>}) {
+                int blocks = 0;
+                CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, cuda::kWarp, 0));
+                fit = fit < 0 ? blocks : std::min(fit, blocks);
+            }
         });
     });
-    // A traced run launches the same grid with the traced instance: both must fit.
-    return std::min(production, traced);
+    return std::max(fit, 0);
 }
 
 int cuda_window_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitution substitution) {
@@ -384,10 +386,11 @@ struct CudaTileRunner::Impl {
         config.stream = stream;
         config.attrs = &cooperative;
         config.numAttrs = 1;
-        if (a.stamps)  // the traced instance: the production one carries no trace code
-            CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kSub, true>, a));
-        else
-            CUDA_CHECK(cudaLaunchKernelEx(&config, cuda::diagonal_phases<A, kSub, false>, a));
+        // The production instance carries no trace code, and none to keep band bottoms unless asked.
+        const bool keep = a.keep.count > 0 || a.keep.regions.peaks;
+        const auto kernel = a.stamps ? (keep ? cuda::diagonal_phases<A, kSub, true, true> : cuda::diagonal_phases<A, kSub, true, false>)
+                                     : (keep ? cuda::diagonal_phases<A, kSub, false, true> : cuda::diagonal_phases<A, kSub, false, false>);
+        CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a));
     }
 
     /// Device memory in stream order from the device's pool: cudaMalloc and cudaFree wait for
