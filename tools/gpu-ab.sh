@@ -9,7 +9,8 @@
 # --device; each run has its own checkpoint): one-GPU runs of a multi-GPU machine at once.
 # BIN=NAME on a line runs .gpu/NAME instead of .gpu/chromalign: to compare two builds on one
 # machine, put the other builds there with tools/gpu-bundle-variants.sh (.gpu/chromalign-NAME).
-# Diagonal traces come back in traces.tgz when their prefix is under runs/, e.g. the line
+# Diagonal traces come back in traces.tgz when their prefix is under runs/ of the work folder
+# ($TMPDIR/gpu-ab, /tmp/gpu-ab without TMPDIR), e.g. the line
 #   2 --slabs 12 CHROMALIGN_TRACE_DIAGONALS=/tmp/gpu-ab/runs/t12
 # (summarise with tools/diagonal_trace.py runs/t12.*.tsv).
 set -uo pipefail
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
-work=/tmp/gpu-ab
+work=${TMPDIR:-/tmp}/gpu-ab
 rm -rf "$work" && mkdir -p "$work/runs"
 .gpu/chromalign-bench --sizes "${SIZE:-8M}" --pair "${PAIR:-mutated}" --write-fasta "$work/pair" > /dev/null || exit 1
 k=0

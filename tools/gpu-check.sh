@@ -26,6 +26,7 @@ if [ ! -x .gpu/chromalign ] && command -v cmake >/dev/null && pkg-config --exist
   tools/gpu-bundle.sh || exit 1
 fi
 out=${OUT:-/tmp/gpu-check}
+tmp=${TMPDIR:-/tmp}  # generated pairs, checkpoints, traces
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CHROMALIGN_SHARED_DATA="$PWD/.gpu/data" CHROMALIGN_CONFIG_DIR="$PWD/.gpu/configs"
@@ -60,9 +61,9 @@ fi
 
 whole_line="(skipped)"
 if [ -n "$whole" ]; then
-  .gpu/chromalign-bench --sizes "$whole" --write-fasta /tmp/whole
+  .gpu/chromalign-bench --sizes "$whole" --write-fasta "$tmp/whole"
   start=$(date +%s.%N)
-  .gpu/chromalign -f tsv /tmp/whole_s0.fa /tmp/whole_s1.fa > "$out/whole.tsv" 2> "$out/whole.err"
+  .gpu/chromalign -f tsv "$tmp/whole_s0.fa" "$tmp/whole_s1.fa" > "$out/whole.tsv" 2> "$out/whole.err"
   whole_rc=$?
   end=$(date +%s.%N)
   whole_line=$(awk -v s="$start" -v e="$end" -v rc="$whole_rc" 'NR==2 {printf "%s x %s: score %s end (%s, %s), whole process %.1f s (%.2f min), align %s s, %.0f GCUPS, exit %s", $6, $7, $1, $2, $3, e-s, (e-s)/60, $9, $10, rc}' "$out/whole.tsv")
@@ -92,17 +93,17 @@ mpi_lines=""
 if [ -n "${MPI_SIZE:-}" ]; then
   if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
   export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
-  .gpu/chromalign-bench --sizes "$MPI_SIZE" --write-fasta /tmp/mpi > /dev/null
+  .gpu/chromalign-bench --sizes "$MPI_SIZE" --write-fasta "$tmp/mpi" > /dev/null
   common=(-f tsv --checkpoint-every "${MPI_CKPT_EVERY:-60s}" --restart ${MPI_ARGS:-})
-  traces=/tmp/chromalign-traces
+  traces="$tmp/chromalign-traces"
   rm -rf "$traces"
   # With TRACE set: the variable for run $1 (passed to env, and to mpirun after -x).
   trace() { if [ -n "${TRACE:-}" ]; then mkdir -p "$traces/$1"; echo "CHROMALIGN_TRACE_DIAGONALS=$traces/$1/t"; fi; }
-  env $(trace 1) .gpu/chromalign "${common[@]}" --checkpoint /tmp/single.ckpt \
-    /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-1.tsv" 2> "$out/mpi-1.err" || bench_rc=$?
+  env $(trace 1) .gpu/chromalign "${common[@]}" --checkpoint "$tmp/single.ckpt" \
+    "$tmp/mpi_s0.fa" "$tmp/mpi_s1.fa" > "$out/mpi-1.tsv" 2> "$out/mpi-1.err" || bench_rc=$?
   for ranks in ${MPI_RANKS:-2}; do
-    mpirun -np "$ranks" --bind-to none ${TRACE:+-x} $(trace "$ranks") .gpu/chromalign "${common[@]}" --checkpoint "/tmp/multi$ranks.ckpt" \
-      /tmp/mpi_s0.fa /tmp/mpi_s1.fa > "$out/mpi-$ranks.tsv" 2> "$out/mpi-$ranks.err" || bench_rc=$?
+    mpirun -np "$ranks" --bind-to none ${TRACE:+-x} $(trace "$ranks") .gpu/chromalign "${common[@]}" --checkpoint "$tmp/multi$ranks.ckpt" \
+      "$tmp/mpi_s0.fa" "$tmp/mpi_s1.fa" > "$out/mpi-$ranks.tsv" 2> "$out/mpi-$ranks.err" || bench_rc=$?
     line=$(awk -F'\t' -v r="$ranks" 'FNR==2 {k++; s[k]=$1" ("$2", "$3")"; t[k]=$9; g[k]=$10}
       END {printf "%d ranks: %s in %s s, %s GCUPS, speed-up %.3fx over 1 GPU (%s s), results %s",
            r, s[2], t[2], g[2], (t[2] > 0 ? t[1] / t[2] : 0), t[1], (s[1] == s[2] ? "identical" : "DIFFER")}' \
@@ -112,9 +113,9 @@ if [ -n "${MPI_SIZE:-}" ]; then
   done
   if [ -n "${MPI_KILL:-}" ]; then
     read -r kill_ranks resume_ranks <<< "$MPI_KILL"
-    .gpu/chromalign-bench --sizes "${MPI_KILL_SIZE:-8M}" --write-fasta /tmp/kill > /dev/null
+    .gpu/chromalign-bench --sizes "${MPI_KILL_SIZE:-8M}" --write-fasta "$tmp/kill" > /dev/null
     KILL_RANKS=$kill_ranks RESUME_RANKS=$resume_ranks ARGS="${MPI_ARGS:-}" BIN=.gpu EVERY=2s AFTER=0.5 \
-      tools/mpi-kill-resume.sh /tmp/kill_s0.fa /tmp/kill_s1.fa > "$out/mpi-kill.txt" 2>&1 || bench_rc=1
+      tools/mpi-kill-resume.sh "$tmp/kill_s0.fa" "$tmp/kill_s1.fa" > "$out/mpi-kill.txt" 2>&1 || bench_rc=1
     mpi_lines+="$(cat "$out/mpi-kill.txt")"$'\n'
   fi
   if [ -d "$traces" ]; then tar czf "$out/traces.tgz" -C "$traces" .; fi

@@ -10,7 +10,7 @@ set -uo pipefail
 bin=${BIN:-.gpu}
 kill_ranks=${KILL_RANKS:-4}
 resume_ranks=${RESUME_RANKS:-2}
-work=${WORK:-/tmp/mpi-kill-resume}
+work=${WORK:-${TMPDIR:-/tmp}/mpi-kill-resume}
 ck="$work/job.ckpt"
 read -r -a args <<< "${ARGS:-}"
 [ $# -eq 2 ] || { echo "usage: KILL_RANKS=N RESUME_RANKS=M tools/mpi-kill-resume.sh S0.fa S1.fa" >&2; exit 2; }
