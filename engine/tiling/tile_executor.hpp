@@ -79,6 +79,29 @@ CHROMALIGN_HOST_DEVICE inline bool region_peak_band(int64_t b, int64_t bands_per
     return (b + 1 + band_offset) % bands_per_region % kRegionPeakBandStride == 0;
 }
 
+/// Where an executor's band bottoms go in the score map (TileExecutor::track_region_peaks):
+/// one peak per region and run, [region][run] with the runs from first_run on. One layout for
+/// every backend's fold (the cpu workers', the cuda kernel's).
+struct RegionLayout {
+    int64_t first_col = 0, block = 1, per_region = 1, offset = 0;  ///< as track_region_peaks takes them
+    int64_t first_run = 0, runs = 0;  ///< the runs the executor's n columns touch
+
+    RegionLayout() = default;
+    RegionLayout(int64_t first_col_, int64_t block_, int64_t per_region_, int64_t offset_, int64_t n)
+        : first_col(first_col_), block(block_), per_region(per_region_), offset(offset_),
+          first_run(first_col_ / block_), runs((first_col_ + n - 1) / block_ - first_col_ / block_ + 1) {}
+
+    /// Peaks of an executor with `bands` bands.
+    int64_t cells(int64_t bands) const { return ((bands - 1 + offset) / per_region + 1) * runs; }
+    /// Index of the peak of band's region for run 0 of the matrix: add a run to it.
+    CHROMALIGN_HOST_DEVICE int64_t region_base(int64_t band) const {
+        return (band + offset) / per_region * runs - first_run;
+    }
+    /// The run of the executor's column c (0-based), and the column where that run ends.
+    CHROMALIGN_HOST_DEVICE int64_t run_of(int64_t c) const { return (first_col + c) / block; }
+    CHROMALIGN_HOST_DEVICE int64_t run_end(int64_t run) const { return (run + 1) * block - first_col; }
+};
+
 /// One backend's tile engine over one matrix. Diagonals are enqueued in order 0, 1, ...;
 /// enqueue may return before the work is done (GPU), synchronize() waits for it.
 class TileExecutor {

@@ -226,7 +226,7 @@ bool CpuTileRunner::run_diagonal(int64_t d) {
         }
         if (run_tile(d, b, worker)) {
             ++done_[static_cast<size_t>(b)];  // this worker's block alone in this diagonal
-            if (regions_.block > 0) fold_region_peaks(d - b, b);
+            if (regions_.peaks) fold_region_peaks(d - b, b);
         } else
             left.store(true, std::memory_order_relaxed);
     };
@@ -439,21 +439,16 @@ void CpuTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, int
     const auto wanted = regions_.wanted.find(band);
     if (b + 1 != grid_.blocks || wanted == regions_.wanted.end()) return;
     const auto [region, out] = wanted->second;
-    for (int64_t r = 0; r < regions_.runs; ++r) out[r] = regions_.peaks[static_cast<size_t>(region * regions_.runs + r)];
+    const int64_t runs = regions_.layout.runs;
+    for (int64_t r = 0; r < runs; ++r) out[r] = regions_.peaks[static_cast<size_t>(region * runs + r)];
     regions_.wanted.erase(wanted);
 }
 
 void CpuTileRunner::track_region_peaks(int64_t first_col, int64_t block, int64_t bands_per_region,
                                        int64_t band_offset) {
     RegionMap& m = regions_;
-    m.first_col = first_col;
-    m.block = block;
-    m.per_region = bands_per_region;
-    m.offset = band_offset;
-    m.first_run = first_col / block;
-    m.runs = (first_col + grid_.n - 1) / block - m.first_run + 1;
-    const int64_t regions = (grid_.bands - 1 + band_offset) / bands_per_region + 1;
-    const auto cells = static_cast<size_t>(regions * m.runs);
+    m.layout = RegionLayout(first_col, block, bands_per_region, band_offset, grid_.n);
+    const auto cells = static_cast<size_t>(m.layout.cells(grid_.bands));
     m.peaks = std::make_unique<std::atomic<int32_t>[]>(cells);
     for (size_t k = 0; k < cells; ++k) m.peaks[k].store(0, std::memory_order_relaxed);
 }
@@ -463,14 +458,14 @@ void CpuTileRunner::capture_region_peaks(int64_t band, int64_t region, int32_t* 
 }
 
 void CpuTileRunner::fold_region_peaks(int64_t band, int64_t b) {
-    const RegionMap& m = regions_;
+    const RegionLayout& m = regions_.layout;
     if (!region_peak_band(band, m.per_region, m.offset)) return;
-    const int64_t at = (band + m.offset) / m.per_region * m.runs - m.first_run;  // + run: the run's peak
+    const int64_t at = m.region_base(band);
     const int64_t first = b * grid_.block_cols, last = std::min(first + grid_.block_cols, grid_.n);
     for (int64_t c = first; c < last;) {
-        const int64_t run = (m.first_col + c) / m.block, end = std::min(last, (run + 1) * m.block - m.first_col);
+        const int64_t run = m.run_of(c), end = std::min(last, m.run_end(run));
         const int32_t top = *std::max_element(bus_h_.begin() + c, bus_h_.begin() + end);
-        std::atomic<int32_t>& peak = m.peaks[static_cast<size_t>(at + run)];  // blocks sharing a run fold at once
+        std::atomic<int32_t>& peak = regions_.peaks[static_cast<size_t>(at + run)];  // blocks sharing a run fold at once
         for (int32_t seen = peak.load(std::memory_order_relaxed); top > seen;)
             if (peak.compare_exchange_weak(seen, top, std::memory_order_relaxed)) break;
         c = end;

@@ -145,8 +145,8 @@ private:
     std::vector<int32_t> bus_h_, bus_f_;  ///< horizontal bus, padded_cols entries
     /// Where fold_region_peaks puts a band's bottom row (track_region_peaks); block 0: none.
     struct RegionMap {
-        int64_t first_col = 0, block = 0, per_region = 1, offset = 0, first_run = 0, runs = 0;
-        std::unique_ptr<std::atomic<int32_t>[]> peaks;  ///< [region][run]
+        RegionLayout layout;
+        std::unique_ptr<std::atomic<int32_t>[]> peaks;  ///< [region][run]; null: no map
         std::map<int64_t, std::pair<int64_t, int32_t*>> wanted;  ///< band -> region, out
     } regions_;
     /// Block b's columns of band's bottom row (in bus_h_) into its region's peaks, if the band

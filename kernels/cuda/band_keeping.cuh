@@ -38,20 +38,21 @@ __device__ __forceinline__ void keep_captured_columns(const PhaseArgs& p, int64_
 /// band's region of the score map, one atomicMax per run, if the band is sampled.
 __device__ __forceinline__ void keep_band_columns(const PhaseArgs& p, int64_t band, int64_t first, int64_t last) {
     keep_captured_columns(p, band, first, last);
-    const RegionMapArgs& m = p.keep.regions;
-    if (!m.peaks || !region_peak_band(band, m.per_region, m.offset)) return;
+    const RegionLayout& m = p.keep.regions.layout;
+    int32_t* const peaks = p.keep.regions.peaks;
+    if (!peaks || !region_peak_band(band, m.per_region, m.offset)) return;
     first = first > 0 ? first : 0;
     last = last < p.keep.n ? last : p.keep.n;
-    const int64_t at = (band + m.offset) / m.per_region * m.runs - m.first_run;  // + run: the run's peak
+    const int64_t at = m.region_base(band);
 #pragma unroll 1
     for (int64_t c0 = first; c0 < last;) {
-        const int64_t run = (m.first_col + c0) / m.block, run_end = (run + 1) * m.block - m.first_col;
+        const int64_t run = m.run_of(c0), run_end = m.run_end(run);
         const int64_t end = run_end < last ? run_end : last;
         int32_t top = 0;
 #pragma unroll 1
         for (int64_t c = c0 + threadIdx.x; c < end; c += kWarp) top = max(top, p.hbus[c].x);
         top = warp_max(top);
-        if (threadIdx.x == 0) atomicMax(m.peaks + at + run, top);
+        if (threadIdx.x == 0) atomicMax(peaks + at + run, top);
         c0 = end;
     }
 }

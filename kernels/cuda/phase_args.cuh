@@ -35,11 +35,10 @@ struct BestCell {
     int32_t unused;
 };
 
-/// Where the score map goes (TileExecutor::track_region_peaks): region
-/// (band + offset) / per_region, run (first_col + c) / block - first_run of the runner's column c.
+/// The score map (TileExecutor::track_region_peaks): its layout and the device's peaks.
 struct RegionMapArgs {
     int32_t* peaks;  ///< [region][run], zeroed; null: no map
-    int64_t first_col, block, per_region, offset, first_run, runs;
+    RegionLayout layout;
 };
 
 /// What stage 1 keeps of the band bottoms, done by the block that makes the columns final at

@@ -288,9 +288,9 @@ struct CudaTileRunner::Impl {
                                        cudaMemcpyDeviceToHost, stream));
             // Behind the diagonal that ended the band, which folded the region's last band.
             if (const auto w = region_wanted.find(band); w != region_wanted.end()) {
-                const cuda::RegionMapArgs& regions = keeping.regions;
-                const size_t at = static_cast<size_t>(w->second.first * regions.runs);
-                CUDA_CHECK(cudaMemcpyAsync(h_regions + at, regions.peaks + at, static_cast<size_t>(regions.runs) * 4,
+                const int64_t runs = keeping.regions.layout.runs;
+                const size_t at = static_cast<size_t>(w->second.first * runs);
+                CUDA_CHECK(cudaMemcpyAsync(h_regions + at, keeping.regions.peaks + at, static_cast<size_t>(runs) * 4,
                                            cudaMemcpyDeviceToHost, stream));
             }
             landing.push_back(Landing{band, enqueued - 1});
@@ -329,7 +329,7 @@ struct CudaTileRunner::Impl {
         spare_staging_rows.push_back(c.staging_row);
         capturing.erase(it);
         if (const auto w = region_wanted.find(band); w != region_wanted.end()) {
-            const int64_t runs = keeping.regions.runs;
+            const int64_t runs = keeping.regions.layout.runs;
             const int32_t* peaks = h_regions + w->second.first * runs;
             std::copy(peaks, peaks + runs, w->second.second);
             region_wanted.erase(w);
@@ -724,13 +724,8 @@ void CudaTileRunner::track_region_peaks(int64_t first_col, int64_t block, int64_
                                         int64_t band_offset) {
     Impl& im = *impl_;
     cuda::RegionMapArgs& m = im.keeping.regions;
-    m.first_col = first_col;
-    m.block = block;
-    m.per_region = bands_per_region;
-    m.offset = band_offset;
-    m.first_run = first_col / block;
-    m.runs = (first_col + im.grid.n - 1) / block - m.first_run + 1;
-    const size_t cells = static_cast<size_t>(((im.grid.bands - 1 + band_offset) / bands_per_region + 1) * m.runs);
+    m.layout = RegionLayout(first_col, block, bands_per_region, band_offset, im.grid.n);
+    const auto cells = static_cast<size_t>(m.layout.cells(im.grid.bands));
     m.peaks = im.alloc<int32_t>(cells);
     CUDA_CHECK(cudaMemsetAsync(m.peaks, 0, cells * sizeof(int32_t), im.stream));
     CUDA_CHECK(cudaMallocHost(&im.h_regions, cells * sizeof(int32_t)));
