@@ -59,11 +59,8 @@ WindowRow true_row(const Sequence& s0, const Sequence& s1, const TracebackTerms&
     WindowSpec w;
     w.bottom = row;
     w.hi = s1.length();
-    std::vector<int32_t> buffers(6 * cols);  // two rows in turn: a row reads the one above
-    const auto slots = [&](int64_t i) {
-        int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-        return RowSlots{base, base + cols, base + 2 * cols};
-    };
+    std::vector<int32_t> buffers;
+    const auto slots = two_row_slots(buffers, cols);
     sweep_window(s0, s1, t, w, r, slots, [](int64_t) {});
     const RowSlots last = slots(row);
     return WindowRow{row, std::vector<int32_t>(last.h, last.h + cols), std::vector<int32_t>(last.f, last.f + cols)};
@@ -105,11 +102,8 @@ void expect_kept_rows_exact(const std::string& backend, uint64_t seed) {
         // multiple of 32), to compare the kept rows with.
         std::map<int64_t, WindowRow> want;
         const size_t cols = static_cast<size_t>(w.width() + 1);
-        std::vector<int32_t> buffers(6 * cols);
-        const auto slots = [&](int64_t i) {
-            int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-            return RowSlots{base, base + cols, base + 2 * cols};
-        };
+        std::vector<int32_t> buffers;
+        const auto slots = two_row_slots(buffers, cols);
         sweep_window(s0, s1, t, w, top, slots, [&](int64_t i) {
             if ((i - w.top) % 32 == 0)
                 want[i] = WindowRow{i, std::vector<int32_t>(slots(i).h, slots(i).h + cols),
@@ -183,11 +177,8 @@ void expect_region_peaks_exact(const std::string& backend, uint64_t seed) {
         WindowSpec w;
         w.bottom = m;
         w.hi = n;
-        std::vector<int32_t> buffers(6 * cols);
-        const auto slots = [&](int64_t i) {
-            int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-            return RowSlots{base, base + cols, base + 2 * cols};
-        };
+        std::vector<int32_t> buffers;
+        const auto slots = two_row_slots(buffers, cols);
         const WindowRow top{0, std::vector<int32_t>(cols, 0), std::vector<int32_t>(cols, kScoreNegInf)};
         sweep_window(s0, s1, TracebackTerms(sc), w, top, slots, [&](int64_t i) {
             if (i % R != 0) return;

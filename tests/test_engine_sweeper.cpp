@@ -45,11 +45,8 @@ TEST(WindowCells, SimdStripesEqualTheRowSweep) {
                             std::vector<int32_t>(whole.f.begin() + w.lo - 1, whole.f.begin() + w.hi + 1)};
         window_cells(s0, s1, t, w, top, cells);
         const size_t cols = static_cast<size_t>(w.width() + 1);
-        std::vector<int32_t> buffers(6 * cols);  // two rows in turn: a row reads the one above
-        const auto slots = [&](int64_t i) {
-            int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-            return RowSlots{base, base + cols, base + 2 * cols};
-        };
+        std::vector<int32_t> buffers;
+        const auto slots = test::two_row_slots(buffers, cols);
         int64_t checked = 0;
         sweep_window(s0, s1, t, w, top, slots, [&](int64_t i) {
                 const int32_t *h = slots(i).h, *e = slots(i).e, *f = slots(i).f;
