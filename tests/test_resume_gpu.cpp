@@ -114,7 +114,8 @@ TEST(StopLatencyGpu, AStopOrACheckpointIsDueWithinSeconds) {
     char* unit = nullptr;
     const double n = std::strtod(size, &unit);
     const double scale = *unit == 'M' ? 1e6 : *unit == 'K' ? 1e3 : 1;
-    test::expect_stop_latencies({"cuda", static_cast<int64_t>(n * scale), {}, 8, 75000, 30, 10, 10}, test::seed() + 24);
+    test::expect_stop_latencies({"cuda", static_cast<int64_t>(n * scale), {"--slabs", "8"}, 8, 75000, 30, 10, 10},
+                                test::seed() + 24);
 }
 
 }  // namespace

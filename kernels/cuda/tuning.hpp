@@ -15,10 +15,14 @@ struct Sm90Tuning {
     /// Resident one-warp blocks per multiprocessor when the user does not choose (capped by
     /// the occupancy the kernel's registers allow: 12 for alpha 16 on sm_90).
     static constexpr int kDefaultBlocksPerSm = 16;
-    /// Column slabs per GPU when the user does not choose. H200, 16M x 16M: one GPU 103.0 s
-    /// with 1 slab, 95.6 s with 4, 95.1 s with 8, 95.6 s with 16; two GPUs (MPI) 48.9 s with
-    /// 8 or 16 per GPU, 55.1 s with 1.
-    static constexpr int kDefaultSlabs = 8;
+    /// Column slabs per GPU when the user does not choose. H200s of one 4-GPU machine, 16M x 16M
+    /// mutated (51% pruned), align seconds: one GPU 57.07 with 6, 57.70 with 8, 58.34 with 4,
+    /// 59.55 with 16; four ranks 18.35 and 18.38 with 6, 18.90 and 19.17 with 7, 20.36 to
+    /// 20.57 with 8 (three runs), 19.11 with 4, 30.45 with 12; without pruning four ranks 26.70
+    /// with 6, 26.27 with 8; two unrelated 8M sequences on one GPU 24.32 with 6, 24.42 with 8.
+    /// Fewer slabs make fewer hops for the last bands' edges, which end the run one slab after
+    /// another (tools/BENCHMARKS.md, "One, two and four GPUs").
+    static constexpr int kDefaultSlabs = 6;
     /// Each slab's grid has this many times its share of the resident blocks (every launch
     /// still fits the GPU, as a cooperative launch must), so the GPU holds more work than it
     /// runs at once: the multiprocessors that pruned blocks, and slabs whose columns are dead,
