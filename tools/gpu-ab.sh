@@ -2,7 +2,8 @@
 # A/B timings on the GPU machine, after tools/gpu-bundle.sh packed .gpu/ (see gpu-check.sh):
 # one generated pair (PAIR: mutated, random or related; see chromalign-bench --pair), then one whole chromalign run (checkpoints every EVERY, 60s) per line of RUNS,
 # each "NP [VAR=VALUE ...] [--flag ...]": NP 1 runs one process, more run mpirun -np NP.
-# Prints score, end, align and whole seconds per run; reports and stderr go to $OUT/runs.
+# Prints score, end, align and whole seconds per run, and a line of its pipeline note
+# (tools/pipeline_summary.awk); reports and stderr go to $OUT/runs.
 #   SIZE=8M RUNS=$'1\n2\n2 --slabs 12\n2 SOME_VAR=1' tools/gpu-ab.sh
 # LIMIT=SECONDS stops each run (SIGTERM) that takes longer.
 # A line ending in & runs alongside the lines after it, up to a line "wait" (give each its own
@@ -40,7 +41,7 @@ run() {
   if [ -n "${OUT:-}" ]; then mkdir -p "$OUT/runs" && cp "$out.tsv" "$out.err" "$OUT/runs/"; fi
   echo "run $k ($line): exit $rc, $((SECONDS - start)) s whole, $(awk -F'\t' 'NR==2 {print "score", $1, "end (" $2 ", " $3 "), align", $9, "s"}' "$out.tsv")" \
     "$(grep -o '[0-9.]*% of cells pruned' "$out.err" | head -1)"
-  grep -h pipeline "$out.err" | sed 's/^chromalign: /  /'
+  awk -f tools/pipeline_summary.awk "$out.err"
 }
 while IFS= read -r line; do
   [ -z "$line" ] && continue

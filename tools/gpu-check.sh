@@ -109,7 +109,7 @@ if [ -n "${MPI_SIZE:-}" ]; then
            r, s[2], t[2], g[2], (t[2] > 0 ? t[1] / t[2] : 0), t[1], (s[1] == s[2] ? "identical" : "DIFFER")}' \
       "$out/mpi-1.tsv" "$out/mpi-$ranks.tsv")
     grep -q identical <<< "$line" || bench_rc=1
-    mpi_lines+="$line"$'\n'"  $(grep -h pipeline "$out/mpi-$ranks.err" | sed 's/^chromalign: //')"$'\n'
+    mpi_lines+="$line"$'\n'"$(awk -f tools/pipeline_summary.awk "$out/mpi-$ranks.err")"$'\n'
   done
   if [ -n "${MPI_KILL:-}" ]; then
     read -r kill_ranks resume_ranks <<< "$MPI_KILL"
