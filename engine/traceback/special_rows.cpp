@@ -188,8 +188,9 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
             read_at(fd, blocks.data(), blocks.size() * 8, sizeof hd, path);
             read_at(fd, peaks.data(), peaks.size() * 4, static_cast<int64_t>(sizeof hd) + 8 * hd.blocks, path);
             std::vector<int32_t> region = peaks;
-            if (regions)
-                read_at(fd, region.data(), region.size() * 4, static_cast<int64_t>(sizeof hd) + 12 * hd.blocks, path);
+            if (regions)  // after the blocks as rows without regions have them
+                read_at(fd, region.data(), region.size() * 4,
+                        static_cast<int64_t>(sizeof hd) + kBlockBytesWithoutRegions * hd.blocks, path);
             Row& row = found[hd.row];
             row.pieces.push_back(Piece{path, hd.first, hd.width, static_cast<int64_t>(sizeof hd) + block_bytes * hd.blocks});
             row.blocks.resize(static_cast<size_t>(n / kBlock + 1), INT64_MIN);
