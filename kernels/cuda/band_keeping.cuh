@@ -19,30 +19,42 @@ __device__ __forceinline__ int32_t warp_max(int32_t v) {
     return v;
 }
 
-/// Bus columns [first, last) (clipped to the real columns) hold band's bottom row, final, and
-/// this warp wrote them (a __syncwarp orders them): copies them into the band's capture row
-/// if it is captured.
-__device__ __forceinline__ void keep_captured_columns(const PhaseArgs& p, int64_t band, int64_t first, int64_t last) {
+/// Columns [first, last) of a bus row.
+struct ColumnSpan {
+    int64_t first, last;
+};
+
+/// The columns of band d - b's bottom row that diagonal d makes final in block column b,
+/// clipped to the matrix's n: cell delegation puts them T - 1 left of the block's own, and
+/// b == blocks is the wrap (block 0's delegated cells), which ends at the padding. Host and
+/// device share it: the copies of captured bands (tile_runner.cu) and the kernels' own keeping
+/// must name the same columns, or a capture row keeps a stale cell.
+__host__ __device__ inline ColumnSpan final_columns(int64_t b, int32_t blocks, int64_t block_cols, int64_t n) {
+    const int64_t first = b * block_cols - (kWarp - 1);
+    const int64_t last = b == blocks ? block_cols * blocks : (b + 1) * block_cols - (kWarp - 1);
+    return {first > 0 ? first : 0, last < n ? last : n};
+}
+
+/// Bus columns `cols` (final_columns) hold band's bottom row, final, and this warp wrote them
+/// (a __syncwarp orders them): copies them into the band's capture row if it is captured.
+__device__ __forceinline__ void keep_captured_columns(const PhaseArgs& p, int64_t band, ColumnSpan cols) {
     const BandKeeping& k = p.keep;
-    first = first > 0 ? first : 0;
-    last = last < k.n ? last : k.n;
 #pragma unroll 1
     for (int s = 0; s < k.count; ++s)
         if (k.band[s] == band) {
 #pragma unroll 1
-            for (int64_t c = first + threadIdx.x; c < last; c += kWarp) k.row[s][c] = p.hbus[c];
+            for (int64_t c = cols.first + threadIdx.x; c < cols.last; c += kWarp) k.row[s][c] = p.hbus[c];
         }
 }
 
 /// The same columns, of a band the diagonal kernel computed: captured, and folded into the
 /// band's region of the score map, one atomicMax per run, if the band is sampled.
-__device__ __forceinline__ void keep_band_columns(const PhaseArgs& p, int64_t band, int64_t first, int64_t last) {
-    keep_captured_columns(p, band, first, last);
+__device__ __forceinline__ void keep_band_columns(const PhaseArgs& p, int64_t band, ColumnSpan cols) {
+    keep_captured_columns(p, band, cols);
     const RegionLayout& m = p.keep.regions.layout;
     int32_t* const peaks = p.keep.regions.peaks;
     if (!peaks || !region_peak_band(band, m.per_region, m.offset)) return;
-    first = first > 0 ? first : 0;
-    last = last < p.keep.n ? last : p.keep.n;
+    const int64_t first = cols.first, last = cols.last;
     const int64_t at = m.region_base(band);
 #pragma unroll 1
     for (int64_t c0 = first; c0 < last;) {
@@ -58,20 +70,14 @@ __device__ __forceinline__ void keep_band_columns(const PhaseArgs& p, int64_t ba
 }
 
 /// The end of diagonal_phases: the columns this block's run made final (main: it ran its
-/// band's run), [b*C - T+1, (b+1)*C - T+1) of band d - b, and for block 0 the last T - 1 of
-/// band d - B (its delegated cells). Placed anew from p and blockIdx: nothing of the block's
-/// place stays live across the phases.
+/// band's run) of band d - b, and for block 0 those of band d - B (its delegated cells).
+/// Placed anew from p and blockIdx: nothing of the block's place stays live across the phases.
 __device__ __forceinline__ void keep_block_columns(const PhaseArgs& p, bool main) {
     const int32_t b = p.b_first + static_cast<int32_t>(blockIdx.x);
-    if (main) {
-        const int64_t col0 = int64_t{b} * p.block_cols;
-        keep_band_columns(p, p.d - b, col0 - (kWarp - 1), col0 + p.block_cols - (kWarp - 1));
-    }
+    if (main) keep_band_columns(p, p.d - b, final_columns(b, p.blocks, p.block_cols, p.keep.n));
     const int64_t dband = p.d - p.blocks;
-    if (b == 0 && dband >= 0 && dband < p.bands) {
-        const int64_t padded_cols = int64_t{p.block_cols} * p.blocks;
-        keep_band_columns(p, dband, padded_cols - (kWarp - 1), padded_cols);
-    }
+    if (b == 0 && dband >= 0 && dband < p.bands)
+        keep_band_columns(p, dband, final_columns(p.blocks, p.blocks, p.block_cols, p.keep.n));
 }
 
 }  // namespace chromalign::kernels::cuda

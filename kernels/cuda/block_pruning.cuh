@@ -75,7 +75,7 @@ __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPla
     const int64_t first = c0 - (kWarp - 1) > 0 ? c0 - (kWarp - 1) : 0;
     for (int64_t c = first + t; c < c0 + p.block_cols - (kWarp - 1); c += kWarp) p.hbus[c] = make_int2(0, kNegInf);
     __syncwarp();
-    keep_captured_columns(p, at.band, first, c0 + p.block_cols - (kWarp - 1));
+    keep_captured_columns(p, at.band, final_columns(at.b, p.blocks, p.block_cols, p.keep.n));
     Lane<A> zero;
     start_rows(zero, p);  // H = 0, E = F = -inf: the state of column 0, a lower bound anywhere
     save_state(zero, p.vbus_out + int64_t{right} * kSlotWords<A>, t);

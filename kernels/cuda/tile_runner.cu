@@ -131,28 +131,16 @@ __global__ void copy_bus_pieces(const int2* hbus, BusPieces pieces) {
     for (int64_t c = p.first + threadIdx.x; c < p.last; c += blockDim.x) p.row[c] = hbus[c];
 }
 
-/// The columns [first, last) of band d - b's bottom row that diagonal d makes final in block
-/// column b, clipped to the matrix's n: cell delegation puts them T - 1 left of the block's
-/// own, and b == blocks is the wrap (block 0's delegated cells), which ends at the padding.
-__host__ __device__ inline void final_columns(int64_t b, int32_t blocks, int64_t block_cols, int64_t padded_cols,
-                                              int64_t n, int64_t& first, int64_t& last) {
-    first = b * block_cols - (cuda::kWarp - 1);
-    last = b == blocks ? padded_cols : (b + 1) * block_cols - (cuda::kWarp - 1);
-    first = first > 0 ? first : 0;
-    last = last < n ? last : n;
-}
-
 /// Traceback sweeps: after diagonal d, block i copies the bus columns that d made final for
 /// band d - i (the columns capture_band_bottom names) into that band's row of `kept`, when the
 /// band is kept (TileExecutor::keep_band_bottoms).
 __global__ void keep_band_pieces(const int2* hbus, int2* kept, int64_t d, int64_t every, int64_t bands,
-                                 int32_t blocks, int64_t block_cols, int64_t padded_cols, int64_t n) {
+                                 int32_t blocks, int64_t block_cols, int64_t n) {
     const int64_t b = blockIdx.x, band = d - b;
     if (band < 0 || band >= bands || (band + 1) % every != 0) return;
-    int64_t first = 0, last = 0;
-    final_columns(b, blocks, block_cols, padded_cols, n, first, last);
+    const cuda::ColumnSpan cols = cuda::final_columns(b, blocks, block_cols, n);
     int2* row = kept + band / every * n;
-    for (int64_t c = first + threadIdx.x; c < last; c += blockDim.x) row[c] = hbus[c];
+    for (int64_t c = cols.first + threadIdx.x; c < cols.last; c += blockDim.x) row[c] = hbus[c];
 }
 
 /// Block (k, r) reduces run r of `block` columns of kept row k to max(0, H) + slope * c.
@@ -578,7 +566,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     if (im.keep_every > 0 && d - im.grid.blocks < im.grid.bands) {  // some band has columns in d
         keep_band_pieces<<<static_cast<unsigned>(im.grid.blocks + 1), 128, 0, im.stream>>>(
             im.d_hbus, im.d_kept, d, im.keep_every, im.grid.bands, im.grid.blocks, im.grid.block_cols,
-            im.grid.padded_cols(), im.grid.n);
+            im.grid.n);
         CUDA_CHECK(cudaGetLastError());
     }
     im.record_done(d);
@@ -692,8 +680,7 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
     Impl& im = *impl_;
     const TileGrid& g = im.grid;
     const int64_t b = d - band;
-    int64_t first = 0, last = 0;
-    final_columns(b, g.blocks, g.block_cols, g.padded_cols(), g.n, first, last);
+    const auto [first, last] = cuda::final_columns(b, g.blocks, g.block_cols, g.n);
     if (b < 0 || b > g.blocks || first >= last) return;
     auto [it, fresh] = im.capturing.try_emplace(band);
     Impl::Capture& c = it->second;
