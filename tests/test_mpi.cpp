@@ -45,9 +45,8 @@ double pruned_percent(const std::string& err) {
 }
 
 /// Writes the pair into the harness's a.fa and b.fa, then checks 2, 3 and 4 ranks of one slab,
-/// and 2 ranks of 2 slabs each (engine/transport/slab_order.hpp: slabs 0 and 3 on rank 0,
-/// neighbours 1 and 2 both on rank 1), with pruning, against one process without; with
-/// `prunes`, the ranks must have skipped some cells.
+/// and 2 ranks of 2 slabs each (slabs 0 and 2 on rank 0), with pruning, against one process
+/// without; with `prunes`, the ranks must have skipped some cells.
 void expect_ranks_agree(test::ResumeHarness& h, const Sequence& s0, const Sequence& s1, const std::string& what,
                         bool prunes = false) {
     io::write_fasta(h.path("a.fa"), s0);

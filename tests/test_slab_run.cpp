@@ -20,7 +20,6 @@
 #include "kernels/reference/reference.hpp"
 #include "engine/checkpoint/pieces.hpp"
 #include "engine/orchestration/slab_run.hpp"
-#include "engine/transport/slab_order.hpp"
 #include "tests/test_support.hpp"
 #include "tests/slab_support.hpp"
 
@@ -82,39 +81,6 @@ TEST(CutSlabs, EqualSharesWithExactGridsAndTheRestLast) {
         if (s.c0 + s.width < 100000) {
             EXPECT_GE(s.width / s.blocks, 256) << "slab at " << s.c0;
         }
-}
-
-TEST(SlabOrder, EveryProcessHoldsOneSlabOfEachGroupSnaking) {
-    for (int processes = 1; processes <= 8; ++processes)
-        for (int slabs = 1; slabs <= 7; ++slabs) {
-            std::vector<int> owner(static_cast<size_t>(processes * slabs), -1);
-            for (int p = 0; p < processes; ++p)
-                for (int local = 0; local < slabs; ++local) {
-                    const int rank = slab_rank(p, local, processes);
-                    ASSERT_GE(rank, 0);
-                    ASSERT_LT(rank, processes * slabs);
-                    EXPECT_EQ(rank / processes, local) << "slab " << local << " of process " << p;
-                    EXPECT_EQ(slab_process(rank, processes), p) << "rank " << rank;
-                    EXPECT_EQ(owner[static_cast<size_t>(rank)], -1) << "rank " << rank << " placed twice";
-                    owner[static_cast<size_t>(rank)] = p;
-                }
-            // Rank 0 (the acknowledgements' receiver) is process 0's first slab; neighbours are
-            // on different processes but where a group turns.
-            EXPECT_EQ(owner[0], 0);
-            for (int r = 0; r + 1 < processes * slabs; ++r)
-                if ((r + 1) % processes != 0) {
-                    EXPECT_NE(owner[static_cast<size_t>(r)], owner[static_cast<size_t>(r + 1)]) << r;
-                } else {
-                    EXPECT_EQ(owner[static_cast<size_t>(r)], owner[static_cast<size_t>(r + 1)]) << r;
-                }
-        }
-    // 4 processes of 6 slabs: every process holds a left and a right slab of each pair of
-    // groups, so their mean place is the same (11.5 of 0 .. 23).
-    for (int p = 0; p < 4; ++p) {
-        int sum = 0;
-        for (int local = 0; local < 6; ++local) sum += slab_rank(p, local, 4);
-        EXPECT_EQ(sum, 69) << "process " << p;
-    }
 }
 
 TEST(SlabRun, RandomAndMutatedPairsMatchReference) {

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "engine/error.hpp"
-#include "engine/transport/slab_order.hpp"
 
 namespace chromalign {
 namespace {
@@ -112,7 +111,7 @@ void MpiSession::abort(int code) const {
 
 MpiLink::MpiLink(const MpiSession& session, SlabGroup& group, int local)
     : group_(group), processes_(session.ranks()), local_(local),
-      rank_(slab_rank(session.rank(), local, session.ranks())), ranks_(group.slabs() * session.ranks()) {
+      rank_(local * session.ranks() + session.rank()), ranks_(group.slabs() * session.ranks()) {
     if (group.slabs() > 1 && !session.serialized())
         throw Error("this MPI library does not allow calls from several threads: run one slab per rank (--slabs 1)");
     // The first link of each process makes every channel, so that all processes make them
@@ -170,7 +169,7 @@ void MpiLink::send_edge(const EdgeMessage& m) {
     words.push_back(m.best);
     words.insert(words.end(), m.h.begin(), m.h.end());
     words.insert(words.end(), m.e.begin(), m.e.end());
-    send(std::move(words), slab_process(rank_ + 1, processes_), kEdgeTagBase + rank_ + 1, (rank_ + 1) / processes_);
+    send(std::move(words), (rank_ + 1) % processes_, kEdgeTagBase + rank_ + 1, (rank_ + 1) / processes_);
 }
 
 bool MpiLink::poll(int source, int tag, int channel, std::vector<int32_t>& words) {
@@ -193,8 +192,7 @@ bool MpiLink::poll(int source, int tag, int channel, std::vector<int32_t>& words
 
 bool MpiLink::poll_edge(EdgeMessage& m) {
     std::vector<int32_t> words;
-    if (rank_ == 0) return false;  // the first slab's left edge is column 0
-    if (!poll(slab_process(rank_ - 1, processes_), kEdgeTagBase + rank_, local_, words)) return false;
+    if (!poll((rank_ - 1 + processes_) % processes_, kEdgeTagBase + rank_, local_, words)) return false;
     const size_t rows = words.size() >= kHeader ? static_cast<size_t>(words[9]) : 0;
     if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
     m.row0 = get64(&words[0]);
@@ -225,7 +223,8 @@ bool MpiLink::poll_ack(int64_t& seq) {
 std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>& values) {
     const int processes = processes_;
     return group_.gather(local_, values, [processes](const SlabValues& mine) {
-        // One MPI_Allgather per process, of its slabs' values in local order (slab_order.hpp).
+        // One MPI_Allgather per process, of its slabs' values in local order; slab `local` of
+        // process p is rank local * P + p.
         const size_t width = mine.front().size(), slabs = mine.size();
         std::vector<int64_t> sent, all(width * slabs * static_cast<size_t>(processes));
         for (const auto& v : mine) sent.insert(sent.end(), v.begin(), v.end());
@@ -239,8 +238,7 @@ std::vector<std::vector<int64_t>> MpiLink::allgather(const std::vector<int64_t>&
         for (size_t p = 0; p < static_cast<size_t>(processes); ++p)
             for (size_t local = 0; local < slabs; ++local) {
                 const auto first = all.begin() + static_cast<std::ptrdiff_t>((p * slabs + local) * width);
-                out[static_cast<size_t>(slab_rank(static_cast<int>(p), static_cast<int>(local), processes))].assign(
-                    first, first + static_cast<std::ptrdiff_t>(width));
+                out[local * static_cast<size_t>(processes) + p].assign(first, first + static_cast<std::ptrdiff_t>(width));
             }
         return out;
     });

@@ -41,8 +41,9 @@ private:
 /// Edges and acknowledgements as non-blocking point-to-point messages, the edges to slab k of
 /// a process on a communicator of their own (mpi_link.cpp says why); the buffers of messages
 /// in flight live here until MPI reports them sent.
-/// With `group.slabs()` = S slabs per process, the run has S x P slabs, placed on the
-/// processes as slab_order.hpp says; messages carry their receiving slab's rank as the tag.
+/// With `group.slabs()` = S slabs per process, the run has S x P slabs and slab `local` of
+/// process p is rank local x P + p, so neighbouring slabs are on different processes (the
+/// GPUs share the ramps); messages carry their receiving slab's rank as the tag.
 class MpiLink : public SlabLink {
 public:
     MpiLink(const MpiSession& session, SlabGroup& group, int local);
