@@ -2,26 +2,14 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "engine/backend/backend.hpp"
 #include "engine/sequence.hpp"
 #include "engine/traceback/window.hpp"
 
 namespace chromalign::test {
-
-/// Slots for sweep_window that reuse two rows in turn (a row reads only the one above), in
-/// `buffers`, sized here for rows of `cols` columns; slots(i) stays valid until row i + 2.
-inline std::function<RowSlots(int64_t)> two_row_slots(std::vector<int32_t>& buffers, size_t cols) {
-    buffers.assign(6 * cols, 0);
-    return [&buffers, cols](int64_t i) {
-        int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-        return RowSlots{base, base + cols, base + 2 * cols};
-    };
-}
 
 /// A backend by name with 2 threads (the cpu engine the traceback tests sweep windows on).
 std::unique_ptr<Backend> small_backend(const std::string& name);
@@ -43,7 +31,8 @@ void expect_kept_rows_exact(const std::string& backend, uint64_t seed);
 
 /// Stage 1 on `backend` with special rows kept, on 1 and 3 slabs, without pruning and with:
 /// each kept row's region peaks (SpecialRows::region_peaks) must be the largest H of the
-/// band bottoms since the kept row above, per 4096 columns, as the row-by-row sweep has them;
+/// sampled band bottoms (region_peak_band) since the kept row above, per 4096 columns, as the
+/// row-by-row sweep has them;
 /// with pruning, at most that (a skipped tile leaves H = 0).
 void expect_region_peaks_exact(const std::string& backend, uint64_t seed);
 

@@ -46,7 +46,7 @@ TEST(WindowCells, SimdStripesEqualTheRowSweep) {
         window_cells(s0, s1, t, w, top, cells);
         const size_t cols = static_cast<size_t>(w.width() + 1);
         std::vector<int32_t> buffers;
-        const auto slots = test::two_row_slots(buffers, cols);
+        const auto slots = two_row_slots(buffers, cols);
         int64_t checked = 0;
         sweep_window(s0, s1, t, w, top, slots, [&](int64_t i) {
                 const int32_t *h = slots(i).h, *e = slots(i).e, *f = slots(i).f;

@@ -122,7 +122,7 @@ TEST(TracebackGpu, WindowSweepsStayExactWhileTheLegacyStreamIsBusy) {
         c.top = first_row(1, n);
         const size_t cols = static_cast<size_t>(n + 1);
         std::vector<int32_t> buffers;
-        const auto slots = test::two_row_slots(buffers, cols);
+        const auto slots = two_row_slots(buffers, cols);
         sweep_window(c.s0, c.s1, t, c.w, c.top, slots, [&](int64_t i) {
             if (i % 32 == 0)
                 c.want[i] = WindowRow{i, std::vector<int32_t>(slots(i).h, slots(i).h + cols),

@@ -106,6 +106,16 @@ void sweep_window(const Sequence& s0, const Sequence& s1, const TracebackTerms& 
                   const WindowRow& top, const std::function<RowSlots(int64_t i)>& slots,
                   const std::function<void(int64_t i)>& row_done);
 
+/// Slots for sweep_window that reuse two rows in turn (a row reads only the one above), in
+/// `buffers`, sized here for rows of `cols` columns; slots(i) stays valid until row i + 2.
+inline std::function<RowSlots(int64_t)> two_row_slots(std::vector<int32_t>& buffers, size_t cols) {
+    buffers.assign(6 * cols, 0);
+    return [&buffers, cols](int64_t i) {
+        int32_t* base = buffers.data() + (i % 2) * 3 * cols;
+        return RowSlots{base, base + cols, base + 2 * cols};
+    };
+}
+
 /// The whole window into `cells` (rows() + 1 rows of width() + 1 cells, 12 bytes each), the
 /// values sweep_window gives, kLanes rows at a time in SIMD lanes.
 void window_cells(const Sequence& s0, const Sequence& s1, const TracebackTerms& t, const WindowSpec& w,

@@ -15,18 +15,13 @@ std::unique_ptr<RowSource> CpuSweeper::sweep(const WindowSpec& w, WindowRow top,
     int64_t step = std::clamp<int64_t>(std::max(steps.wanted, steps.at_least), 1, std::max<int64_t>(1, w.rows() / 2));
     if (w.rows() <= WindowCells::kLanes) {
         // No stripe ends inside so short a window: row by row, two rows in turn.
-        std::vector<int32_t> buffers(static_cast<size_t>(6 * cols));
-        sweep_window(
-            s0_, s1_, t_, w, kept->top_row(),
-            [&](int64_t i) {
-                int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-                return RowSlots{base, base + cols, base + 2 * cols};
-            },
-            [&](int64_t i) {
-                if ((i - w.top) % step != 0 || i == w.bottom) return;
-                const int32_t* base = buffers.data() + (i % 2) * 3 * cols;
-                keep(i, base, base + 2 * cols);
-            });
+        std::vector<int32_t> buffers;
+        const auto slots = two_row_slots(buffers, static_cast<size_t>(cols));
+        sweep_window(s0_, s1_, t_, w, kept->top_row(), slots, [&](int64_t i) {
+            if ((i - w.top) % step != 0 || i == w.bottom) return;
+            const RowSlots row = slots(i);
+            keep(i, row.h, row.f);
+        });
         return kept;
     }
     // Stripes of kLanes rows in SIMD lanes (window_cells' kernel), keeping rows where a stripe ends.
