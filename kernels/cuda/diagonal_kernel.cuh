@@ -14,10 +14,10 @@ namespace chromalign::kernels::cuda {
 /// With p.dead, prune_block_runs (block_pruning.cuh) ran just before: a block whose run it
 /// skipped has nothing left to do here but block 0's delegated cells.
 /// kKeep: the instance launched while stage 1 keeps band bottoms (p.keep: captures or the
-/// score map). Each block then keeps the bus columns its run made final (band_keeping.cuh):
-/// for band d - b, [b*C - T+1, (b+1)*C - T+1) (its short phase wrote the first T - 1, its long
-/// phase the rest; prune_block_runs keeps a skipped run's); block 0 also the last T - 1 of
-/// band d - B, its delegated cells. The other instance carries none of that code.
+/// score map). Each block then keeps the bus columns its run made final (band_keeping.cuh's
+/// final_columns) of band d - b (its short phase wrote the first T - 1, its long phase the
+/// rest; prune_block_runs keeps a skipped run's); block 0 also those of band d - B, its
+/// delegated cells. The other instance carries none of that code.
 /// kTrace: the instance of a traced run (trace_stamps.cuh), which stamps the GPU clock.
 template <int A, Substitution kSub, bool kTrace, bool kKeep>
 __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
