@@ -16,9 +16,7 @@
 # (summarise with tools/diagonal_trace.py runs/t12.*.tsv).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
-export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
+source tools/gpu-env.sh
 work=${TMPDIR:-/tmp}/gpu-ab
 rm -rf "$work" && mkdir -p "$work/runs"
 .gpu/chromalign-bench --sizes "${SIZE:-8M}" --pair "${PAIR:-mutated}" --write-fasta "$work/pair" > /dev/null || exit 1

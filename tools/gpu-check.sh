@@ -28,9 +28,7 @@ fi
 out=${OUT:-/tmp/gpu-check}
 tmp=${TMPDIR:-/tmp}  # generated pairs, checkpoints, traces
 mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export CHROMALIGN_SHARED_DATA="$PWD/.gpu/data" CHROMALIGN_CONFIG_DIR="$PWD/.gpu/configs"
-export CHROMALIGN_CLI="$PWD/.gpu/chromalign"
+source tools/gpu-env.sh
 sizes=${SIZES-1M,4M,8M}
 runs=${RUNS-3}
 ckpt_size=${CKPT_SIZE-8M}
@@ -91,8 +89,6 @@ fi
 
 mpi_lines=""
 if [ -n "${MPI_SIZE:-}" ]; then
-  if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
-  export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
   .gpu/chromalign-bench --sizes "$MPI_SIZE" --write-fasta "$tmp/mpi" > /dev/null
   common=(-f tsv --checkpoint-every "${MPI_CKPT_EVERY:-60s}" --restart ${MPI_ARGS:-})
   traces="$tmp/chromalign-traces"

@@ -16,11 +16,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/gpu-jobs}
 mkdir -p "$out/jobs"
 export OUT="$out"
-export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
-export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
-export CHROMALIGN_SHARED_DATA="$PWD/.gpu/data" CHROMALIGN_CONFIG_DIR="$PWD/.gpu/configs"
-export CHROMALIGN_CLI="$PWD/.gpu/chromalign"
+source tools/gpu-env.sh
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 
 # Runs the jobs (line numbers) given, one after another, on GPUS $1; each with an OUT and a

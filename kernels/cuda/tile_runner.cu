@@ -68,6 +68,17 @@ std::vector<uint8_t> padded_codes(const uint8_t* codes, int64_t length, int64_t 
     return out;
 }
 
+/// The diagonal kernel's instance for alpha A and substitution S: with trace stamps or not,
+/// keeping band bottoms or not.
+template <int A, cuda::Substitution S>
+auto diagonal_instance(bool traced, bool keep) {
+    using Kernel = decltype(&cuda::diagonal_phases<A, S, false, false>);
+    static constexpr Kernel kInstances[2][2] = {
+        {cuda::diagonal_phases<A, S, false, false>, cuda::diagonal_phases<A, S, false, true>},
+        {cuda::diagonal_phases<A, S, true, false>, cuda::diagonal_phases<A, S, true, true>}};
+    return kInstances[traced][keep];
+}
+
 }  // namespace
 
 bool cuda_alpha_supported(int alpha) { return alpha == 4 || alpha == 8 || alpha == 16; }
@@ -80,12 +91,13 @@ int cuda_resident_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substit
         with_substitution(substitution, [&](auto sub) {
             constexpr int A = decltype(a)::value;
             constexpr cuda::Substitution S = decltype(sub)::value;
-            for (const auto kernel : {cuda::diagonal_phases<A, S, false, false>, cuda::diagonal_phases<A, S, false, true>,
-                                      cuda::diagonal_phases<A, S, true, false>, cuda::diagonal_phases<A, S, true, true>}) {
-                int blocks = 0;
-                CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, cuda::kWarp, 0));
-                fit = fit < 0 ? blocks : std::min(fit, blocks);
-            }
+            for (const bool traced : {false, true})
+                for (const bool keep : {false, true}) {
+                    int blocks = 0;
+                    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &blocks, diagonal_instance<A, S>(traced, keep), cuda::kWarp, 0));
+                    fit = fit < 0 ? blocks : std::min(fit, blocks);
+                }
         });
     });
     return std::max(fit, 0);
@@ -376,9 +388,7 @@ struct CudaTileRunner::Impl {
         config.numAttrs = 1;
         // The production instance carries no trace code, and none to keep band bottoms unless asked.
         const bool keep = a.keep.count > 0 || a.keep.regions.peaks;
-        const auto kernel = a.stamps ? (keep ? cuda::diagonal_phases<A, kSub, true, true> : cuda::diagonal_phases<A, kSub, true, false>)
-                                     : (keep ? cuda::diagonal_phases<A, kSub, false, true> : cuda::diagonal_phases<A, kSub, false, false>);
-        CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a));
+        CUDA_CHECK(cudaLaunchKernelEx(&config, diagonal_instance<A, kSub>(a.stamps != nullptr, keep), a));
     }
 
     /// Device memory in stream order from the device's pool: cudaMalloc and cudaFree wait for
