@@ -3,10 +3,12 @@
 
 #include <htslib/sam.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/error.hpp"
@@ -17,7 +19,13 @@ namespace {
 
 char letter(uint8_t code) { return "ACGTN"[code < 4 ? code : 4]; }
 
-/// The aligned columns as text: S1's and S0's letters with '-' for gaps.
+/// Reverse-complements text of A, C, G, T, N and '-' in place (N and '-' stay).
+void reverse_complement_text(std::string& text) {
+    std::reverse(text.begin(), text.end());
+    for (char& c : text) c = c == 'A' ? 'T' : c == 'T' ? 'A' : c == 'C' ? 'G' : c == 'G' ? 'C' : c;
+}
+
+/// The aligned columns as text: S1's and S0's letters with '-' for gaps, in the order compared.
 struct Columns {
     std::string s1, s0;
 };
@@ -34,6 +42,25 @@ Columns columns_of(const AlignedPair& p) {
     return c;
 }
 
+/// The alignment as SAM, PAF and MAF write it, along S1's forward strand: S1's interval in
+/// forward positions of its record (s1_start <= s1_end), S0's in positions of its record, and
+/// the runs in S1's forward order. On the reverse strand that is rc(S0's aligned bases) against
+/// S1 forward, so the runs reverse and S0's bases are read from its end.
+Alignment along_s1_forward(const AlignedPair& p) {
+    const Alignment& a = p.alignment;
+    Alignment f;
+    f.score = a.score;
+    f.s0_start = p.s0.in_record(a.s0_start);
+    f.s0_end = p.s0.in_record(a.s0_end);
+    const int64_t first = forward_position(p.s1, p.strand, a.s1_start);
+    const int64_t last = forward_position(p.s1, p.strand, a.s1_end);
+    f.s1_start = std::min(first, last);
+    f.s1_end = std::max(first, last);
+    f.runs = a.runs;
+    if (p.strand == Strand::kReverse) std::reverse(f.runs.begin(), f.runs.end());
+    return f;
+}
+
 int64_t edit_distance(const Alignment& a) {
     const AlignmentStats s = alignment_stats(a);
     return s.mismatches + s.gap_bases;
@@ -41,44 +68,67 @@ int64_t edit_distance(const Alignment& a) {
 
 std::string name_or(const Sequence& s, const char* fallback) { return s.name.empty() ? fallback : s.name; }
 
-void write_hts(const std::string& path, AlignmentFormat format, const AlignedPair& p) {
-    const char* mode = format == AlignmentFormat::kBam ? "wb" : format == AlignmentFormat::kCram ? "wc" : "w";
-    std::unique_ptr<samFile, int (*)(samFile*)> out(sam_open(path.c_str(), mode), hts_close);
-    if (!out) throw Error("cannot write '" + path + "'");
-    std::unique_ptr<sam_hdr_t, void (*)(sam_hdr_t*)> hdr(sam_hdr_init(), sam_hdr_destroy);
-    const std::string s1_name = name_or(p.s1, "S1"), s1_length = std::to_string(p.s1.record_length());
-    if (!hdr || sam_hdr_add_line(hdr.get(), "HD", "VN", "1.6", "SO", "unsorted", nullptr) < 0 ||
-        sam_hdr_add_line(hdr.get(), "SQ", "SN", s1_name.c_str(), "LN", s1_length.c_str(), nullptr) < 0 ||
-        sam_hdr_add_pg(hdr.get(), "chromalign", "VN", kVersion, "CL", p.command_line.c_str(), nullptr) < 0 ||
-        sam_hdr_write(out.get(), hdr.get()) < 0)
-        throw Error("cannot write the SAM header to '" + path + "'");
+bool is_hts(AlignmentFormat format) {
+    return format == AlignmentFormat::kSam || format == AlignmentFormat::kBam || format == AlignmentFormat::kCram;
+}
+
+/// One SAM record of the pair: mapped to reference `tid`, or unmapped when the alignment is
+/// empty. Returns htslib's status (negative on failure).
+int set_record(bam1_t* rec, const AlignedPair& p, int tid) {
     const Alignment& a = p.alignment;
     const std::string qname = name_or(p.s0, "S0");
-    std::unique_ptr<bam1_t, void (*)(bam1_t*)> rec(bam_init1(), bam_destroy1);
-    int set = 0;
-    if (a.runs.empty()) {
-        set = bam_set1(rec.get(), qname.size(), qname.c_str(), BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0, 0, nullptr,
-                       nullptr, 0);
-    } else {
-        std::vector<uint32_t> cigar;
-        // Positions and clips are of the records: a region's outside counts as unaligned.
-        const int64_t first = p.s0.in_record(a.s0_start), last = p.s0.in_record(a.s0_end);
-        if (first > 1) cigar.push_back(bam_cigar_gen(first - 1, BAM_CHARD_CLIP));
-        for (const AlignmentRun& r : a.runs) {
-            const int op = r.op == '=' ? BAM_CEQUAL : r.op == 'X' ? BAM_CDIFF : r.op == 'I' ? BAM_CINS : BAM_CDEL;
-            cigar.push_back(bam_cigar_gen(r.length, op));
-        }
-        if (last < p.s0.record_length()) cigar.push_back(bam_cigar_gen(p.s0.record_length() - last, BAM_CHARD_CLIP));
-        std::string seq;
-        for (int64_t i = a.s0_start; i <= a.s0_end; ++i) seq += letter(p.s0.codes[static_cast<size_t>(i - 1)]);
-        set = bam_set1(rec.get(), qname.size(), qname.c_str(), 0, 0, p.s1.in_record(a.s1_start) - 1, 255, cigar.size(),
-                       cigar.data(), -1, -1, 0, seq.size(), seq.c_str(), nullptr, 32);
-        if (set >= 0) set = bam_aux_update_int(rec.get(), "AS", a.score);
-        if (set >= 0) set = bam_aux_update_int(rec.get(), "NM", edit_distance(a));
+    if (a.runs.empty())
+        return bam_set1(rec, qname.size(), qname.c_str(), BAM_FUNMAP, -1, -1, 0, 0, nullptr, -1, -1, 0, 0, nullptr,
+                        nullptr, 0);
+    const Alignment f = along_s1_forward(p);
+    const bool reverse = p.strand == Strand::kReverse;
+    // Clips are of the record (a region's outside counts as unaligned), in S1's forward order:
+    // on the reverse strand S0's bases after the alignment come first.
+    const int64_t before = f.s0_start - 1, after = p.s0.record_length() - f.s0_end;
+    std::vector<uint32_t> cigar;
+    if ((reverse ? after : before) > 0) cigar.push_back(bam_cigar_gen(reverse ? after : before, BAM_CHARD_CLIP));
+    for (const AlignmentRun& r : f.runs) {
+        const int op = r.op == '=' ? BAM_CEQUAL : r.op == 'X' ? BAM_CDIFF : r.op == 'I' ? BAM_CINS : BAM_CDEL;
+        cigar.push_back(bam_cigar_gen(r.length, op));
     }
-    if (set < 0 || sam_write1(out.get(), hdr.get(), rec.get()) < 0) throw Error("cannot write the alignment to '" + path + "'");
-    if (hts_close(out.release()) < 0) throw Error("cannot finish '" + path + "'");
+    if ((reverse ? before : after) > 0) cigar.push_back(bam_cigar_gen(reverse ? before : after, BAM_CHARD_CLIP));
+    std::string seq;
+    for (int64_t i = a.s0_start; i <= a.s0_end; ++i) seq += letter(p.s0.codes[static_cast<size_t>(i - 1)]);
+    if (reverse) reverse_complement_text(seq);
+    const uint16_t flag = (reverse ? BAM_FREVERSE : 0) | (p.secondary ? BAM_FSECONDARY : 0);
+    int set = bam_set1(rec, qname.size(), qname.c_str(), flag, tid, f.s1_start - 1, 255, cigar.size(), cigar.data(), -1,
+                       -1, 0, seq.size(), seq.c_str(), nullptr, 32);
+    if (set >= 0) set = bam_aux_update_int(rec, "AS", a.score);
+    if (set >= 0) set = bam_aux_update_int(rec, "NM", edit_distance(a));
+    return set;
 }
+
+/// The "a score=" block of one alignment: S1's row on its forward strand, then S0's, '-' on
+/// the reverse strand with its start on S0's reverse strand as MAF wants.
+std::string maf_block(const AlignedPair& p) {
+    const Alignment& a = p.alignment;
+    if (a.runs.empty()) return {};
+    Columns c = columns_of(p);
+    if (p.strand == Strand::kReverse) {
+        reverse_complement_text(c.s1);
+        reverse_complement_text(c.s0);
+    }
+    const Alignment f = along_s1_forward(p);
+    const int64_t s0_size = p.s0.record_length();
+    const int64_t s0_start = p.strand == Strand::kForward ? f.s0_start - 1 : s0_size - f.s0_end;
+    const std::string s1_name = name_or(p.s1, "S1"), s0_name = name_or(p.s0, "S0");
+    const size_t width = std::max(s1_name.size(), s0_name.size());
+    auto line = [&](const std::string& name, int64_t start, int64_t size, Strand strand, int64_t source_size,
+                    const std::string& row) {
+        return "s " + name + std::string(width - name.size(), ' ') + " " + std::to_string(start) + " " +
+               std::to_string(size) + " " + strand_char(strand) + " " + std::to_string(source_size) + " " + row + "\n";
+    };
+    return "a score=" + std::to_string(a.score) + "\n" +
+           line(s1_name, f.s1_start - 1, f.s1_end - f.s1_start + 1, Strand::kForward, p.s1.record_length(), c.s1) +
+           line(s0_name, s0_start, f.s0_end - f.s0_start + 1, p.strand, s0_size, c.s0) + "\n";
+}
+
+const char kMafHeader[] = "##maf version=1 program=chromalign\n\n";
 
 }  // namespace
 
@@ -104,47 +154,40 @@ std::string paf_line(const AlignedPair& p) {
     const Alignment& a = p.alignment;
     if (a.runs.empty()) return {};
     const AlignmentStats s = alignment_stats(a);
-    return name_or(p.s0, "S0") + "\t" + std::to_string(p.s0.record_length()) + "\t" +
-           std::to_string(p.s0.in_record(a.s0_start) - 1) + "\t" + std::to_string(p.s0.in_record(a.s0_end)) + "\t+\t" +
-           name_or(p.s1, "S1") + "\t" + std::to_string(p.s1.record_length()) + "\t" +
-           std::to_string(p.s1.in_record(a.s1_start) - 1) + "\t" + std::to_string(p.s1.in_record(a.s1_end)) + "\t" +
-           std::to_string(s.matches) + "\t" + std::to_string(s.columns) + "\t255\tAS:i:" + std::to_string(a.score) + "\tNM:i:" +
-           std::to_string(edit_distance(a)) + "\tcg:Z:" + a.cigar() + "\n";
+    const Alignment f = along_s1_forward(p);
+    return name_or(p.s0, "S0") + "\t" + std::to_string(p.s0.record_length()) + "\t" + std::to_string(f.s0_start - 1) +
+           "\t" + std::to_string(f.s0_end) + "\t" + strand_char(p.strand) + "\t" + name_or(p.s1, "S1") + "\t" +
+           std::to_string(p.s1.record_length()) + "\t" + std::to_string(f.s1_start - 1) + "\t" +
+           std::to_string(f.s1_end) + "\t" + std::to_string(s.matches) + "\t" + std::to_string(s.columns) +
+           "\t255\tAS:i:" + std::to_string(a.score) + "\tNM:i:" + std::to_string(edit_distance(a)) +
+           "\tcg:Z:" + f.cigar() + "\n";
 }
 
-std::string maf_text(const AlignedPair& p) {
-    std::string text = "##maf version=1 program=chromalign\n";
-    const Alignment& a = p.alignment;
-    if (a.runs.empty()) return text;
-    const Columns c = columns_of(p);
-    const std::string s1_name = name_or(p.s1, "S1"), s0_name = name_or(p.s0, "S0");
-    const size_t width = std::max(s1_name.size(), s0_name.size());
-    auto line = [&](const std::string& name, const Sequence& s, int64_t start, int64_t end, const std::string& row) {
-        return "s " + name + std::string(width - name.size(), ' ') + " " + std::to_string(s.in_record(start) - 1) +
-               " " + std::to_string(end - start + 1) + " + " + std::to_string(s.record_length()) + " " + row + "\n";
-    };
-    return text + "\na score=" + std::to_string(a.score) + "\n" + line(s1_name, p.s1, a.s1_start, a.s1_end, c.s1) +
-           line(s0_name, p.s0, a.s0_start, a.s0_end, c.s0) + "\n";
-}
+std::string maf_text(const AlignedPair& p) { return kMafHeader + maf_block(p); }
 
 std::string block_view(const AlignedPair& p) {
     const Alignment& a = p.alignment;
-    if (a.runs.empty()) return "no alignment (score 0)\n";
+    const char strand = strand_char(p.strand);
+    std::string text = "S0 " + name_or(p.s0, "S0") + ", S1 " + name_or(p.s1, "S1") + ", strand " + strand + "\n";
+    if (a.runs.empty()) return text + "no alignment (score 0)\n\n";
+    // S1's positions are of its forward strand, in the order of the columns: on the reverse
+    // strand they decrease along the line, which shows S1's reverse complement (as BLAST does).
+    const auto s1_at = [&p](int64_t j) { return forward_position(p.s1, p.strand, j); };
     const AlignmentStats s = alignment_stats(a);
     char head[256];
     std::snprintf(head, sizeof head,
-                  "score %d, S0 %lld-%lld, S1 %lld-%lld, %lld columns, %lld matches, %lld mismatches, "
+                  "score %d, strand %c, S0 %lld-%lld, S1 %lld-%lld, %lld columns, %lld matches, %lld mismatches, "
                   "%lld gaps (%lld bases), identity %.2f%%\n\n",
-                  a.score, static_cast<long long>(p.s0.in_record(a.s0_start)),
-                  static_cast<long long>(p.s0.in_record(a.s0_end)), static_cast<long long>(p.s1.in_record(a.s1_start)),
-                  static_cast<long long>(p.s1.in_record(a.s1_end)), static_cast<long long>(s.columns),
+                  a.score, strand, static_cast<long long>(p.s0.in_record(a.s0_start)),
+                  static_cast<long long>(p.s0.in_record(a.s0_end)), static_cast<long long>(s1_at(a.s1_start)),
+                  static_cast<long long>(s1_at(a.s1_end)), static_cast<long long>(s.columns),
                   static_cast<long long>(s.matches), static_cast<long long>(s.mismatches),
                   static_cast<long long>(s.gap_opens), static_cast<long long>(s.gap_bases), 100.0 * s.identity());
-    std::string text = head;
+    text += head;
     const Columns c = columns_of(p);
-    const int digits =
-        static_cast<int>(std::to_string(std::max(p.s0.in_record(a.s0_end), p.s1.in_record(a.s1_end))).size());
-    int64_t i = p.s0.in_record(a.s0_start), j = p.s1.in_record(a.s1_start);  // the next base of each, in its record
+    const int64_t widest = std::max({p.s0.in_record(a.s0_end), s1_at(a.s1_start), s1_at(a.s1_end)});
+    const int digits = static_cast<int>(std::to_string(widest).size());
+    int64_t i = a.s0_start, j = a.s1_start;  // the next base of each, as compared
     for (size_t from = 0; from < c.s0.size(); from += 60) {
         const std::string r1 = c.s1.substr(from, 60), r0 = c.s0.substr(from, 60);
         std::string bars;
@@ -155,32 +198,124 @@ std::string block_view(const AlignedPair& p) {
             bars += r0[k] == '-' || r1[k] == '-' ? ' ' : r0[k] == r1[k] && r0[k] != 'N' ? '|' : '.';
         }
         char line[128];
-        std::snprintf(line, sizeof line, "S1 %*lld ", digits, static_cast<long long>(j));
-        text += line + r1 + " " + std::to_string(j + n1 - 1) + "\n";
+        std::snprintf(line, sizeof line, "S1 %*lld ", digits, static_cast<long long>(s1_at(j)));
+        text += line + r1 + " " + std::to_string(s1_at(j + n1 - 1)) + "\n";
         text += std::string(static_cast<size_t>(digits) + 4, ' ') + bars + "\n";
-        std::snprintf(line, sizeof line, "S0 %*lld ", digits, static_cast<long long>(i));
-        text += line + r0 + " " + std::to_string(i + n0 - 1) + "\n\n";
+        std::snprintf(line, sizeof line, "S0 %*lld ", digits, static_cast<long long>(p.s0.in_record(i)));
+        text += line + r0 + " " + std::to_string(p.s0.in_record(i + n0 - 1)) + "\n\n";
         i += n0;
         j += n1;
     }
     return text;
 }
 
-void write_alignment(const std::string& path, AlignmentFormat format, const AlignedPair& pair) {
-    if (format == AlignmentFormat::kSam || format == AlignmentFormat::kBam || format == AlignmentFormat::kCram)
-        return write_hts(path, format, pair);
-    const std::string text = format == AlignmentFormat::kPaf ? paf_line(pair)
-                             : format == AlignmentFormat::kMaf ? maf_text(pair)
-                                                                : block_view(pair);
-    if (path == "-") {
-        std::cout << text << std::flush;
-        if (!std::cout) throw Error("cannot write the alignment to standard output");
+struct AlignmentWriter::Impl {
+    std::string path;
+    AlignmentFormat format;
+    std::vector<ReferenceInfo> references;
+    std::unordered_map<std::string, int> index;  ///< a reference's name to its SAM tid
+    std::unique_ptr<samFile, int (*)(samFile*)> hts{nullptr, hts_close};
+    std::unique_ptr<sam_hdr_t, void (*)(sam_hdr_t*)> header{nullptr, sam_hdr_destroy};
+    std::ofstream file;
+    std::ostream* text = nullptr;  ///< `file` or std::cout for PAF, MAF and the view
+    bool closed = false;
+
+    std::string where() const { return path == "-" ? "standard output" : "'" + path + "'"; }
+
+    void open_hts(const std::string& command_line) {
+        const char* mode = format == AlignmentFormat::kBam ? "wb" : format == AlignmentFormat::kCram ? "wc" : "w";
+        hts.reset(sam_open(path.c_str(), mode));
+        if (!hts) throw Error("cannot write " + where());
+        header.reset(sam_hdr_init());
+        bool ok = header && sam_hdr_add_line(header.get(), "HD", "VN", "1.6", "SO", "unsorted", nullptr) >= 0;
+        for (const ReferenceInfo& r : references) {
+            const std::string length = std::to_string(r.length);
+            ok = ok && sam_hdr_add_line(header.get(), "SQ", "SN", r.name.c_str(), "LN", length.c_str(), nullptr) >= 0;
+        }
+        ok = ok &&
+             sam_hdr_add_pg(header.get(), "chromalign", "VN", kVersion, "CL", command_line.c_str(), nullptr) >= 0 &&
+             sam_hdr_write(hts.get(), header.get()) >= 0;
+        if (!ok) throw Error("cannot write the SAM header to " + where());
+    }
+
+    void open_text() {
+        if (path == "-") {
+            text = &std::cout;
+        } else {
+            file.open(path);
+            if (!file) throw Error("cannot write " + where());
+            text = &file;
+        }
+        if (format == AlignmentFormat::kMaf) *text << kMafHeader;
+    }
+
+    /// The SAM tid of the pair's S1 record; throws Error when the header does not list it as it is.
+    int reference_of(const AlignedPair& p) const {
+        const std::string name = name_or(p.s1, "S1");
+        const auto found = index.find(name);
+        if (found == index.end())
+            throw Error("S1 record '" + name + "' is not among the references of " + where());
+        const int64_t listed = references[static_cast<size_t>(found->second)].length;
+        if (listed != p.s1.record_length())
+            throw Error("S1 record '" + name + "' has " + std::to_string(p.s1.record_length()) + " bases, but " +
+                        where() + " lists " + std::to_string(listed));
+        return found->second;
+    }
+};
+
+AlignmentWriter::AlignmentWriter(const std::string& path, AlignmentFormat format,
+                                 const std::vector<ReferenceInfo>& references, const std::string& command_line)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->path = path;
+    impl_->format = format;
+    impl_->references = references;
+    for (size_t k = 0; k < references.size(); ++k)
+        if (!impl_->index.emplace(references[k].name, static_cast<int>(k)).second)
+            throw Error("reference '" + references[k].name + "' is listed twice for " + impl_->where());
+    if (is_hts(format))
+        impl_->open_hts(command_line);
+    else
+        impl_->open_text();
+}
+
+// A writer dropped without close() (an exception on the way) still releases its file;
+// close() is where failures are reported.
+AlignmentWriter::~AlignmentWriter() = default;
+
+void AlignmentWriter::write(const AlignedPair& pair) {
+    Impl& w = *impl_;
+    if (w.closed) throw Error("writing to " + w.where() + " after it was closed");
+    const int tid = w.reference_of(pair);
+    if (is_hts(w.format)) {
+        std::unique_ptr<bam1_t, void (*)(bam1_t*)> rec(bam_init1(), bam_destroy1);
+        if (!rec || set_record(rec.get(), pair, tid) < 0 || sam_write1(w.hts.get(), w.header.get(), rec.get()) < 0)
+            throw Error("cannot write the alignment to " + w.where());
         return;
     }
-    std::ofstream out(path);
-    out << text;
-    out.close();
-    if (!out) throw Error("cannot write the alignment to '" + path + "'");
+    *w.text << (w.format == AlignmentFormat::kPaf   ? paf_line(pair)
+                : w.format == AlignmentFormat::kMaf ? maf_block(pair)
+                                                    : block_view(pair));
+    if (!*w.text) throw Error("cannot write the alignment to " + w.where());
+}
+
+void AlignmentWriter::close() {
+    Impl& w = *impl_;
+    if (w.closed) return;
+    w.closed = true;
+    if (w.hts) {
+        if (hts_close(w.hts.release()) < 0) throw Error("cannot finish " + w.where());
+        return;
+    }
+    w.text->flush();
+    if (w.text == &w.file) w.file.close();
+    if (!*w.text) throw Error("cannot finish " + w.where());
+}
+
+void write_alignment(const std::string& path, AlignmentFormat format, const AlignedPair& pair) {
+    AlignmentWriter writer(path, format, {ReferenceInfo{name_or(pair.s1, "S1"), pair.s1.record_length()}},
+                           pair.command_line);
+    writer.write(pair);
+    writer.close();
 }
 
 }  // namespace chromalign::io

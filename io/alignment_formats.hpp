@@ -2,19 +2,34 @@
 //! S1 is the reference (target) and S0 the query everywhere, as in the CIGAR's letters.
 #pragma once
 
+#include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/alignment/alignment.hpp"
+#include "engine/job/strand.hpp"
 #include "engine/sequence.hpp"
 
 namespace chromalign::io {
 
 /// What every format needs: the pair, the alignment, and the command line for headers.
+/// `s1` is S1 as the comparison read it: the record itself on the forward strand, its
+/// reverse_complement() on the reverse one, and the alignment's coordinates are of s0 and
+/// that `s1`. Every format writes S1's positions on its forward strand, in its own convention.
 struct AlignedPair {
     const Sequence& s0;
     const Sequence& s1;
     const Alignment& alignment;
     std::string command_line;  ///< the SAM header's @PG CL
+    Strand strand = Strand::kForward;
+    bool secondary = false;    ///< SAM: FLAG 0x100 (another alignment of this S0 record is primary)
+};
+
+/// An S1 record as the SAM header lists it (@SQ SN, LN) and MAF's source size.
+struct ReferenceInfo {
+    std::string name;
+    int64_t length = 0;  ///< the whole record's length
 };
 
 enum class AlignmentFormat { kSam, kBam, kCram, kPaf, kMaf, kView };
@@ -23,6 +38,27 @@ enum class AlignmentFormat { kSam, kBam, kCram, kPaf, kMaf, kView };
 AlignmentFormat parse_alignment_format(const std::string& name);
 /// The format a file name's extension names (.sam .bam .cram .paf .maf), else kView.
 AlignmentFormat alignment_format_of(const std::string& path);
+
+/// Many alignments in one file, in the order written: one SAM/BAM/CRAM (a header listing every
+/// reference, then a record per alignment), PAF lines, MAF blocks or view sections.
+class AlignmentWriter {
+public:
+    /// Opens `path` ("-": standard output); SAM-like formats write their header at once: @HD,
+    /// an @SQ per reference in the order given, @PG with `command_line`. Throws Error naming the file.
+    AlignmentWriter(const std::string& path, AlignmentFormat format, const std::vector<ReferenceInfo>& references,
+                    const std::string& command_line);
+    ~AlignmentWriter();
+    AlignmentWriter(const AlignmentWriter&) = delete;
+    AlignmentWriter& operator=(const AlignmentWriter&) = delete;
+    /// Writes one alignment; its s1 must be one of the references. Throws Error naming the file.
+    void write(const AlignedPair& pair);
+    /// Finishes the file (BGZF end, flush); throws Error naming it when that fails.
+    void close();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 /// Writes the alignment to `path` ("-": standard output). SAM-like formats go through htslib:
 /// @HD, @SQ of S1, @PG; one record of S0 with the unaligned ends hard-clipped, SEQ the aligned

@@ -28,8 +28,12 @@ std::string escaped(const std::string& text) {
     return out;
 }
 
-/// The record's name, with the region compared when it is not the whole record.
-std::string label(const Sequence& s) { return escaped(s.name) + (s.region().empty() ? "" : ":" + s.region()); }
+/// The record's name, with the region compared (in forward positions) when it is not the whole record.
+std::string label(const Sequence& s, Strand strand) {
+    if (s.region().empty()) return escaped(s.name);
+    const int64_t first = forward_position(s, strand, 1), last = forward_position(s, strand, s.length());
+    return escaped(s.name) + ":" + std::to_string(std::min(first, last)) + "-" + std::to_string(std::max(first, last));
+}
 
 /// White for 0 up to deep blue for the alignment's score.
 std::string shade(double fraction) {
@@ -43,10 +47,13 @@ std::string shade(double fraction) {
 }  // namespace
 
 void write_alignment_plot(const std::string& path, const Sequence& s0, const Sequence& s1, const Alignment& a,
-                          const ScoreMap& map) {
+                          const ScoreMap& map, Strand strand) {
     const double m = static_cast<double>(std::max<int64_t>(s0.length(), 1)),
                  n = static_cast<double>(std::max<int64_t>(s1.length(), 1));
     const double scale = kWidth / n, height = std::clamp(m * scale, 100.0, 4 * kWidth), yscale = height / m;
+    const bool reverse = strand == Strand::kReverse;
+    // x of the line after `columns` columns of s1 as compared: S1 runs forward across the plot.
+    const auto x_of = [&](double columns) { return (reverse ? n - columns : columns) * scale; };
     std::ostringstream svg;
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth + 2 * kMargin << "\" height=\""
         << height + 2 * kMargin << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
@@ -65,22 +72,24 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
                 for (int64_t k = b; k < std::min<int64_t>(b + merge, static_cast<int64_t>(peaks.size())); ++k)
                     best = std::max(best, peaks[static_cast<size_t>(k)]);
                 if (best <= 0) continue;
-                const double x0 = static_cast<double>(b * map.columns) * scale;
-                const double x1 = std::min(n, static_cast<double>((b + merge) * map.columns)) * scale;
-                svg << "<rect x=\"" << x0 << "\" y=\"" << static_cast<double>(above) * yscale << "\" width=\""
-                    << std::max(x1 - x0, 0.1) << "\" height=\"" << std::max(static_cast<double>(row - above) * yscale, 0.1)
-                    << "\" fill=\"" << shade(static_cast<double>(best) / a.score) << "\"/>\n";
+                const double x0 = x_of(static_cast<double>(b * map.columns));
+                const double x1 = x_of(std::min(n, static_cast<double>((b + merge) * map.columns)));
+                svg << "<rect x=\"" << std::min(x0, x1) << "\" y=\"" << static_cast<double>(above) * yscale
+                    << "\" width=\"" << std::max(std::abs(x1 - x0), 0.1) << "\" height=\""
+                    << std::max(static_cast<double>(row - above) * yscale, 0.1) << "\" fill=\""
+                    << shade(static_cast<double>(best) / a.score) << "\"/>\n";
             }
             above = row;
         }
     }
     // The path, a point each time it has moved half a pixel.
     if (!a.runs.empty()) {
-        svg << "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"";
+        svg << "<polyline fill=\"none\" stroke=\"" << (reverse ? "#2ca02c" : "#d62728")
+            << "\" stroke-width=\"1.5\" points=\"";
         int64_t i = a.s0_start - 1, j = a.s1_start - 1;  // the cell before the first
         double last_x = -1, last_y = -1;
         const auto point = [&](bool always) {
-            const double x = static_cast<double>(j) * scale, y = static_cast<double>(i) * yscale;
+            const double x = x_of(static_cast<double>(j)), y = static_cast<double>(i) * yscale;
             if (!always && std::abs(x - last_x) < 0.5 && std::abs(y - last_y) < 0.5) return;
             svg << x << "," << y << " ";
             last_x = x;
@@ -96,10 +105,13 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
         svg << "\"/>\n";
     }
     svg << "</g>\n";
-    svg << "<text x=\"" << kMargin << "\" y=\"20\">" << label(s1) << " (S1, " << s1.length() << " bp) across; "
-        << label(s0) << " (S0, " << s0.length() << " bp) down</text>\n";
-    svg << "<text x=\"" << kMargin << "\" y=\"38\">alignment: score " << a.score << ", S0 " << s0.in_record(a.s0_start)
-        << "-" << s0.in_record(a.s0_end) << ", S1 " << s1.in_record(a.s1_start) << "-" << s1.in_record(a.s1_end)
+    svg << "<text x=\"" << kMargin << "\" y=\"20\">" << label(s1, strand) << " (S1, " << s1.length()
+        << " bp) across, forward strand; " << label(s0, Strand::kForward) << " (S0, " << s0.length()
+        << " bp) down</text>\n";
+    svg << "<text x=\"" << kMargin << "\" y=\"38\">alignment on the " << strand_name(strand) << " strand ("
+        << strand_char(strand) << "): score " << a.score << ", S0 " << s0.in_record(a.s0_start) << "-"
+        << s0.in_record(a.s0_end) << ", S1 " << forward_position(s1, strand, a.s1_start) << "-"
+        << forward_position(s1, strand, a.s1_end)
         << (map.rows.empty() ? "" : "; shade: stage 1's best H in each region") << "</text>\n";
     svg << "</svg>\n";
     std::ofstream out(path);

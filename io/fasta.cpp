@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <unordered_map>
 
 #include <htslib/bgzf.h>
 #include <htslib/hts.h>
@@ -33,6 +34,17 @@ constexpr int64_t kCompressionRatioGuess = 4;
 
 /// How many names a "no such record" message lists before summarising the rest.
 constexpr size_t kNamesListed = 5;
+
+/// The positions [first, last] of a record that a selector keeps; last may pass the record's end.
+struct Span {
+    int64_t first;
+    int64_t last;
+};
+
+Span span_of(const RecordSelector& selector) {
+    if (selector.has_region()) return {selector.start, selector.end};
+    return {1, std::numeric_limits<int64_t>::max()};
+}
 
 constexpr std::array<uint8_t, 256> make_code_table() {
     std::array<uint8_t, 256> table{};
@@ -128,6 +140,9 @@ class FastaScanner {
 public:
     /// Opens `path`; throws InputError when it cannot be opened or is a BGZF file cut short.
     explicit FastaScanner(const std::string& path) : path_(path) {
+        // Every htslib failure becomes an InputError with file and line; htslib's own log lines
+        // ("[E::inflate_gzip_block] ...") would only repeat it less clearly.
+        hts_set_log_level(HTS_LOG_OFF);
         errno = 0;
         fp_ = bgzf_open(path.c_str(), "r");
         if (fp_ == nullptr)
@@ -161,58 +176,53 @@ public:
                                       : ": no FASTA record (the file holds only blank lines)"));
     }
 
-    /// Reads lines up to the next header without encoding them. Returns false at end of file.
-    bool skip_to_next_header() {
-        while (next_piece()) {
-            if (starts_line_ && !line_.empty() && line_[0] == '>') {
-                parse_header();
-                return true;
-            }
-        }
-        return false;
+    /// Passes over the current record's sequence lines without encoding or checking them, up to
+    /// the next header (parsed) or the end of the file. Returns whether any line held a byte.
+    bool skip_record() {
+        bool any = false;
+        while (next_sequence_piece()) any = true;
+        return any;
     }
 
-    /// Encodes the sequence of the current record (its header just parsed), keeping only the
-    /// positions inside `selector`'s region when it has one. Leaves the scanner on the next
-    /// header, or at end of file.
-    Sequence read_sequence(const RecordSelector& selector) {
-        Sequence seq;
-        seq.name = record_;
-        seq.source = path_;
-        const int64_t header_line = line_no_;
-        const int64_t first = selector.has_region() ? selector.start : 1;
-        const int64_t last =
-            selector.has_region() ? selector.end : std::numeric_limits<int64_t>::max();
-        seq.codes.reserve(static_cast<size_t>(std::min(last - first + 1, reserve_estimate())));
+    /// Validates the current record's sequence lines (its header just parsed) and appends the
+    /// codes of its positions in `span` to `codes`. Returns the record's length; throws when it
+    /// is empty. Leaves the scanner on the next header (parsed), or at end of file.
+    int64_t encode_record(Span span, std::vector<uint8_t>& codes) {
+        const std::string name = record_;  // the next header replaces record_ before the check
+        const int64_t header_line = header_line_;
         int64_t length = 0;
-        while (next_piece()) {
-            if (starts_line_ && blank_line()) continue;
-            if (starts_line_ && line_[0] == '>') {
-                parse_header();
-                break;
-            }
-            append_line(first, last, length, seq.codes);
+        while (next_sequence_piece()) {
+            append_line(span, length, codes);
             length += static_cast<int64_t>(line_.size());
         }
-        if (length == 0)
-            throw InputError(path_ + ": record '" + seq.name + "', line " +
-                             std::to_string(header_line) +
-                             ": empty sequence (the header is followed by another header or the "
-                             "end of the file)");
-        if (selector.has_region() && selector.end > length)
-            throw InputError(path_ + ": record '" + seq.name + "': region " +
-                             std::to_string(selector.start) + "-" + std::to_string(selector.end) +
-                             " extends beyond the record, which is " + std::to_string(length) +
-                             " bases long");
-        if (selector.has_region()) {
-            seq.offset = selector.start - 1;
-            seq.bases_after = length - selector.end;
-        }
-        return seq;
+        if (length == 0) fail_empty(name, header_line, "");
+        return length;
     }
+
+    /// Throws the error of a record `name`, whose header is at `header_line`, that holds no
+    /// sequence; `more` ends the message.
+    [[noreturn]] void fail_empty(const std::string& name, int64_t header_line,
+                                 const std::string& more) const {
+        throw InputError(path_ + ": record '" + name + "', line " + std::to_string(header_line) +
+                         ": empty sequence (the header is followed by another header or the "
+                         "end of the file)" + more);
+    }
+
+    /// Guess of the decompressed size, to reserve a codes vector once for the whole file.
+    int64_t reserve_estimate() const {
+        struct stat st {};
+        if (stat(path_.c_str(), &st) != 0) return 0;
+        const int64_t ratio = bgzf_compression(fp_) == no_compression ? 1 : kCompressionRatioGuess;
+        return std::min(static_cast<int64_t>(st.st_size) * ratio, kMaxReserve);
+    }
+
+    const std::string& path() const { return path_; }
 
     /// Name of the record whose header was parsed last.
     const std::string& record() const { return record_; }
+
+    /// Line number of that header.
+    int64_t header_line() const { return header_line_; }
 
     /// True when the line just read is a header, false once the end of the file was reached.
     bool at_header() const { return at_header_; }
@@ -220,6 +230,19 @@ public:
 private:
     /// Whether the piece just read is a whole line without any byte.
     bool blank_line() const { return line_.empty() && !continues_; }
+
+    /// Reads the next piece of the current record's sequence into line_, passing over blank
+    /// lines. Returns false at the next header, which it parses, or at the end of the file.
+    bool next_sequence_piece() {
+        while (next_piece()) {
+            if (!starts_line_) return true;
+            if (blank_line()) continue;
+            if (line_[0] != '>') return true;
+            parse_header();
+            return false;
+        }
+        return false;
+    }
 
     /// Reads the next piece of the current line, or the first of the next line, into line_:
     /// up to the newline, without it and without one '\r' before it, or kPiece bytes of a line
@@ -283,16 +306,17 @@ private:
             std::find_if(line_.begin() + 1, line_.end(), is_name_end) - line_.begin();
         if (end == 1) fail_file("header line has an empty record name");
         record_.assign(line_.data() + 1, end - 1);
+        header_line_ = line_no_;
         at_header_ = true;
     }
 
-    /// Validates the whole line and appends the codes of its positions within [first, last];
-    /// the line holds positions done+1 .. done+size.
-    void append_line(int64_t first, int64_t last, int64_t done, std::vector<uint8_t>& codes) {
+    /// Validates the whole line and appends the codes of its positions within `span`; the line
+    /// holds positions done+1 .. done+size.
+    void append_line(Span span, int64_t done, std::vector<uint8_t>& codes) {
         const auto* bytes = reinterpret_cast<const uint8_t*>(line_.data());
         const auto size = static_cast<int64_t>(line_.size());
-        const int64_t keep_from = std::clamp(first - 1 - done, int64_t{0}, size);
-        const int64_t keep_to = std::clamp(last - done, keep_from, size);
+        const int64_t keep_from = std::clamp(span.first - 1 - done, int64_t{0}, size);
+        const int64_t keep_to = std::clamp(span.last - done, keep_from, size);
         const size_t old_size = codes.size();
         codes.resize(old_size + static_cast<size_t>(keep_to - keep_from));
         const uint8_t seen =
@@ -301,14 +325,6 @@ private:
                         codes.data() + old_size) |
             check_span(bytes + keep_to, static_cast<size_t>(size - keep_to));
         if (seen & kInvalid) fail(invalid_byte_message(line_, offset_));
-    }
-
-    /// Guess of the decompressed size, to reserve the codes vector once for the common case.
-    int64_t reserve_estimate() const {
-        struct stat st {};
-        if (stat(path_.c_str(), &st) != 0) return 0;
-        const int64_t ratio = bgzf_compression(fp_) == no_compression ? 1 : kCompressionRatioGuess;
-        return std::min(static_cast<int64_t>(st.st_size) * ratio, kMaxReserve);
     }
 
     [[noreturn]] void fail(const std::string& what) const {
@@ -341,6 +357,7 @@ private:
     int64_t offset_ = 0;      ///< bytes of the line before line_
     int64_t line_no_ = 0;     ///< 1-based number of line_'s line; 0 before the first line
     std::string record_;      ///< name from the last header parsed; empty before the first
+    int64_t header_line_ = 0;  ///< line of that header
     bool at_header_ = false;  ///< line_ is the header that set record_
 };
 
@@ -355,15 +372,121 @@ std::string missing_record_message(const std::string& path, const std::string& w
 }
 
 /// Advances `in` to the header of the record named `wanted`; throws listing names when absent.
-void seek_record(FastaScanner& in, const std::string& path, const std::string& wanted) {
+void seek_record(FastaScanner& in, const std::string& wanted) {
     std::vector<std::string> listed;
     int64_t total = 0;
     while (in.record() != wanted) {
         ++total;
         if (listed.size() < kNamesListed) listed.push_back(in.record());
-        if (!in.skip_to_next_header())
-            throw InputError(missing_record_message(path, wanted, listed, total));
+        in.skip_record();
+        if (!in.at_header())
+            throw InputError(missing_record_message(in.path(), wanted, listed, total));
     }
+}
+
+/// Throws Error on a region whose END is before its START: a hand-built selector bypasses
+/// parse_selector's checks, and its span would have a negative size.
+void check_region(const RecordSelector& selector) {
+    if (selector.has_region() && selector.end < selector.start)
+        throw Error("region " + std::to_string(selector.start) + "-" +
+                    std::to_string(selector.end) + ": END is before START");
+}
+
+/// Checks `selector`'s region against the `length` of the record `seq` holds part of, and
+/// notes where in the record that part lies.
+void place_region(const std::string& path, const RecordSelector& selector, int64_t length,
+                  Sequence& seq) {
+    if (!selector.has_region()) return;
+    if (selector.end > length)
+        throw InputError(path + ": record '" + seq.name + "': region " +
+                         std::to_string(selector.start) + "-" + std::to_string(selector.end) +
+                         " extends beyond the record, which is " + std::to_string(length) +
+                         " bases long");
+    seq.offset = selector.start - 1;
+    seq.bases_after = length - selector.end;
+}
+
+/// Reads the current record of `in` as `selector` selects it, reserving its codes once from the
+/// file's size: right for the one record read of a file, quadratic in memory for many.
+Sequence read_one(FastaScanner& in, const RecordSelector& selector) {
+    Sequence seq;
+    seq.name = in.record();
+    seq.source = in.path();
+    const Span span = span_of(selector);
+    const int64_t reserve = std::min(span.last - span.first + 1, in.reserve_estimate());
+    seq.codes.reserve(static_cast<size_t>(reserve));
+    place_region(in.path(), selector, in.encode_record(span, seq.codes), seq);
+    return seq;
+}
+
+/// The part `selector` selects of record `name`, `length` bases long, whose positions from
+/// `cover.first` on are in `codes`; its codes are a copy of just that part, so no record keeps
+/// the spare capacity of a vector grown for a longer one.
+Sequence cut_part(const std::string& path, const std::string& name, const RecordSelector& selector,
+                  int64_t length, Span cover, const std::vector<uint8_t>& codes) {
+    Sequence seq;
+    seq.name = name;
+    seq.source = path;
+    place_region(path, selector, length, seq);
+    const Span span = span_of(selector);
+    const auto from = codes.begin() + (span.first - cover.first);
+    seq.codes.assign(from, from + (std::min(span.last, length) - span.first + 1));
+    return seq;
+}
+
+/// Indices into a selector list, by record name.
+using SelectorIndex = std::unordered_map<std::string, std::vector<size_t>>;
+
+/// Indexes `selectors` by name; throws on one without a name or a reversed region, or one given
+/// twice.
+SelectorIndex index_selectors(const std::string& path,
+                              const std::vector<RecordSelector>& selectors) {
+    SelectorIndex wanted;
+    std::unordered_map<std::string, size_t> given;  // selection_key -> index
+    for (size_t i = 0; i < selectors.size(); ++i) {
+        const RecordSelector& selector = selectors[i];
+        check_region(selector);
+        if (selector.record.empty())
+            throw InputError(path + ": selection " + std::to_string(i + 1) + " has no record name");
+        const auto [earlier, added] = given.emplace(selection_key(selector), i);
+        if (!added)
+            throw InputError(path + ": '" + describe_selector(selector) +
+                             "' is selected twice (selections " +
+                             std::to_string(earlier->second + 1) + " and " +
+                             std::to_string(i + 1) + ")");
+        wanted[selector.record].push_back(i);
+    }
+    return wanted;
+}
+
+/// The span that covers the spans of `selectors[i]` for every i in `parts`.
+Span cover_of(const std::vector<RecordSelector>& selectors, const std::vector<size_t>& parts) {
+    Span cover = span_of(selectors[parts.front()]);
+    for (size_t i : parts) {
+        cover.first = std::min(cover.first, span_of(selectors[i]).first);
+        cover.last = std::max(cover.last, span_of(selectors[i]).last);
+    }
+    return cover;
+}
+
+/// Throws the missing-record error of the first selector, in the order given, whose record the
+/// file lacks (a part never read has no name); `listed` and `total` describe the file.
+void check_all_found(const std::string& path, const std::vector<RecordSelector>& selectors,
+                     const SelectorIndex& wanted, const std::vector<Sequence>& parts,
+                     const std::vector<std::string>& listed, int64_t total) {
+    size_t first_missing = selectors.size();
+    int64_t names_missing = 0;
+    for (const auto& entry : wanted) {
+        if (!parts[entry.second.front()].name.empty()) continue;
+        ++names_missing;
+        first_missing = std::min(first_missing, entry.second.front());
+    }
+    if (names_missing == 0) return;
+    std::string text = missing_record_message(path, selectors[first_missing].record, listed, total);
+    if (names_missing == 2) text += "; 1 other name selected is missing too";
+    if (names_missing > 2)
+        text += "; " + std::to_string(names_missing - 1) + " other names selected are missing too";
+    throw InputError(text);
 }
 
 }  // namespace
@@ -390,34 +513,84 @@ RecordSelector parse_selector(const std::string& text) {
     return selector;
 }
 
+std::string describe_selector(const RecordSelector& selector) {
+    if (!selector.has_region()) return selector.record;
+    return selector.record + ":" + std::to_string(selector.start) + "-" +
+           std::to_string(selector.end);
+}
+
+std::string selection_key(const RecordSelector& selector) {
+    // The numbers come first, so the key's first ':' is never one of the name's.
+    const Span span = selector.has_region() ? span_of(selector) : Span{0, 0};
+    return std::to_string(span.first) + "-" + std::to_string(span.last) + ":" + selector.record;
+}
+
 Sequence read_fasta(const std::string& path, const RecordSelector& selector,
                     std::vector<std::string>* notes) {
-    // A hand-built selector bypasses parse_selector's checks; a reversed region would make
-    // read_sequence reserve a negative size.
-    if (selector.has_region() && selector.end < selector.start)
-        throw Error("region " + std::to_string(selector.start) + "-" +
-                    std::to_string(selector.end) + ": END is before START");
-    // Every htslib failure becomes an InputError with file and line; htslib's own log lines
-    // ("[E::inflate_gzip_block] ...") would only repeat it less clearly.
-    hts_set_log_level(HTS_LOG_OFF);
+    check_region(selector);
     FastaScanner in(path);
     in.read_first_header();
     if (!selector.record.empty()) {
-        seek_record(in, path, selector.record);
-        return in.read_sequence(selector);
+        seek_record(in, selector.record);
+        return read_one(in, selector);
     }
-    Sequence seq = in.read_sequence(selector);
-    // read_sequence stopped on the next header, if any: count the rest without encoding them.
+    Sequence seq = read_one(in, selector);
+    // read_one stopped on the next header, if any: count the rest without encoding them.
     int64_t records = 1;
-    if (in.at_header()) {
+    while (in.at_header()) {
         ++records;
-        while (in.skip_to_next_header()) ++records;
+        in.skip_record();
     }
     if (records > 1 && notes != nullptr)
         notes->push_back(path + " holds " + std::to_string(records) +
                          " records; using the first, '" + seq.name +
                          "' (choose one with --s0-record/--s1-record)");
     return seq;
+}
+
+std::vector<Sequence> read_fasta_records(const std::string& path,
+                                         const std::vector<RecordSelector>& selectors,
+                                         std::vector<std::string>* notes) {
+    const SelectorIndex wanted = index_selectors(path, selectors);
+    FastaScanner in(path);
+    in.read_first_header();
+    std::vector<Sequence> parts(selectors.size());
+    std::unordered_map<std::string, int64_t> header_lines;  // by name, to find a repeated one
+    std::vector<std::string> listed;  // the first names, for a missing-record message
+    std::vector<uint8_t> codes;  // one record's codes; its capacity serves the next record
+    const Span whole = span_of(RecordSelector{});
+    do {
+        const int64_t header_line = in.header_line();
+        const auto [entry, added] = header_lines.emplace(in.record(), header_line);
+        const std::string& name = entry->first;  // a key stays put while the map grows
+        if (!added)
+            throw InputError(path + ": record '" + name + "' at line " +
+                             std::to_string(header_line) + " has the name of the record at line " +
+                             std::to_string(entry->second) + " (record names must be unique)");
+        if (listed.size() < kNamesListed) listed.push_back(name);
+        const auto selected = wanted.find(name);
+        codes.clear();
+        if (selectors.empty()) {
+            const int64_t length = in.encode_record(whole, codes);
+            parts.push_back(cut_part(path, name, RecordSelector{}, length, whole, codes));
+        } else if (selected != wanted.end()) {
+            const Span cover = cover_of(selectors, selected->second);
+            const int64_t length = in.encode_record(cover, codes);
+            for (size_t i : selected->second)
+                parts[i] = cut_part(path, name, selectors[i], length, cover, codes);
+        } else if (!in.skip_record()) {
+            in.fail_empty(name, header_line,
+                          "; every record must hold a sequence, selected or not");
+        }
+    } while (in.at_header());
+    const auto total = static_cast<int64_t>(header_lines.size());
+    check_all_found(path, selectors, wanted, parts, listed, total);
+    // Said only where records are left out: selecting them all needs no word.
+    if (!selectors.empty() && notes != nullptr && static_cast<int64_t>(wanted.size()) < total)
+        notes->push_back(path + " holds " + std::to_string(total) +
+                         (total == 1 ? " record" : " records") + "; using " +
+                         std::to_string(wanted.size()) + " of them");
+    return parts;
 }
 
 void write_fasta(const std::string& path, const Sequence& s) {

@@ -1,4 +1,4 @@
-//! @file Reads one record of a FASTA file (plain, gzip or BGZF) into an encoded Sequence.
+//! @file Reads records of a FASTA file (plain, gzip or BGZF) into encoded Sequences.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,13 @@ struct RecordSelector {
 /// the part after it has the form START-END. Throws Error on a malformed region.
 RecordSelector parse_selector(const std::string& text);
 
+/// "NAME" or "NAME:START-END": the text parse_selector reads as `selector`, for messages.
+std::string describe_selector(const RecordSelector& selector);
+
+/// A string that two selectors share exactly when they select the same bases, for hash maps
+/// (describe_selector is not one: a selector built by hand may name a record "x:1-2" whole).
+std::string selection_key(const RecordSelector& selector);
+
 /// Reads the selected record of `path` through htslib (plain, gzip and BGZF alike).
 /// Letters are case-insensitive, U reads as T, other IUPAC codes become kBaseOther; CRLF
 /// line ends are accepted. Throws InputError naming file, record and line for anything else
@@ -32,6 +39,21 @@ RecordSelector parse_selector(const std::string& text);
 /// using the first, 'chr1'").
 Sequence read_fasta(const std::string& path, const RecordSelector& selector,
                     std::vector<std::string>* notes = nullptr);
+
+/// Reads many records of `path` in one pass, encoded and validated as read_fasta does. Without
+/// selectors: every record, in file order. With selectors (none of them empty): the part each
+/// selects, in the order given; a record may be selected more than once with different regions.
+/// Records not selected are not encoded, nor are their bytes checked. Time and memory are
+/// linear in the file's size, whatever the number of records or selectors. Throws InputError
+/// naming the file (and the record and line where there is one) when: the same selector is
+/// given twice or has no name; two records share a name; any record, selected or not, is
+/// empty; a selected record is missing, holds a bad character or is shorter than its region;
+/// or the file is unreadable, truncated or not FASTA. Throws Error on a region whose END is
+/// before its START. `notes`, when given and selectors are, receives how many of the file's
+/// records were selected.
+std::vector<Sequence> read_fasta_records(const std::string& path,
+                                         const std::vector<RecordSelector>& selectors,
+                                         std::vector<std::string>* notes = nullptr);
 
 /// Writes `s` as a one-record FASTA file (80 bases a line, kBaseOther as N), for generators
 /// and tests. Throws Error when the file cannot be written.

@@ -72,7 +72,9 @@ ResumeHarness::~ResumeHarness() { std::system(("rm -rf " + dir_).c_str()); }
 
 ChildRun ResumeHarness::run(const std::vector<std::string>& args, int signal_after_ms, int signal,
                             const std::string& after_new_file) const {
-    std::vector<std::string> all = {"-f", "tsv"};
+    // One comparison: the tests of checkpoints, stops and tracebacks look at its files alone
+    // (jobs of several comparisons run through run_command).
+    std::vector<std::string> all = {"-f", "tsv", "--strand", "forward"};
     all.insert(all.end(), args.begin(), args.end());
     all.push_back(path("a.fa"));
     all.push_back(path("b.fa"));

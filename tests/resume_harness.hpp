@@ -29,7 +29,7 @@ public:
 
     std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
-    /// Runs `chromalign -f tsv <args> a.fa b.fa`; when signal_after_ms >= 0, sends `signal`
+    /// Runs `chromalign -f tsv --strand forward <args> a.fa b.fa` (one comparison); when signal_after_ms >= 0, sends `signal`
     /// that many milliseconds after the start (if the child is still running). With
     /// `after_new_file`, the countdown starts only once this run has (re)written that file, so
     /// a kill lands at a random moment after a checkpoint whatever the machine's speed.

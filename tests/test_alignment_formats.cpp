@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -21,9 +22,10 @@
 #include "engine/traceback/special_rows.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "tests/resume_harness.hpp"
+#include "tools/mutate.hpp"
 #include "tools/report.hpp"
-#include "tools/stage1_record.hpp"
-#include "tools/traceback_journal.hpp"
+#include "engine/job/stage1_record.hpp"
+#include "engine/job/traceback_journal.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -46,6 +48,12 @@ std::string run_command(const std::string& command, bool& ok) {
 bool have_samtools() {
     bool ok = false;
     run_command("samtools --version > /dev/null 2>&1", ok);
+    return ok;
+}
+
+bool have_minimap2() {
+    bool ok = false;
+    run_command("minimap2 --version > /dev/null 2>&1", ok);
     return ok;
 }
 
@@ -77,6 +85,294 @@ Case make_case(std::mt19937_64& rng) {
     Case c{make_sequence("query", a), make_sequence("target", b), {}};
     c.a = reference_traceback(c.s0, c.s1, Scoring(1, -3, 5, 2));
     return c;
+}
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// The whole of `s` as ACGTN text.
+std::string text_of(const Sequence& s) { return test::preview(s, s.codes.size()); }
+
+/// The reverse complement of ACGTN text.
+std::string reverse_complement_text(const std::string& text) {
+    return text_of(reverse_complement(make_sequence("", text)));
+}
+
+/// Bases from..to (1-based) of `record` as a region: what lies outside is its offset and bases_after.
+Sequence region_of(const Sequence& record, int64_t from, int64_t to) {
+    Sequence s = record;
+    s.codes.assign(record.codes.begin() + (from - 1), record.codes.begin() + to);
+    s.offset = from - 1;
+    s.bases_after = record.length() - to;
+    return s;
+}
+
+/// A CIGAR's operations in order ("3H10=" gives {'H', 3}, {'=', 10}).
+std::vector<AlignmentRun> parse_cigar(const std::string& cigar) {
+    std::vector<AlignmentRun> runs;
+    std::stringstream in(cigar);
+    int64_t length = 0;
+    char op = 0;
+    while (in >> length >> op) runs.push_back({op, length});
+    return runs;
+}
+
+/// The "s" lines of a MAF text, split into words.
+std::vector<std::vector<std::string>> maf_rows(const std::string& text) {
+    std::stringstream maf(text);
+    std::vector<std::vector<std::string>> rows;
+    for (std::string line; std::getline(maf, line);)
+        if (line.rfind("s ", 0) == 0) {
+            std::stringstream words(line);
+            std::vector<std::string> w;
+            for (std::string x; words >> x;) w.push_back(x);
+            rows.push_back(w);
+        }
+    return rows;
+}
+
+/// Aligns s0 against the reverse complement of s1 (each a record or a region of one; record0 and
+/// record1 are the whole records' text) and checks what SAM, PAF, MAF and the view write
+/// against S1's forward strand, with nothing but the records' text and the alignment's runs.
+void check_reverse_strand(const Sequence& s0, const Sequence& s1, const std::string& record0,
+                          const std::string& record1, const test::TempDir& dir) {
+    const Sequence t = reverse_complement(s1);
+    const Alignment a = reference_traceback(s0, t, Scoring(1, -3, 5, 2));
+    ASSERT_FALSE(a.runs.empty());
+    const io::AlignedPair pair{s0, t, a, "chromalign test", Strand::kReverse};
+    // S0's aligned bases in its record, and S1's aligned interval on its forward strand (1-based).
+    const int64_t first0 = s0.in_record(a.s0_start), last0 = s0.in_record(a.s0_end);
+    const std::string aligned0 =
+        record0.substr(static_cast<size_t>(first0 - 1), static_cast<size_t>(last0 - first0 + 1));
+    const int64_t length1 = static_cast<int64_t>(record1.size());
+    const int64_t first1 = length1 - t.in_record(a.s1_end) + 1, last1 = length1 - t.in_record(a.s1_start) + 1;
+    EXPECT_EQ(first1, forward_position(t, Strand::kReverse, a.s1_end));
+    const std::string aligned1_rc =
+        text_of(t).substr(static_cast<size_t>(a.s1_start - 1), static_cast<size_t>(a.s1_end - a.s1_start + 1));
+    ASSERT_EQ(record1.substr(static_cast<size_t>(first1 - 1), static_cast<size_t>(last1 - first1 + 1)),
+              reverse_complement_text(aligned1_rc));
+    Alignment along_forward = a;
+    std::reverse(along_forward.runs.begin(), along_forward.runs.end());
+    const AlignmentStats st = alignment_stats(a);
+    const std::string nm = "NM:i:" + std::to_string(st.mismatches + st.gap_bases);
+
+    // PAF: the query's interval on its record, the target's on S1's forward strand.
+    const auto paf = fields(io::paf_line(pair));
+    ASSERT_EQ(paf.size(), 15u);
+    EXPECT_EQ(paf[2], std::to_string(first0 - 1));
+    EXPECT_EQ(paf[3], std::to_string(last0));
+    EXPECT_EQ(paf[4], "-");
+    EXPECT_EQ(paf[6], std::to_string(record1.size()));
+    EXPECT_EQ(paf[7], std::to_string(first1 - 1));
+    EXPECT_EQ(paf[8], std::to_string(last1));
+    EXPECT_EQ(paf[14], "cg:Z:" + along_forward.cigar() + "\n");
+
+    // MAF: S1 forward with '+', S0's row the reverse complement of its aligned bases, '-'.
+    const auto rows = maf_rows(io::maf_text(pair));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0][2], std::to_string(first1 - 1));
+    EXPECT_EQ(rows[0][4], "+");
+    EXPECT_EQ(rows[0][5], std::to_string(record1.size()));
+    EXPECT_EQ(without_gaps(rows[0][6]), record1.substr(static_cast<size_t>(first1 - 1), std::stoul(rows[0][3])));
+    EXPECT_EQ(rows[1][2], std::to_string(static_cast<int64_t>(record0.size()) - last0)) << "on S0's reverse strand";
+    EXPECT_EQ(rows[1][3], std::to_string(aligned0.size()));
+    EXPECT_EQ(rows[1][4], "-");
+    EXPECT_EQ(rows[1][5], std::to_string(record0.size()));
+    EXPECT_EQ(reverse_complement_text(without_gaps(rows[1][6])), aligned0);
+    ASSERT_EQ(rows[0][6].size(), rows[1][6].size());
+    int64_t equal = 0, differ = 0;
+    for (size_t k = 0; k < rows[0][6].size(); ++k) {
+        const char x = rows[0][6][k], y = rows[1][6][k];
+        if (x != '-' && y != '-') (x == y && x != 'N' ? equal : differ) += 1;
+    }
+    EXPECT_EQ(equal, st.matches);
+    EXPECT_EQ(differ, st.mismatches);
+
+    // The view: S1's forward positions from the alignment's first column to its last.
+    const std::string view = io::block_view(pair);
+    EXPECT_EQ(view.rfind("S0 " + s0.name + ", S1 " + s1.name + ", strand -\n", 0), 0u) << view.substr(0, 200);
+    EXPECT_NE(view.find("strand -, S0 " + std::to_string(first0) + "-" + std::to_string(last0) + ", S1 " +
+                        std::to_string(last1) + "-" + std::to_string(first1) + ","),
+              std::string::npos)
+        << view.substr(0, 400);
+
+    // SAM: FLAG 16, POS the leftmost forward position, and the columns rebuilt from POS, CIGAR
+    // and SEQ against S1's forward strand call '=' and 'X' right.
+    const std::string sam = dir.file("reverse.sam");
+    io::write_alignment(sam, io::AlignmentFormat::kSam, pair);
+    if (!have_samtools()) return;
+    bool ok = false;
+    const std::string view_out = run_command("samtools view " + sam + " 2>&1", ok);
+    ASSERT_TRUE(ok) << view_out;
+    const auto f = fields(view_out.substr(0, view_out.find('\n')));
+    ASSERT_GE(f.size(), 11u) << view_out;
+    EXPECT_EQ(f[1], "16");
+    EXPECT_EQ(f[2], s1.name);
+    EXPECT_EQ(f[3], std::to_string(first1));
+    const std::string& seq = f[9];
+    EXPECT_EQ(seq, reverse_complement_text(aligned0));
+    std::vector<AlignmentRun> ops = parse_cigar(f[5]);
+    ASSERT_FALSE(ops.empty());
+    int64_t leading = 0, trailing = 0;
+    if (ops.front().op == 'H') {
+        leading = ops.front().length;
+        ops.erase(ops.begin());
+    }
+    if (!ops.empty() && ops.back().op == 'H') {
+        trailing = ops.back().length;
+        ops.pop_back();
+    }
+    EXPECT_EQ(leading, static_cast<int64_t>(record0.size()) - last0) << "S0's bases after the alignment lead";
+    EXPECT_EQ(trailing, first0 - 1);
+    size_t r = static_cast<size_t>(first1 - 1), q = 0;
+    int64_t wrong = 0;
+    for (const AlignmentRun& op : ops)
+        for (int64_t k = 0; k < op.length; ++k) {
+            if (op.op == '=' || op.op == 'X') {
+                const bool same = r < record1.size() && q < seq.size() && record1[r] == seq[q] && seq[q] != 'N';
+                wrong += same != (op.op == '=');
+            }
+            if (op.op != 'D') ++q;
+            if (op.op != 'I') ++r;
+        }
+    EXPECT_EQ(wrong, 0) << "columns called '=' or 'X' wrongly in " << f[5];
+    EXPECT_EQ(q, seq.size());
+    EXPECT_EQ(static_cast<int64_t>(r), last1);
+    EXPECT_NE(view_out.find(nm), std::string::npos);
+    // samtools recomputes NM from S1's record.
+    io::write_fasta(dir.file("s1.fa"), make_sequence(s1.name, record1));
+    const std::string calmd = run_command("samtools calmd " + sam + " " + dir.file("s1.fa") + " 2>/dev/null", ok);
+    EXPECT_NE(calmd.find(nm), std::string::npos) << calmd.substr(0, 2000);
+}
+
+TEST(AlignmentFormats, TheReverseStrandIsWrittenAgainstS1Forward) {
+    const uint64_t seed = test::seed() + 62;
+    std::mt19937_64 rng(seed);
+    test::TempDir dir;
+    for (int k = 0; k < 3; ++k) {
+        // Mutated: S1 is the reverse complement of the target S0 was mutated into, so S0 aligns
+        // to rc(S1) with a high score; random: a short alignment anywhere.
+        const Case c = make_case(rng);
+        Sequence s1 = reverse_complement(c.s1);
+        auto [r0, r1] =
+            test::random_pair(300 + static_cast<int64_t>(rng() % 300), 200 + static_cast<int64_t>(rng() % 400), rng);
+        for (const auto& [s0, target] : {std::make_pair(c.s0, s1), std::make_pair(r0, r1)}) {
+            SCOPED_TRACE("seed " + std::to_string(seed) + ", case " + std::to_string(k) + ", " +
+                         std::to_string(s0.length()) + " x " + std::to_string(target.length()));
+            const std::string text0 = text_of(s0), text1 = text_of(target);
+            check_reverse_strand(s0, target, text0, text1, dir);
+            // Regions of both records: every position written is still one of the records.
+            const auto cut = [&rng](const Sequence& s) {
+                const int64_t from = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(s.length() / 4));
+                const int64_t to = s.length() - static_cast<int64_t>(rng() % static_cast<uint64_t>(s.length() / 4));
+                return region_of(s, from, to);
+            };
+            check_reverse_strand(cut(s0), cut(target), text0, text1, dir);
+        }
+    }
+}
+
+// minimap2 writes '-' alignments with the target on its forward strand and the CIGAR in the
+// target's order; ours must read the same.
+TEST(AlignmentFormats, TheReverseStrandIsWrittenAsMinimap2Does) {
+    if (!have_minimap2()) GTEST_SKIP() << "minimap2 is not installed";
+    std::mt19937_64 rng(test::seed() + 63);
+    // 17 kbp keeps the 15 kbp x 17 kbp matrix within reference_traceback's cells.
+    const Sequence s1 = make_sequence("target", gen::random_dna(17000, rng));
+    const std::string piece = gen::mutate(text_of(s1).substr(1000, 15000), gen::MutationSpec{0.03, 0.0, 1}, rng);
+    const Sequence s0 = make_sequence("query", reverse_complement_text(piece));
+    test::TempDir dir;
+    io::write_fasta(dir.file("s1.fa"), s1);
+    io::write_fasta(dir.file("s0.fa"), s0);
+    bool ok = false;
+    const std::string out =
+        run_command("minimap2 -c --eqx " + dir.file("s1.fa") + " " + dir.file("s0.fa") + " 2>/dev/null", ok);
+    ASSERT_TRUE(ok) << out;
+    const auto theirs = fields(out.substr(0, out.find('\n')));
+    ASSERT_GE(theirs.size(), 12u) << out;
+    const Sequence t = reverse_complement(s1);
+    const Alignment a = reference_traceback(s0, t, Scoring(2, -4, 6, 2));
+    const auto ours = fields(io::paf_line(io::AlignedPair{s0, t, a, "", Strand::kReverse}));
+    ASSERT_EQ(ours.size(), 15u);
+    EXPECT_EQ(theirs[4], "-");
+    EXPECT_EQ(ours[4], "-");
+    for (const size_t k : {2, 3, 7, 8})
+        EXPECT_NEAR(std::stoll(ours[k]), std::stoll(theirs[k]), 5) << "PAF column " << k + 1 << "\n" << out;
+    const auto cg =
+        std::find_if(theirs.begin(), theirs.end(), [](const std::string& f) { return f.rfind("cg:Z:", 0) == 0; });
+    ASSERT_NE(cg, theirs.end()) << out;
+    const bool both_whole = ours[2] == "0" && theirs[2] == "0" && ours[3] == ours[1] && theirs[3] == theirs[1];
+    if (both_whole) {
+        EXPECT_EQ(ours[14], *cg + "\n");
+    }
+    std::printf("[ minimap2 ] %s\n", both_whole ? "both align end to end: cg:Z: compared"
+                                                 : "not both end to end: cg:Z: not compared");
+}
+
+TEST(AlignmentFormats, OneWriterTakesManyAlignments) {
+    std::mt19937_64 rng(test::seed() + 64);
+    const Case c = make_case(rng);
+    // A second reference, "other", whose reverse strand holds the same alignment.
+    Sequence other = reverse_complement(c.s1);
+    other.name = "other";
+    const Sequence other_rc = reverse_complement(other);
+    const Alignment reverse = reference_traceback(c.s0, other_rc, Scoring(1, -3, 5, 2)), none;
+    ASSERT_FALSE(reverse.runs.empty());
+    const std::vector<io::ReferenceInfo> references = {{"target", c.s1.record_length()},
+                                                       {"other", other.record_length()}};
+    const auto write_all = [&](const std::string& path) {
+        io::AlignmentWriter writer(path, io::alignment_format_of(path), references, "chromalign test");
+        writer.write({c.s0, c.s1, c.a, ""});
+        writer.write({c.s0, other_rc, reverse, "", Strand::kReverse});
+        writer.write({c.s0, c.s1, c.a, "", Strand::kForward, true});
+        writer.write({c.s0, c.s1, none, ""});
+        const Sequence stranger = make_sequence("stranger", "ACGT");
+        EXPECT_THROW(writer.write({c.s0, stranger, c.a, ""}), Error) << "a record not in the header";
+        writer.close();
+    };
+    test::TempDir dir;
+    for (const char* name : {"many.paf", "many.maf", "many.txt"}) write_all(dir.file(name));
+    const std::string paf = file_text(dir.file("many.paf"));
+    std::istringstream paf_lines(paf);
+    std::string strands;
+    for (std::string line; std::getline(paf_lines, line);) strands += fields(line).at(4);
+    EXPECT_EQ(strands, "+-+") << paf;
+    const std::string maf = file_text(dir.file("many.maf"));
+    EXPECT_EQ(maf.rfind("##maf", 0), 0u);
+    EXPECT_EQ(maf.find("##maf", 1), std::string::npos) << "one header";
+    EXPECT_EQ(maf_rows(maf).size(), 6u) << "three blocks of two rows";
+    const std::string view = file_text(dir.file("many.txt"));
+    EXPECT_NE(view.find("S0 query, S1 other, strand -\nscore "), std::string::npos) << view.substr(0, 400);
+    EXPECT_NE(view.find("S0 query, S1 target, strand +\nno alignment (score 0)\n"), std::string::npos);
+    EXPECT_THROW(io::AlignmentWriter("/nonexistent/dir/x.sam", io::AlignmentFormat::kSam, references, ""), Error);
+    if (!have_samtools()) GTEST_SKIP() << "samtools is not installed";
+    for (const char* name : {"many.sam", "many.bam"}) {
+        const std::string path = dir.file(name);
+        write_all(path);
+        bool ok = false;
+        const std::string sam = run_command("samtools view -h " + path + " 2>&1", ok);
+        ASSERT_TRUE(ok) << sam;
+        EXPECT_NE(sam.find("@SQ\tSN:target\tLN:" + std::to_string(c.s1.record_length()) + "\n@SQ\tSN:other\tLN:" +
+                           std::to_string(other.record_length()) + "\n"),
+                  std::string::npos)
+            << sam.substr(0, 400);
+        std::istringstream lines(sam);
+        std::string flags, rnames;
+        for (std::string line; std::getline(lines, line);)
+            if (line[0] != '@') {
+                const auto f = fields(line);
+                flags += f.at(1) + " ";
+                rnames += f.at(2) + " ";
+            }
+        EXPECT_EQ(flags, "0 16 256 4 ");
+        EXPECT_EQ(rnames, "target other target * ");
+        const std::string flagstat = run_command("samtools flagstat " + path + " 2>&1", ok);
+        ASSERT_TRUE(ok) << flagstat;
+        for (const char* line : {"4 + 0 in total", "1 + 0 secondary", "3 + 0 mapped ("})
+            EXPECT_NE(flagstat.find(line), std::string::npos) << line << " in\n" << flagstat;
+    }
 }
 
 TEST(AlignmentFormats, SamAndBamAreReadBySamtools) {
@@ -136,15 +432,7 @@ TEST(AlignmentFormats, PafMafAndViewAgreeWithTheAlignment) {
     EXPECT_EQ(paf[10], std::to_string(s.columns));
     EXPECT_EQ(paf[14], "cg:Z:" + c.a.cigar() + "\n");
 
-    std::stringstream maf(io::maf_text(pair));
-    std::vector<std::vector<std::string>> rows;
-    for (std::string line; std::getline(maf, line);)
-        if (line.rfind("s ", 0) == 0) {
-            std::stringstream words(line);
-            std::vector<std::string> w;
-            for (std::string x; words >> x;) w.push_back(x);
-            rows.push_back(w);
-        }
+    const auto rows = maf_rows(io::maf_text(pair));
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0][6].size(), rows[1][6].size()) << "the rows of a block are as long";
     EXPECT_EQ(static_cast<int64_t>(rows[0][6].size()), s.columns);
@@ -179,7 +467,7 @@ TEST(AlignmentFormats, CliWritesTheAlignmentAndReportsIt) {
     std::mt19937_64 rng(test::seed() + 53);
     const Case c = make_case(rng);
     cli::RunReport report;
-    report.alignment = &c.a;
+    report.pairs.emplace_back().alignment = &c.a;
     const std::string json = cli::format_report(report, cli::Format::kJson);
     const AlignmentStats st = alignment_stats(c.a);
     for (const std::string& kv : {"\"s0_start\": " + std::to_string(c.a.s0_start), "\"length\": " + std::to_string(st.columns),
@@ -190,11 +478,6 @@ TEST(AlignmentFormats, CliWritesTheAlignmentAndReportsIt) {
     EXPECT_EQ(usage.exit_code, 2) << usage.err;
     const test::ChildRun bad = h.run({"-q", "--traceback", h.path("x"), "--alignment-format", "gff"});
     EXPECT_EQ(bad.exit_code, 2) << bad.err;
-}
-
-std::string file_text(const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 size_t special_row_files(const std::string& dir) {
@@ -367,6 +650,20 @@ TEST(AlignmentFormats, PlotDrawsThePathOverTheScoreMap) {
     EXPECT_DOUBLE_EQ(points.back().first, 1100 * 0.4);
     EXPECT_DOUBLE_EQ(points.back().second, 900 * 0.4);
     EXPECT_THROW(io::write_alignment_plot("/nonexistent/dir/p.svg", s0, s1, a, map), Error);
+    // On the reverse strand S1 still runs forward across: the path and the map are mirrored.
+    io::write_alignment_plot(path, s0, s1, a, map, Strand::kReverse);
+    const std::string mirrored = file_text(path);
+    const auto back = polyline_points(mirrored);
+    ASSERT_GE(back.size(), 4u);
+    EXPECT_DOUBLE_EQ(back.front().first, (2000 - 200) * 0.4);
+    EXPECT_DOUBLE_EQ(back.front().second, 100 * 0.4);
+    EXPECT_DOUBLE_EQ(back.back().first, (2000 - 1100) * 0.4);
+    EXPECT_NE(mirrored.find("<rect x=\"390.4\""), std::string::npos)
+        << "run 1 (columns 512-1023) drawn at x = 2000 - 1024";
+    EXPECT_NE(mirrored.find("reverse strand"), std::string::npos);
+    EXPECT_NE(mirrored.find("S1 1800-901"), std::string::npos) << "S1's forward positions";
+    const auto stroke = [](const std::string& text) { return text.substr(text.find("<polyline"), 40); };
+    EXPECT_NE(stroke(mirrored), stroke(svg)) << "another colour";
 }
 
 TEST(AlignmentFormats, RowsThatCannotBeWrittenCostTimeNotTheAnswer) {
@@ -387,7 +684,7 @@ TEST(AlignmentFormats, RowsThatCannotBeWrittenCostTimeNotTheAnswer) {
 /// in the middle of the traceback would end it.
 class CrashingJournal : public TracebackJournal {
 public:
-    CrashingJournal(cli::FileJournal& file, int crash_at) : file_(file), crash_at_(crash_at) {}
+    CrashingJournal(FileJournal& file, int crash_at) : file_(file), crash_at_(crash_at) {}
     bool load(TracebackPoint& p) override { return file_.load(p); }
     bool due() override { return file_.due(); }
     void save(const TracebackPoint& p) override {
@@ -396,7 +693,7 @@ public:
     }
 
 private:
-    cli::FileJournal& file_;
+    FileJournal& file_;
     int crash_at_, saves_ = 0;
 };
 
@@ -407,12 +704,12 @@ TEST(AlignmentFormats, AnInterruptedTracebackIsTakenUp) {
     const test::ChildRun stage1 = h.run({"-q", "-b", "cpu", "--traceback-dir", h.path("run")});
     ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
     // The traceback of that run, ended after a few windows with its journal written.
-    const auto record = cli::read_stage1_record(h.path("run"));
+    const auto record = read_stage1_record(h.path("run"));
     ASSERT_TRUE(record.has_value());
     const Sequence s0 = io::read_fasta(h.path("a.fa"), {}), s1 = io::read_fasta(h.path("b.fa"), {});
     SpecialRows rows(h.path("run"), rows_identity(s0, s1), record->scoring);
     ASSERT_GE(rows.count(), 5);
-    cli::FileJournal file(h.path("run"), rows_identity(s0, s1), record->scoring, record->result, 0);
+    FileJournal file(h.path("run"), rows_identity(s0, s1), record->scoring, record->result, 0);
     CrashingJournal crashing(file, 3);
     EXPECT_THROW(linear_traceback(s0, s1, record->scoring, record->result, rows, {}, nullptr, nullptr, &crashing),
                  std::runtime_error);
@@ -427,7 +724,7 @@ TEST(AlignmentFormats, AnInterruptedTracebackIsTakenUp) {
     EXPECT_EQ(file_text(h.path("later.paf")), file_text(h.path("ref.paf")));
     EXPECT_FALSE(std::filesystem::exists(file.path()));
     // A journal of another traceback, or a damaged one, is not taken up.
-    cli::FileJournal other(h.path("run"), rows_identity(s0, s1), record->scoring,
+    FileJournal other(h.path("run"), rows_identity(s0, s1), record->scoring,
                            AlignmentEnd{record->result.score, record->result.s0_end - 1, record->result.s1_end}, 0);
     other.save(saved);
     EXPECT_FALSE(file.load(saved));

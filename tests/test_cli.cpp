@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -432,11 +433,20 @@ TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
     EXPECT_EQ(json.front(), '{') << json;
     EXPECT_EQ(json.substr(json.size() - std::min<size_t>(2, json.size())), "}\n") << json;
     EXPECT_TRUE(braces_balance(json)) << json;
-    for (const char* key : {"score", "s0_end", "s1_end", "s0_name", "s1_name", "s0_path", "s1_path",
+    // The best pair's fields and the job's, once each; then every pair's, in `pairs`.
+    const size_t pairs_at = json.find("\"pairs\":");
+    ASSERT_NE(pairs_at, std::string::npos) << json;
+    const std::string top = json.substr(0, pairs_at);
+    for (const char* key : {"score", "s0_end", "s1_end", "strand", "s0_name", "s1_name", "s0_path", "s1_path",
                             "s0_length", "s1_length", "cells", "cells_this_run", "seconds", "gcups",
                             "cells_pruned", "pruned_fraction", "backend", "device", "scoring", "match",
-                            "mismatch", "gap_open", "gap_extend"})
-        EXPECT_EQ(count_of(json, std::string("\"") + key + "\":"), 1) << key << " in\n" << json;
+                            "mismatch", "gap_open", "gap_extend", "strands"})
+        EXPECT_EQ(count_of(top, std::string("\"") + key + "\":"), 1) << key << " in\n" << json;
+    const nlohmann::json parsed = nlohmann::json::parse(json);
+    ASSERT_EQ(parsed.at("pairs").size(), 1u) << json;
+    for (const char* key : {"score", "s0_end", "s1_end", "strand", "s0_name", "s1_name", "cells", "seconds"})
+        EXPECT_EQ(parsed["pairs"][0].at(key), key == std::string("cells") ? nlohmann::json(parsed.at(key)) : parsed.at(key))
+            << key;
 
     const Sequence s0 = make_sequence("a0", in.s0_bases);
     const Sequence s1 = make_sequence("b1", in.s1_bases);
@@ -447,8 +457,11 @@ TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
     EXPECT_EQ(json_int(json, "s1_end"), want.s1_end) << json;
     EXPECT_EQ(json_int(json, "s0_length"), s0.length()) << json;
     EXPECT_EQ(json_int(json, "s1_length"), s1.length()) << json;
-    EXPECT_EQ(json_int(json, "cells"), s0.length() * s1.length()) << json;
-    EXPECT_EQ(json_int(json, "cells_this_run"), s0.length() * s1.length()) << "nothing was resumed";
+    // Both strands by default: m n cells each. The forward strand of this related pair wins.
+    EXPECT_EQ(json_string(json, "strand"), "+") << json;
+    EXPECT_EQ(json_string(json, "strands"), "both") << json;
+    EXPECT_EQ(json_int(json, "cells"), 2 * s0.length() * s1.length()) << json;
+    EXPECT_EQ(json_int(json, "cells_this_run"), 2 * s0.length() * s1.length()) << "nothing was resumed";
     EXPECT_EQ(json_string(json, "s0_name"), "a0") << json;
     EXPECT_EQ(json_string(json, "s1_name"), "b1") << json;
     EXPECT_EQ(json_string(json, "s0_path"), in.s0.string()) << json;
@@ -540,7 +553,9 @@ TEST(CliOutput, SummaryOnStderrWithoutQuiet) {
         expand(std::vector<std::string>{"-b", "reference", "{s0}", "{s1}"});
     const CliRun run = run_cli(args);
     ASSERT_EQ(run.code, 0) << describe(args, run);
-    EXPECT_EQ(run.err.rfind("chromalign ", 0), 0u) << run.err;
+    EXPECT_EQ(run.err.rfind("chromalign: job: 1 record pair (1 S0 x 1 S1 records), both strands: 2 comparisons", 0), 0u)
+        << "the job's plan comes first:\n" << run.err;
+    EXPECT_NE(run.err.find("\nchromalign " + std::string(kVersion) + ": "), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("GCUPS"), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("peak memory"), std::string::npos) << run.err;
     EXPECT_EQ(run.out.find("GCUPS"), std::string::npos) << "the summary belongs on stderr";
@@ -643,10 +658,10 @@ TEST(CliMatrix, TsvAndTextShowTheMatrix) {
     ASSERT_EQ(lines.size(), 2u) << tsv.out;
     const std::vector<std::string> header = split(lines[0], '\t'), row = split(lines[1], '\t');
     ASSERT_EQ(header.size(), row.size()) << tsv.out;
-    const std::vector<std::string> tail(header.end() - 4, header.end());
-    EXPECT_EQ(tail, (std::vector<std::string>{"matrix", "other", "gap_open", "gap_extend"})) << tsv.out;
-    EXPECT_EQ(row[row.size() - 4], "91,-114,-31,-123,-114,100,-125,-31,-31,-125,100,-114,-123,-31,-114,91");
-    EXPECT_EQ(row[row.size() - 3], "-125");
+    const std::vector<std::string> tail(header.end() - 5, header.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"matrix", "other", "gap_open", "gap_extend", "strand"})) << tsv.out;
+    EXPECT_EQ(row[row.size() - 5], "91,-114,-31,-123,-114,100,-125,-31,-31,-125,100,-114,-123,-31,-114,91");
+    EXPECT_EQ(row[row.size() - 4], "-125");
 
     const std::vector<std::string> text_args =
         expand(std::vector<std::string>{"-q", "-b", "reference", "-x", "hoxd70", "{s0}", "{s1}"});
@@ -686,17 +701,26 @@ TEST(CliRecords, SecondRecordByName) {
     EXPECT_EQ(json_int(run.out, "s1_end"), want.s1_end) << run.out;
 }
 
-TEST(CliRecords, FirstRecordByDefaultWithNote) {
+TEST(CliRecords, EveryRecordByDefaultBestFirst) {
     const Inputs& in = inputs();
     const std::vector<std::string> args =
         expand(std::vector<std::string>{"-b", "reference", "-f", "json", "{s0}", "{two}"});
     const CliRun run = run_cli(args);
     ASSERT_EQ(run.code, 0) << describe(args, run);
-    EXPECT_EQ(json_string(run.out, "s1_name"), "first") << run.out;
-    EXPECT_EQ(json_int(run.out, "s1_length"), static_cast<int64_t>(in.first_bases.size()));
-    EXPECT_NE(run.err.find("chromalign: note: "), std::string::npos) << run.err;
-    EXPECT_NE(run.err.find("2 records"), std::string::npos) << run.err;
-    EXPECT_NE(run.err.find(in.two.string()), std::string::npos) << run.err;
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    ASSERT_EQ(j.at("pairs").size(), 2u) << run.out;
+    const Sequence s0 = make_sequence("a0", in.s0_bases);
+    std::vector<std::pair<int64_t, std::string>> want;  // (score, S1 record)
+    for (const auto& [name, bases] : {std::pair{"first", in.first_bases}, std::pair{"second", in.second_bases}})
+        want.emplace_back(reference_align(s0, make_sequence(name, bases), Scoring{}).score, name);
+    std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(j["pairs"][k].at("s1_name"), want[k].second) << run.out;
+        EXPECT_GE(j["pairs"][k].at("score").get<int64_t>(), want[k].first) << "the forward strand alone scores that";
+    }
+    EXPECT_EQ(j.at("score"), j["pairs"][0].at("score")) << "the best pair comes first and at the top";
+    EXPECT_NE(run.err.find("job: 2 record pairs (1 S0 x 2 S1 records), both strands: 4 comparisons"), std::string::npos)
+        << run.err;
 }
 
 TEST(CliRecords, RegionUsesOnlyItsBases) {
@@ -705,7 +729,7 @@ TEST(CliRecords, RegionUsesOnlyItsBases) {
     const AlignmentEnd want = reference_align(make_sequence("a0", in.s0_bases.substr(1, 4)),
                                               make_sequence("b1", in.s1_bases), Scoring{});
     EXPECT_EQ(json_int(run.out, "s0_length"), 4) << run.out;
-    EXPECT_EQ(json_int(run.out, "cells"), 4 * static_cast<int64_t>(in.s1_bases.size())) << run.out;
+    EXPECT_EQ(json_int(run.out, "cells"), 2 * 4 * static_cast<int64_t>(in.s1_bases.size())) << "both strands";
     EXPECT_EQ(json_int(run.out, "score"), want.score) << run.out;
     EXPECT_EQ(json_string(run.out, "s0_name"), "a0") << run.out;
 }

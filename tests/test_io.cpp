@@ -1,18 +1,27 @@
-//! @file Table-driven tests of the FASTA reader: each case is file bytes, a selector and the
-//! expected outcome.
+//! @file Table-driven tests of the FASTA reader and the record lists: each case is file bytes,
+//! selectors and the expected outcome.
 #include <gtest/gtest.h>
 #include <htslib/bgzf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
 #include "engine/error.hpp"
 #include "io/fasta.hpp"
+#include "io/record_lists.hpp"
 
 #ifndef CHROMALIGN_SOURCE_DIR
 #define CHROMALIGN_SOURCE_DIR "."
@@ -251,32 +260,32 @@ void keep_prefix(const fs::path& path, size_t size) {
     write_file(path, read_file(path).substr(0, size));
 }
 
-/// Puts `c` on disk in a fresh directory and returns its path.
-fs::path materialise(const Case& c, const fs::path& dir) {
-    const fs::path path = dir / (std::string(c.label) + ".fa");
+/// Puts `bytes` on disk in `dir` in the given form and returns the file's path.
+fs::path materialise(const char* label, Form form, const std::string& bytes, const fs::path& dir) {
+    const fs::path path = dir / (std::string(label) + ".fa");
     constexpr size_t kBgzfEofMarkerSize = 28;
-    switch (c.form) {
-    case Form::kPlain: write_file(path, c.bytes); break;
-    case Form::kGzip: append_gzip(path, c.bytes); break;
+    switch (form) {
+    case Form::kPlain: write_file(path, bytes); break;
+    case Form::kGzip: append_gzip(path, bytes); break;
     case Form::kGzipTwoMembers:
-        append_gzip(path, c.bytes.substr(0, c.bytes.size() / 2));
-        append_gzip(path, c.bytes.substr(c.bytes.size() / 2));
+        append_gzip(path, bytes.substr(0, bytes.size() / 2));
+        append_gzip(path, bytes.substr(bytes.size() / 2));
         break;
     case Form::kGzipCut:
-        append_gzip(path, c.bytes);
+        append_gzip(path, bytes);
         keep_prefix(path, fs::file_size(path) / 2);
         break;
     case Form::kGzipTrailingGarbage:
-        append_gzip(path, c.bytes);
+        append_gzip(path, bytes);
         write_file(path, read_file(path) + "trailing garbage\n");
         break;
-    case Form::kBgzf: write_bgzf(path, c.bytes); break;
+    case Form::kBgzf: write_bgzf(path, bytes); break;
     case Form::kBgzfCut:
-        write_bgzf(path, c.bytes);
+        write_bgzf(path, bytes);
         keep_prefix(path, fs::file_size(path) / 2);
         break;
     case Form::kBgzfNoEof:
-        write_bgzf(path, c.bytes);
+        write_bgzf(path, bytes);
         keep_prefix(path, fs::file_size(path) - kBgzfEofMarkerSize);
         break;
     case Form::kMissing: break;
@@ -291,22 +300,46 @@ std::string decode(const Sequence& seq) {
     return bases;
 }
 
-class FastaCase : public ::testing::TestWithParam<Case> {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("chromalign_test_io_" + std::to_string(::getpid()) + "_" + GetParam().label);
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
+/// A fresh directory for one test's files, removed when the test ends.
+class ScratchDir {
+public:
+    explicit ScratchDir(const std::string& label)
+        : path_(fs::temp_directory_path() /
+                ("chromalign_test_io_" + std::to_string(::getpid()) + "_" + label)) {
+        fs::remove_all(path_);
+        fs::create_directories(path_);
     }
-    void TearDown() override { fs::remove_all(dir_); }
+    ~ScratchDir() { fs::remove_all(path_); }
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
 
-    fs::path dir_;
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
 };
+
+/// Expects `read` to throw an InputError of one line that starts with `path` and holds `text`.
+void expect_input_error(const fs::path& path, const std::function<void()>& read,
+                        const std::string& text) {
+    try {
+        read();
+        ADD_FAILURE() << "read succeeded; expected an error containing: " << text;
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(text), std::string::npos) << what;
+        EXPECT_EQ(what.rfind(path.string(), 0), 0u)
+            << "message must start with the file name: " << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << "message must be one line: " << what;
+    }
+}
+
+using FastaCase = ::testing::TestWithParam<Case>;
 
 TEST_P(FastaCase, ReadsOrRejects) {
     const Case& c = GetParam();
-    const fs::path path = materialise(c, dir_);
+    const ScratchDir dir(c.label);
+    const fs::path path = materialise(c.label, c.form, c.bytes, dir.path());
     ASSERT_FALSE(HasFatalFailure());
     std::vector<std::string> notes;
     if (c.want.ok) {
@@ -323,16 +356,8 @@ TEST_P(FastaCase, ReadsOrRejects) {
         }
         return;
     }
-    try {
-        read_fasta(path.string(), parse_selector(c.selector), &notes);
-        FAIL() << "read succeeded; expected an error containing: " << c.want.text;
-    } catch (const InputError& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find(c.want.text), std::string::npos) << what;
-        EXPECT_EQ(what.rfind(path.string(), 0), 0u)
-            << "message must start with the file name: " << what;
-        EXPECT_EQ(what.find('\n'), std::string::npos) << "message must be one line: " << what;
-    }
+    expect_input_error(
+        path, [&] { read_fasta(path.string(), parse_selector(c.selector), &notes); }, c.want.text);
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, FastaCase, ::testing::ValuesIn(cases()),
@@ -434,6 +459,328 @@ TEST(FastaLongLines, LinesLongerThanAPieceReadWholeAndErrorsNameTheirColumn) {
         EXPECT_NE(std::string(e.what()).find("header line longer than"), std::string::npos) << e.what();
     }
     fs::remove_all(dir);
+}
+
+// --- Many records: read_fasta_records ------------------------------------------------------
+
+/// How a test writes a part read: "NAME=BASES", or "NAME:START-END=BASES" for part of a record.
+std::string describe(const Sequence& part) {
+    const std::string region = part.region();
+    return part.name + (region.empty() ? "" : ":" + region) + "=" + decode(part);
+}
+
+/// `count` records of 1 to 100 bases, 60 a line, and the parts read_fasta_records makes of them.
+struct ManyRecords {
+    std::string bytes;
+    std::vector<std::string> parts;
+};
+
+ManyRecords many_records(int count) {
+    ManyRecords many;
+    const std::string bases = pseudo_random_bases(100 * static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+        const std::string name = "seq" + std::to_string(i);
+        const std::string record = bases.substr(100 * static_cast<size_t>(i), 1 + i % 100);
+        many.bytes += ">" + name + " description\n" + wrap(record, 60);
+        many.parts.push_back(name + "=" + record);
+    }
+    return many;
+}
+
+/// Spans several BGZF blocks of 64 KiB.
+const ManyRecords kMany = many_records(3000);
+
+/// A file, selectors, and either the parts read (described as describe() does) or an error
+/// substring (error non-empty).
+struct RecordsCase {
+    const char* label;  ///< gtest name suffix: letters, digits and '_' only
+    Form form;
+    std::string bytes;
+    std::vector<std::string> selectors;
+    std::vector<std::string> parts;
+    std::string error;
+};
+
+void PrintTo(const RecordsCase& c, std::ostream* os) { *os << c.label; }
+
+const std::string kThree = ">a\nAC\n>b desc\nGGTA\nCC\n\n>c\nn\n";
+
+const std::vector<RecordsCase>& records_cases() {
+    static const std::vector<RecordsCase> table = {
+        // Every record, in file order.
+        {"all_plain", Form::kPlain, kThree, {}, {"a=AC", "b=GGTACC", "c=N"}, ""},
+        {"all_crlf", Form::kPlain, ">a\r\nAC\r\n>b\r\nGG\r\nT\r\n", {}, {"a=AC", "b=GGT"}, ""},
+        {"all_gzip", Form::kGzip, kMany.bytes, {}, kMany.parts, ""},
+        {"all_gzip_two_members", Form::kGzipTwoMembers, kMany.bytes, {}, kMany.parts, ""},
+        {"all_bgzf", Form::kBgzf, kMany.bytes, {}, kMany.parts, ""},
+        {"one_record", Form::kPlain, ">a\nAC\n", {}, {"a=AC"}, ""},
+
+        // Records named, in the order given, with regions.
+        {"named_in_given_order", Form::kPlain, kThree, {"c", "a"}, {"c=N", "a=AC"}, ""},
+        {"named_regions", Form::kPlain, kThree, {"b:2-5", "a", "b:1-6", "b", "b:6-6"},
+         {"b:2-5=GTAC", "a=AC", "b=GGTACC", "b=GGTACC", "b:6-6=C"}, ""},
+        {"named_bgzf", Form::kBgzf, kMany.bytes, {"seq2999:2-99", "seq0", "seq1500"},
+         {"seq2999:2-99=" + kMany.parts[2999].substr(9, 98), kMany.parts[0],
+          kMany.parts[1500]},
+         ""},
+        {"named_gzip", Form::kGzip, kMany.bytes, {"seq7", "seq3"},
+         {kMany.parts[7], kMany.parts[3]}, ""},
+        {"unselected_not_checked", Form::kPlain, ">a\nAC\n>b\nG*G\n", {"a"}, {"a=AC"}, ""},
+
+        // Selections.
+        {"same_selector_twice", Form::kPlain, kThree, {"a", "b", "a"}, {},
+         "'a' is selected twice (selections 1 and 3)"},
+        {"same_region_twice", Form::kPlain, kThree, {"b:1-2", "a", "b:1-2"}, {},
+         "'b:1-2' is selected twice (selections 1 and 3)"},
+        {"missing_name", Form::kPlain, kThree, {"a", "zz"}, {},
+         "no record named 'zz'; the file holds 3 records: 'a', 'b', 'c'"},
+        {"missing_names", Form::kPlain, kThree, {"x", "a", "y", "z", "y:1-2"}, {},
+         "no record named 'x'; the file holds 3 records: 'a', 'b', 'c'; 2 other names selected "
+         "are missing too"},
+        {"missing_name_many", Form::kPlain, multi_record(7), {"chrX"}, {},
+         "7 records: 'r1', 'r2', 'r3', 'r4', 'r5', ... (2 more)"},
+        {"region_beyond", Form::kPlain, kThree, {"a", "b:3-9"}, {},
+         "record 'b': region 3-9 extends beyond the record, which is 6 bases long"},
+
+        // Malformed files, whatever is selected.
+        {"duplicate_names", Form::kPlain, ">a\nAC\n>b\nGG\n\n>a\nTT\n", {}, {},
+         "record 'a' at line 6 has the name of the record at line 1"},
+        {"duplicate_names_unselected", Form::kPlain, ">a\nAC\n>b\nGG\n>a\nTT\n", {"b"}, {},
+         "record 'a' at line 5 has the name of the record at line 1"},
+        {"empty_among_many", Form::kPlain, ">a\nAC\n>b\n>c\nGG\n", {}, {},
+         "record 'b', line 3: empty sequence"},
+        {"empty_unselected", Form::kPlain, ">a\nAC\n>b\n\n>c\nGG\n", {"c", "a"}, {},
+         "record 'b', line 3: empty sequence (the header is followed by another header or the "
+         "end of the file); every record must hold a sequence, selected or not"},
+        {"empty_last_unselected", Form::kPlain, ">a\nAC\n>b\n\n", {"a"}, {},
+         "record 'b', line 3: empty sequence"},
+        {"bad_character", Form::kPlain, ">a\nAC\n>b\nGG\nG*G\n", {}, {},
+         "record 'b', line 5: invalid character '*' (0x2A) at column 2"},
+        {"bad_character_outside_region", Form::kPlain, ">a\nAC\n>b\nGG\nG*G\n", {"b:1-1"}, {},
+         "record 'b', line 5: invalid character '*'"},
+        {"empty_header_name", Form::kPlain, ">a\nAC\n>\nGG\n", {"a"}, {},
+         "line 3: header line has an empty record name"},
+        {"not_fasta", Form::kPlain, "ACGT\n", {}, {}, "line 1: no FASTA record"},
+        {"gzip_truncated", Form::kGzipCut, kMany.bytes, {}, {}, "decompression failed"},
+        {"bgzf_missing_eof_marker", Form::kBgzfNoEof, kMany.bytes, {"seq1"}, {},
+         "end-of-file marker is missing"},
+        {"missing_file", Form::kMissing, "", {}, {}, "cannot open: No such file or directory"},
+    };
+    return table;
+}
+
+using FastaRecordsCase = ::testing::TestWithParam<RecordsCase>;
+
+TEST_P(FastaRecordsCase, ReadsOrRejects) {
+    const RecordsCase& c = GetParam();
+    const ScratchDir dir(c.label);
+    const fs::path path = materialise(c.label, c.form, c.bytes, dir.path());
+    ASSERT_FALSE(HasFatalFailure());
+    std::vector<RecordSelector> selectors;
+    for (const std::string& text : c.selectors) selectors.push_back(parse_selector(text));
+    if (!c.error.empty()) {
+        expect_input_error(path, [&] { read_fasta_records(path.string(), selectors); }, c.error);
+        return;
+    }
+    std::vector<std::string> parts;
+    for (const Sequence& part : read_fasta_records(path.string(), selectors)) {
+        EXPECT_EQ(part.source, path.string());
+        parts.push_back(describe(part));
+    }
+    EXPECT_EQ(parts, c.parts);
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, FastaRecordsCase, ::testing::ValuesIn(records_cases()),
+                         [](const ::testing::TestParamInfo<RecordsCase>& param) {
+                             return std::string(param.param.label);
+                         });
+
+TEST(FastaRecords, NotesAndHandBuiltSelectors) {
+    const ScratchDir dir("records_notes");
+    const fs::path path = materialise("three", Form::kPlain, kThree, dir.path());
+    std::vector<std::string> notes;
+    read_fasta_records(path.string(), {}, &notes);
+    EXPECT_TRUE(notes.empty()) << notes.front();
+    read_fasta_records(path.string(), {parse_selector("c"), parse_selector("c:1-1")}, &notes);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], path.string() + " holds 3 records; using 1 of them");
+
+    // A name that looks like a region, read whole, is not the same selector as that region.
+    const fs::path colon = materialise("colon", Form::kPlain, ">x:1-2\nACGT\n>x\nGG\n", dir.path());
+    RecordSelector whole;
+    whole.record = "x:1-2";
+    const auto parts = read_fasta_records(colon.string(), {whole, parse_selector("x:1-2")});
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(describe(parts[0]), "x:1-2=ACGT");
+    EXPECT_EQ(describe(parts[1]), "x=GG");
+
+    expect_input_error(
+        path, [&] { read_fasta_records(path.string(), {parse_selector("a"), RecordSelector{}}); },
+        "selection 2 has no record name");
+    RecordSelector reversed;
+    reversed.record = "b";
+    reversed.start = 5;
+    reversed.end = 2;
+    EXPECT_THROW(read_fasta_records(path.string(), {reversed}), Error);
+}
+
+TEST(DescribeSelector, KeyTellsRegionsFromNames) {
+    EXPECT_EQ(describe_selector(parse_selector("chr1")), "chr1");
+    EXPECT_EQ(describe_selector(parse_selector("chr1:1,000-2,000")), "chr1:1000-2000");
+    EXPECT_EQ(selection_key(parse_selector("chr1:1,000-2,000")),
+              selection_key(parse_selector("chr1:1000-2000")));
+    RecordSelector whole;
+    whole.record = "x:1-2";
+    EXPECT_NE(selection_key(whole), selection_key(parse_selector("x:1-2")));
+}
+
+/// Bytes resident in this process now.
+int64_t resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    int64_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * ::sysconf(_SC_PAGESIZE);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(FastaRecords, AMillionTinyRecordsInLinearTimeAndMemory) {
+    constexpr int kRecords = 1000000;
+    const ScratchDir dir("records_million");
+    const fs::path path = dir.path() / "million.fa";
+    {
+        std::string bytes;
+        for (int i = 0; i < kRecords; ++i) bytes += ">r" + std::to_string(i) + "\nACGT\n";
+        write_file(path, bytes);
+    }
+    const int64_t resident_before = resident_bytes();
+    auto start = std::chrono::steady_clock::now();
+    std::vector<Sequence> all = read_fasta_records(path.string(), {});
+    const double all_seconds = seconds_since(start);
+    const double resident_mb = static_cast<double>(resident_bytes() - resident_before) / 1e6;
+    ASSERT_EQ(all.size(), static_cast<size_t>(kRecords));
+    EXPECT_EQ(describe(all[kRecords - 1]), "r999999=ACGT");
+    for (const Sequence& s : all) ASSERT_EQ(s.codes.capacity(), 4u) << s.name;
+    all = {};
+
+    // Ten thousand names, last first: one pass, whatever their order.
+    std::vector<RecordSelector> selectors;
+    for (int i = kRecords - 1; i >= 0; i -= 100)
+        selectors.push_back(parse_selector("r" + std::to_string(i)));
+    start = std::chrono::steady_clock::now();
+    const std::vector<Sequence> named = read_fasta_records(path.string(), selectors);
+    const double named_seconds = seconds_since(start);
+    ASSERT_EQ(named.size(), selectors.size());
+    EXPECT_EQ(named.front().name, "r999999");
+    EXPECT_EQ(named.back().name, "r99");
+
+    start = std::chrono::steady_clock::now();
+    EXPECT_EQ(read_fasta(path.string(), parse_selector("r999999"), nullptr).length(), 4);
+    const double one_seconds = seconds_since(start);
+
+    std::printf("1e6 records (%.1f MB): all %.2f s, %.0f MB resident; 1e4 named %.2f s; "
+                "the last by read_fasta %.2f s\n",
+                static_cast<double>(fs::file_size(path)) / 1e6, all_seconds, resident_mb,
+                named_seconds, one_seconds);
+    // Quadratic work or a per-record reservation would take minutes and gigabytes.
+    EXPECT_LT(all_seconds, 10.0);
+    EXPECT_LT(named_seconds, 10.0);
+    EXPECT_LT(resident_mb, 1000.0);
+}
+
+// --- Names files and pairs files --------------------------------------------------------------
+
+/// A names or pairs file's bytes and either what it lists ("S0 S1" for a pair) or an error
+/// substring (error non-empty).
+struct ListCase {
+    const char* bytes;
+    std::vector<std::string> entries;
+    std::string error;
+};
+
+/// Runs `read` on each case's bytes written to a file and compares what `show` makes of it.
+template <class Read, class Show>
+void check_list_cases(const char* label, const std::vector<ListCase>& table, Read read, Show show) {
+    const ScratchDir dir(label);
+    const fs::path path = dir.path() / "list.txt";
+    for (const ListCase& c : table) {
+        SCOPED_TRACE(c.bytes);
+        write_file(path, c.bytes);
+        if (!c.error.empty()) {
+            expect_input_error(path, [&] { read(path.string()); }, c.error);
+            continue;
+        }
+        std::vector<std::string> entries;
+        for (const auto& entry : read(path.string())) entries.push_back(show(entry));
+        EXPECT_EQ(entries, c.entries);
+    }
+}
+
+TEST(RecordLists, SelectorFile) {
+    const std::vector<ListCase> table = {
+        {"chr1\nchr2:5-10\n", {"chr1", "chr2:5-10"}, ""},
+        {"# names\n\n  chr1  \r\n\tchr2:1,000-2,000\t\r\n   # indented comment\n\r\nchr3",
+         {"chr1", "chr2:1000-2000", "chr3"}, ""},
+        {"chr1\nchr1:1-5\nchr1:6-9\n", {"chr1", "chr1:1-5", "chr1:6-9"}, ""},
+        {"chr1\n\nchr2 chr3\n", {}, "list.txt, line 3: 'chr2 chr3' is more than one word"},
+        {"chr1\nchr2\tdescription\n", {}, "line 2: 'chr2\tdescription' is more than one word"},
+        {"#\nchr1:5-3\n", {}, "line 2: region 'chr1:5-3': END is before START"},
+        {"chr1:x-9\n", {}, "line 1: region 'chr1:x-9': START-END must be two whole numbers"},
+        {"chr1\nchr2\n\nchr1\n", {}, "line 4: 'chr1' repeats line 1"},
+        {"chr1:1000-2000\nchr1:1,000-2,000\n", {}, "line 2: 'chr1:1000-2000' repeats line 1"},
+        {"", {}, "no record names (the file holds only blank lines and comments)"},
+        {"# only\n  \n", {}, "no record names"},
+    };
+    check_list_cases("selector_file", table, read_selector_file, describe_selector);
+}
+
+TEST(RecordLists, PairsFile) {
+    const auto show = [](const SelectorPair& p) {
+        return describe_selector(p.s0) + " " + describe_selector(p.s1);
+    };
+    const std::vector<ListCase> table = {
+        {"a\tb\n# comment\n\na:1-5\tb:2-3\r\nb\ta\n", {"a b", "a:1-5 b:2-3", "b a"}, ""},
+        {"  a \t b  \n", {"a b"}, ""},
+        {"s0\ts1\na\tb\n", {"s0 s1", "a b"}, ""},  // a header is only a pair of names
+        {"a\tb\nab\n", {}, "list.txt, line 2: expected 2 tab-separated columns (S0 record, S1 "
+                           "record), found 1"},
+        {"a b\n", {}, "line 1: expected 2 tab-separated columns"},
+        {"a\tb\n\na\tb\tc\n", {}, "line 3: expected 2 tab-separated columns (S0 record, S1 "
+                                  "record), found 3"},
+        {"a\t\tb\n", {}, "line 1: expected 2 tab-separated columns"},
+        {"a\tb:9-1\n", {}, "line 1: region 'b:9-1': END is before START"},
+        {"a x\tb\n", {}, "line 1: 'a x' is more than one word"},
+        {"a\tb\nb\ta\na\tb\n", {}, "line 3: the pair 'a', 'b' repeats line 1"},
+        {"#\n", {}, "no record pairs"},
+    };
+    check_list_cases("pairs_file", table, read_pairs_file, show);
+}
+
+TEST(RecordLists, RefusesWhatIsNotARegularFile) {
+    const ScratchDir dir("list_kinds");
+    const fs::path fifo = dir.path() / "names.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+    for (const auto& read : std::vector<std::function<void(const std::string&)>>{
+             [](const std::string& p) { read_selector_file(p); },
+             [](const std::string& p) { read_pairs_file(p); }}) {
+        auto done = std::async(std::launch::async, [&] {
+            expect_input_error(fifo, [&] { read(fifo.string()); }, "a FIFO (named pipe)");
+        });
+        if (done.wait_for(std::chrono::seconds(5)) == std::future_status::timeout) {
+            // Opening the FIFO blocked: a writer that comes and goes lets the reader go on.
+            const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+            if (fd >= 0) ::close(fd);
+            ADD_FAILURE() << "reading a FIFO waited for a writer";
+        }
+        done.get();
+    }
+    expect_input_error(dir.path(), [&] { read_selector_file(dir.path().string()); },
+                       "cannot read record names from a directory; give a regular file");
+    const fs::path absent = dir.path() / "absent";
+    expect_input_error(absent, [&] { read_pairs_file(absent.string()); },
+                       "cannot open: No such file or directory");
 }
 
 }  // namespace

@@ -16,18 +16,19 @@
 
 #include "kernels/registry.hpp"
 #include "engine/error.hpp"
+#include "engine/job/job.hpp"
+#include "engine/job/job_files.hpp"
+#include "engine/job/stage1_record.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/version.hpp"
-#include "engine/traceback/engine_sweeper.hpp"
-#include "engine/traceback/linear_traceback.hpp"
 #include "engine/traceback/special_rows.hpp"
 #include "io/alignment_formats.hpp"
 #include "io/alignment_plot.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
-#include "tools/stage1_record.hpp"
-#include "tools/traceback_journal.hpp"
+#include "tools/job_input.hpp"
+#include "tools/job_output.hpp"
 #ifdef CHROMALIGN_HAVE_MPI
 #include "engine/transport/mpi_link.hpp"
 #endif
@@ -60,12 +61,14 @@ double peak_memory_mib() {
     return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-/// One progress line on stderr: rewritten in place on a terminal, else a line a minute.
+/// One progress line on stderr for the whole job: rewritten in place on a terminal, else a
+/// line a minute.
 class ProgressPrinter {
 public:
-    explicit ProgressPrinter(bool enabled) : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0) {}
+    ProgressPrinter(bool enabled, int64_t comparisons)
+        : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), comparisons_(comparisons) {}
 
-    void operator()(const Progress& p) {
+    void operator()(const Progress& p, int64_t comparison) {
         if (!enabled_ || (!tty_ && p.seconds - last_line_ < 60)) return;
         last_line_ = p.seconds;
         const double done = p.cells_total ? static_cast<double>(p.cells_done) / p.cells_total : 0;
@@ -74,8 +77,12 @@ public:
         const double rate = p.seconds > 0 ? p.cells_this_run / p.seconds : 0;
         const double computed = p.seconds > 0 ? (p.cells_this_run - p.cells_pruned) / p.seconds : 0;
         const double eta = computed > 0 ? p.cells_left_live / computed : 0;
-        std::fprintf(stderr, "%s%5.1f%% done, %.2f GCUPS, %.0f s elapsed, ETA %.0f s, best so far %d%s",
-                     tty_ ? "\r" : "", 100 * done, rate / 1e9, p.seconds, eta, p.best_score,
+        char which[64] = "";
+        if (comparisons_ > 1)
+            std::snprintf(which, sizeof which, "comparison %lld of %lld, ", static_cast<long long>(comparison + 1),
+                          static_cast<long long>(comparisons_));
+        std::fprintf(stderr, "%s%5.1f%% done, %s%.2f GCUPS, %.0f s elapsed, ETA %.0f s, best so far %d%s",
+                     tty_ ? "\r" : "", 100 * done, which, rate / 1e9, p.seconds, eta, p.best_score,
                      tty_ ? "   " : "\n");
         printed_ = true;
     }
@@ -85,6 +92,7 @@ public:
 
 private:
     bool enabled_, tty_;
+    int64_t comparisons_;
     bool printed_ = false;
     double last_line_ = -1e9;
 };
@@ -99,14 +107,16 @@ std::string absolute_path(const std::string& path) {
     return ec ? path : p.string();
 }
 
-/// A record selector as --s0-record takes it.
-std::string selector_text(const io::RecordSelector& r) {
-    if (!r.has_region()) return r.record;
-    return r.record + ":" + std::to_string(r.start) + "-" + std::to_string(r.end);
+/// A selector of a stage 1 record; an empty one (a release before jobs, which took the first
+/// record by default) names the file's first record.
+io::RecordSelector recorded_selector(const std::string& text, const std::string& path) {
+    io::RecordSelector r = io::parse_selector(text);
+    if (r.record.empty()) r.record = io::read_fasta(path, {}).name;
+    return r;
 }
 
-/// `chromalign traceback DIR [options] [S0 S1]`: the options of a run that takes stage 1's
-/// result, sequences and scoring from DIR's record. Throws cli::UsageError.
+/// `chromalign traceback DIR [options] [S0 S1]`: the options of a run that takes its job and
+/// every comparison's stage 1 result from DIR's records. Throws cli::UsageError.
 cli::Options traceback_command(int argc, char** argv) {
     if (argc >= 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
         const char* help[] = {argv[0], argv[2]};  // the help, whose usage shows this form too
@@ -121,22 +131,39 @@ cli::Options traceback_command(int argc, char** argv) {
     if (o.help || o.version) return o;
     if (o.traceback.empty()) throw cli::UsageError("chromalign traceback needs --traceback FILE");
     if (!o.traceback_dir.empty()) throw cli::UsageError("chromalign traceback takes its directory as DIR, not --traceback-dir");
-    std::optional<cli::Stage1Record> record;
+    if (!o.pairs.empty() || !o.s0_records.empty() || !o.s1_records.empty())
+        throw cli::UsageError("chromalign traceback takes its records from DIR's job");
+    // DIR/job.json, or the stage1.json alone of a release before jobs: one pair, forward.
+    std::optional<JobRecord> job;
+    std::optional<Stage1Record> single;
     try {
-        record = cli::read_stage1_record(dir);
+        job = read_job_record(dir);
+        if (!job) single = read_stage1_record(dir);
     } catch (const Error& e) {
         throw cli::UsageError(e.what());
     }
-    if (!record) throw cli::UsageError(cli::stage1_record_path(dir) + ": no stage 1 record (run stage 1 with --traceback-dir " + dir + ")");
-    if (!cli::same_scoring(o.scoring, Scoring()) && !cli::same_scoring(o.scoring, record->scoring))
-        throw cli::UsageError("chromalign traceback takes its scoring from " + cli::stage1_record_path(dir));
+    if (!job && !single)
+        throw cli::UsageError(dir + ": no stage 1 record (run stage 1 with --traceback-dir " + dir + " first)");
+    const Scoring& recorded = job ? job->scoring : single->scoring;
+    const std::string where = job ? job_record_path(dir) : stage1_record_path(dir);
+    if (!same_scoring(o.scoring, Scoring()) && !same_scoring(o.scoring, recorded))
+        throw cli::UsageError("chromalign traceback takes its scoring from " + where);
     if (o.s0_path.empty()) {
-        o.s0_path = record->s0_path;
-        o.s1_path = record->s1_path;
+        o.s0_path = job ? job->s0_path : single->s0_path;
+        o.s1_path = job ? job->s1_path : single->s1_path;
     }
-    o.s0_record = io::parse_selector(record->s0_record);
-    o.s1_record = io::parse_selector(record->s1_record);
-    o.scoring = record->scoring;
+    try {
+        if (job) {
+            for (const auto& [a, b] : job->pairs) o.pairs.push_back({io::parse_selector(a), io::parse_selector(b)});
+            o.strands = job->strands;
+        } else {
+            o.pairs.push_back({recorded_selector(single->s0_record, o.s0_path), recorded_selector(single->s1_record, o.s1_path)});
+            o.strands = {Strand::kForward};
+        }
+    } catch (const Error& e) {
+        throw cli::UsageError(where + ": " + e.what());
+    }
+    o.scoring = recorded;
     o.matrix_file.clear();
     o.preset.clear();
     o.traceback_dir = dir;
@@ -198,99 +225,127 @@ void check_writable(const std::string& option, const std::string& path) {
         throw Error(option + " " + path + ": cannot write it: " + std::strerror(errno));
 }
 
+/// One stage 1 over this process's slabs and the other ranks' (mpirun, srun).
+Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
+    SlabEngine* engine = backend.slab_engine();
+    if (!engine) throw Error("the " + backend.name() + " backend cannot run over several ranks (use cpu or cuda)");
+    slabs = engine->slabs_per_process();
+    return [engine, &ranks](const Sequence& s0, const Sequence& s1, const Scoring& scoring, const BackendOptions& run) {
+        SlabGroup group(engine->slabs_per_process());
+        const auto link_for = [&](int local) { return ranks.link(group, local); };
+        const SlabRunResult r = run_slabs(s0, s1, scoring, *engine, group, link_for, run);
+        return Stage1Outcome{r.best, r.cells_pruned, r.cells_resumed};
+    };
+}
+
+/// What the report says of one record pair.
+cli::PairReport pair_report(const JobSpec& spec, const PairAnswer& a) {
+    const RecordPair& p = spec.pairs[a.pair];
+    cli::PairReport r;
+    r.s0 = info_of(spec.s0[p.s0]);
+    r.s1 = info_of(spec.s1[p.s1]);
+    r.strand = a.strand;
+    r.result = a.best;
+    r.cells = a.cells;
+    r.cells_pruned = a.cells_pruned;
+    r.cells_resumed = a.cells_resumed;
+    r.seconds = a.seconds;
+    if (a.alignment) {
+        r.alignment = &*a.alignment;
+        r.traceback_seconds = a.traceback_seconds;
+        r.special_rows = a.special_rows;
+        r.traceback_cells = a.traceback.cells;
+        r.traceback_swept_cells = a.traceback.swept_cells;
+        r.traceback_sweep_seconds = a.traceback.sweep_seconds;
+        r.traceback_windows_ahead = a.traceback.ahead;
+        r.traceback_walked_ahead = a.traceback.walked_ahead;
+        r.traceback_joined = a.traceback.joined;
+    }
+    return r;
+}
+
+/// The best pair's path over its matrix (--plot), on S1's forward strand.
+void write_plot(const std::string& path, const JobSpec& spec, const PairAnswer& best) {
+    const RecordPair& p = spec.pairs[best.pair];
+    const Sequence& forward = spec.s1[p.s1];
+    const Sequence s1 = best.strand == Strand::kForward ? forward : reverse_complement(forward);
+    const Alignment none;
+    io::write_alignment_plot(path, spec.s0[p.s0], s1, best.alignment ? *best.alignment : none,
+                             io::ScoreMap{SpecialRows::kPeakColumns, best.score_map}, best.strand);
+}
+
 int run(const cli::Options& o, const std::string& command_line, const RankInfo& ranks) {
     const auto wall_start = std::chrono::steady_clock::now();
     check_writable("-o", o.output);
     check_writable("--traceback", o.traceback);
     check_writable("--plot", o.plot);  // (a checkpoint warns at once, or stops with --checkpoint-strict)
-    std::vector<std::string> notes;
-    const Sequence s0 = io::read_fasta(o.s0_path, o.s0_record, &notes);
-    const Sequence s1 = io::read_fasta(o.s1_path, o.s1_record, &notes);
-    if (!o.quiet)
-        for (const auto& n : notes) std::cerr << "chromalign: note: " << n << "\n";
-    o.scoring.check_no_overflow(s0.length(), s1.length());
-    const SpecialRowsDir rows_dir(o, ranks.link != nullptr);
-
     // Several ranks: rank 0 speaks for the job; the others only report their warnings.
     const bool speaks = ranks.rank == 0;
-    ProgressPrinter printer(!o.quiet && speaks);
-    BackendOptions bo = o.backend_options;
-    bo.on_progress = [&printer](const Progress& p) { printer(p); };
-    bo.on_note = [&o, &ranks, speaks](const std::string& text) {
+    std::vector<std::string> notes;
+    const JobSpec spec = cli::load_job(o, &notes);
+    spec.validate();
+    if (!o.quiet && speaks)
+        for (const auto& n : notes) std::cerr << "chromalign: note: " << n << "\n";
+    const SpecialRowsDir rows_dir(o, ranks.link != nullptr);
+
+    ProgressPrinter printer(!o.quiet && speaks, spec.comparisons());
+    JobOptions jo;
+    jo.backend = o.backend_options;
+    jo.on_progress = [&printer](const Progress& p, int64_t comparison) { printer(p, comparison); };
+    jo.backend.on_note = jo.on_note = [&o, &ranks, speaks](const std::string& text) {
         if (o.quiet) return;
         if (speaks)
             std::cerr << "chromalign: " << text << "\n";
         else if (text.compare(0, 7, "warning") == 0)
             std::cerr << "chromalign: rank " << ranks.rank << ": " << text << "\n";
     };
-    bo.special_rows.dir = rows_dir.path;
-    bo.special_rows.budget_bytes = o.traceback_disk;
-    if (!bo.checkpoint.path.empty()) {
-        bo.checkpoint.stop = &g_stop_signal;
+    jo.backend.special_rows.budget_bytes = o.traceback_disk;
+    if (!jo.backend.checkpoint.path.empty()) {
+        jo.backend.checkpoint.stop = &g_stop_signal;
         install_stop_handlers();
     }
     if (ranks.link && !o.device_given) {
         const int devices = backend_devices(o.backend);
-        bo.device = devices > 0 ? ranks.local_rank % devices : 0;
+        jo.backend.device = devices > 0 ? ranks.local_rank % devices : 0;
     }
-    auto backend = make_backend(o.backend, bo);
-    // Hashed once, for the stage 1 record, the special rows and the journal.
-    const RowsIdentity identity = rows_dir.path.empty() ? RowsIdentity{} : rows_identity(s0, s1);
-    const auto start = std::chrono::steady_clock::now();
-    AlignmentEnd result;
-    int64_t cells_pruned = 0, cells_resumed = 0;
+    jo.traceback = !o.traceback.empty();
+    jo.min_score = o.min_score;
+    jo.rows_dir = rows_dir.path;
+    jo.rows_kept = !rows_dir.path.empty() && !rows_dir.temporary;
+    jo.traceback_only = o.traceback_only;
+    jo.score_maps = !o.plot.empty();
+    jo.s0_path = absolute_path(o.s0_path);
+    jo.s1_path = absolute_path(o.s1_path);
+    jo.writer = speaks;
+    if (jo.traceback_only && ranks.link) throw Error("a traceback from stage 1 records runs in one process (not under mpirun)");
+    auto backend = make_backend(o.backend, jo.backend);
+    if (!o.quiet && speaks) std::cerr << "chromalign: " << cli::job_plan(spec, backend->nominal_gcups()) << "\n";
+    if (jo.rows_kept && speaks && !o.traceback_only) {
+        JobRecord record{jo.s0_path, jo.s1_path, {}, spec.strands, spec.scoring};
+        for (const RecordPair& p : spec.pairs)
+            record.pairs.emplace_back(selector_of(spec.s0[p.s0]), selector_of(spec.s1[p.s1]));
+        write_job_record(rows_dir.path, record);
+    }
     int slabs = 1;
-    // A record of this very comparison in --traceback-dir: stage 1 is done (traceback later).
-    std::optional<cli::Stage1Record> done;
-    if (!o.traceback.empty() && !o.traceback_dir.empty()) {
-        done = cli::read_stage1_record(o.traceback_dir);
-        if (done && !cli::same_comparison(*done, identity, o.scoring)) {
-            if (o.traceback_only)
-                throw Error(cli::stage1_record_path(o.traceback_dir) + " is of another comparison than " + o.s0_path +
-                            " x " + o.s1_path + " (sequences or scoring differ)");
-            if (!o.quiet && speaks)
-                std::cerr << "chromalign: note: " << cli::stage1_record_path(o.traceback_dir)
-                          << " is of another comparison: running stage 1\n";
-            done.reset();
-        }
-        if (done && ranks.link) throw Error("a traceback from a stage 1 record runs in one process (not under mpirun)");
-    }
-    if (o.traceback_only && !done)
-        throw Error(cli::stage1_record_path(o.traceback_dir) + ": no stage 1 record (run stage 1 with --traceback-dir first)");
-    if (done) {
-        result = done->result;
-        cells_resumed = s0.length() * s1.length();  // all of stage 1 was done before
-        if (!o.quiet) std::cerr << "chromalign: stage 1's result from " << cli::stage1_record_path(o.traceback_dir) << "\n";
-    } else if (ranks.link) {
-        SlabEngine* engine = backend->slab_engine();
-        if (!engine) throw Error("the " + backend->name() + " backend cannot run over several ranks (use cpu or cuda)");
-        slabs = engine->slabs_per_process();
-        SlabGroup group(slabs);
-        const auto link_for = [&](int local) { return ranks.link(group, local); };
-        const SlabRunResult run = run_slabs(s0, s1, o.scoring, *engine, group, link_for, bo);
-        result = run.best;
-        cells_pruned = run.cells_pruned;
-        cells_resumed = run.cells_resumed;
-    } else {
-        result = backend->align(s0, s1, o.scoring);
-        cells_pruned = backend->cells_pruned();
-        cells_resumed = backend->cells_resumed();
-    }
-    const auto stop = std::chrono::steady_clock::now();
+    const Stage1Runner stage1 =
+        ranks.link ? slab_runner(*backend, ranks, slabs)
+                   : Stage1Runner([&backend](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                             const BackendOptions& run) {
+                         const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
+                         return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed()};
+                     });
+    const JobResult result = run_job(spec, jo, *backend, stage1);
     printer.finish();
-    if (!done && !o.traceback_dir.empty() && speaks)
-        cli::write_stage1_record(o.traceback_dir, {absolute_path(o.s0_path), selector_text(o.s0_record),
-                                                   absolute_path(o.s1_path), selector_text(o.s1_record), identity,
-                                                   o.scoring, result});
     if (!speaks) return 0;
 
     cli::RunReport report;
-    report.s0 = info_of(s0);
-    report.s1 = info_of(s1);
+    for (const PairAnswer& a : result.answers) report.pairs.push_back(pair_report(spec, a));
+    report.strands = spec.strands;
+    report.s0_records = static_cast<int64_t>(spec.s0.size());
+    report.s1_records = static_cast<int64_t>(spec.s1.size());
     report.scoring = o.scoring;
     report.matrix_file = o.matrix_file;
-    report.result = result;
-    report.seconds = std::chrono::duration<double>(stop - start).count();
+    report.seconds = result.seconds;
     report.backend = backend->name();
     report.device = backend->device();
     if (ranks.link)
@@ -298,54 +353,11 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
                          " column slabs over MPI)";
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
-    report.cells_pruned = cells_pruned;
-    report.cells_resumed = cells_resumed;
-    Alignment alignment;
     if (!o.traceback.empty()) {
-        const auto traceback_start = std::chrono::steady_clock::now();
-        std::unique_ptr<RowSource> rows = std::make_unique<FirstRowOnly>();
-        io::ScoreMap map;  // for --plot
-        if (!rows_dir.path.empty()) {
-            auto special = std::make_unique<SpecialRows>(rows_dir.path, identity, o.scoring);
-            report.special_rows = special->count();
-            if (!o.plot.empty()) map = io::ScoreMap{SpecialRows::kPeakColumns, special->region_peaks()};
-            rows = std::move(special);
-        }
-        if (!o.quiet)
-            std::fprintf(stderr, "chromalign: best score %d at %lld, %lld after %.3f s; tracing back from %lld special rows\n",
-                         result.score, static_cast<long long>(s0.in_record(result.s0_end)),
-                         static_cast<long long>(s1.in_record(result.s1_end)),
-                         report.seconds, static_cast<long long>(report.special_rows));
-        TracebackCounts counts;
-        // A tiled backend sweeps the large windows on its engine, the scalar sweep otherwise.
-        std::unique_ptr<EngineSweeper> sweeper;
-        if (SlabEngine* engine = backend->slab_engine()) sweeper = std::make_unique<EngineSweeper>(*engine, s0, s1, o.scoring);
-        // In a kept --traceback-dir the walk is saved as it goes, and a rerun takes it up.
-        std::unique_ptr<cli::FileJournal> journal;
-        if (!rows_dir.path.empty() && !rows_dir.temporary) {
-            journal = std::make_unique<cli::FileJournal>(rows_dir.path, identity, o.scoring, result,
-                                                         o.backend_options.checkpoint.every_seconds);
-            if (TracebackPoint saved; !o.quiet && journal->load(saved))
-                std::cerr << "chromalign: taking up the traceback at row " << saved.i << " from " << journal->path()
-                          << "\n";
-        }
-        alignment = linear_traceback(s0, s1, o.scoring, result, *rows, {}, &counts, sweeper.get(), journal.get());
-        if (journal) journal->finish();
-        report.traceback_cells = counts.cells;
-        report.traceback_swept_cells = counts.swept_cells;
-        report.traceback_sweep_seconds = counts.sweep_seconds;
-        report.traceback_windows_ahead = counts.ahead;
-        report.traceback_walked_ahead = counts.walked_ahead;
-        report.traceback_joined = counts.joined;
-        if (rescore(alignment, s0, s1, o.scoring) != result.score)
-            throw Error("internal: the alignment found does not score " + std::to_string(result.score));
-        report.traceback_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - traceback_start).count();
         const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
                                                                       : io::parse_alignment_format(o.alignment_format);
-        io::write_alignment(o.traceback, format, io::AlignedPair{s0, s1, alignment, command_line});
-        if (!o.plot.empty()) io::write_alignment_plot(o.plot, s0, s1, alignment, map);
-        report.alignment = &alignment;
+        cli::write_job_alignments(o.traceback, format, spec, result, o.min_score, command_line);
+        if (!o.plot.empty()) write_plot(o.plot, spec, result.answers.front());
     }
     const std::string text = cli::format_report(report, o.format);
     if (o.output.empty() && o.traceback == "-") {  // standard output holds the alignment, for a pipe
@@ -362,8 +374,10 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     if (!o.quiet) {
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
         std::fprintf(stderr, "chromalign %s: %s\n", kVersion, command_line.c_str());
-        std::fprintf(stderr, "chromalign %s: %s backend, wall %.3f s (align %.3f s), %.2f GCUPS, peak memory %.1f MiB",
-                     kVersion, report.backend.c_str(), wall, report.seconds, report.gcups(), peak_memory_mib());
+        std::fprintf(stderr, "chromalign %s: %s backend, wall %.3f s (align %.3f s", kVersion, report.backend.c_str(),
+                     wall, report.seconds);
+        if (!o.traceback.empty()) std::fprintf(stderr, ", traceback %.3f s", result.traceback_seconds);
+        std::fprintf(stderr, "), %.2f GCUPS, peak memory %.1f MiB", report.gcups(), peak_memory_mib());
         if (report.device_bytes)
             std::fprintf(stderr, ", device memory %.1f MiB", report.device_bytes / 1048576.0);
         std::fprintf(stderr, ", %.1f%% of cells pruned", 100.0 * report.pruned_fraction());

@@ -144,6 +144,30 @@ io::RecordSelector parse_record(const std::string& text, const char* flag) {
     }
 }
 
+/// --s0-record's values: each a selector, or the name of a file of selectors (one a line).
+std::vector<io::RecordSelector> parse_records(const std::vector<std::string>& values, const char* flag) {
+    std::vector<io::RecordSelector> selectors;
+    for (const std::string& v : values) {
+        if (!is_regular_file(v)) {
+            selectors.push_back(parse_record(v, flag));
+            continue;
+        }
+        try {
+            for (io::RecordSelector& r : io::read_selector_file(v)) selectors.push_back(std::move(r));
+        } catch (const Error& e) {
+            throw UsageError(std::string(flag) + ": " + e.what());
+        }
+    }
+    return selectors;
+}
+
+std::vector<Strand> parse_strands(const std::string& text) {
+    if (text == "both") return {Strand::kForward, Strand::kReverse};
+    if (text == "forward") return {Strand::kForward};
+    if (text == "reverse") return {Strand::kReverse};
+    throw UsageError("--strand must be both, forward or reverse (got '" + text + "')");
+}
+
 /// Every option conflict and range check lives here, with a message naming the flag.
 void check_options(const Options& o) {
     if (const std::string why = o.scoring.validate(); !why.empty())
@@ -174,6 +198,9 @@ void check_options(const Options& o) {
             throw UsageError(e.what());
         }
     }
+    if (!o.pairs.empty() && (!o.s0_records.empty() || !o.s1_records.empty()))
+        throw UsageError("--pairs names the records itself: give it or --s0-record/--s1-record, not both");
+    if (o.min_score < 0) throw UsageError("--min-score must be >= 0");
     if (!ck.path.empty() && o.backend == "reference")
         throw UsageError("--checkpoint needs a tiled backend (cpu or cuda), not reference");
 }
@@ -201,7 +228,8 @@ std::vector<std::string> preset_names() {
 
 Options parse_options(int argc, const char* const* argv, bool sequences_optional) {
     Options o;
-    std::string format = "text", s0_record, s1_record, config_file, every = "60s", disk = "16G";
+    std::string format = "text", config_file, every = "60s", disk = "16G", strand = "both", pairs;
+    std::vector<std::string> s0_records, s1_records;
     bool no_pruning = false;
     po::options_description meta("Options");
     meta.add_options()
@@ -212,8 +240,11 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     // Options a --config file may also set (not help, version, config or preset).
     po::options_description general;
     general.add_options()
-        ("s0-record", po::value<std::string>(&s0_record), "record of S0 to use: NAME or NAME:START-END (default: the first)")
-        ("s1-record", po::value<std::string>(&s1_record), "record of S1 to use: NAME or NAME:START-END (default: the first)")
+        ("s0-record", po::value<std::vector<std::string>>(&s0_records)->composing(), "record of S0 to compare: NAME or NAME:START-END (1-based, inclusive); give it again for more, or name a file of them, one a line (default: every record)")
+        ("s1-record", po::value<std::vector<std::string>>(&s1_records)->composing(), "record of S1 to compare, as --s0-record (default: every record)")
+        ("pairs", po::value<std::string>(&pairs), "compare only the record pairs of this file: lines 'S0_RECORD<TAB>S1_RECORD' (regions allowed; default: every S0 record against every S1 record)")
+        ("strand", po::value<std::string>(&strand)->default_value(strand), "strand of S1 to compare S0 with: both, forward or reverse (S1's reverse complement); with both, a pair's answer is its better strand, forward on a tie")
+        ("min-score", po::value<int32_t>(&o.min_score)->default_value(0), "leave pairs scoring below this out of the alignment output (--traceback; default: every pair)")
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), backend_help().c_str())
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index (under mpirun or srun: the rank's index on its node)")
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")
@@ -273,7 +304,8 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         std::ostringstream text;
         text << "Usage: chromalign [options] S0.fa[.gz] S1.fa[.gz]\n"
              << "       chromalign traceback DIR --traceback FILE [options] [S0 S1]\n"
-             << "Exact Smith-Waterman (affine gaps) of two sequences: best local score and where it ends.\n"
+             << "Exact Smith-Waterman (affine gaps) of two genomes: for every pair of their records, on both\n"
+             << "strands, the best local score and where it ends (and with --traceback the alignment).\n"
              << "The second form traces back the alignment of a stage 1 run with --traceback-dir DIR, from\n"
              << "its sequences, scoring and rows (S0 S1: the sequences' files, if they moved).\n\n"
              << meta << general << "\n" << scoring << "\nPresets in " << config_dir() << ":";
@@ -289,8 +321,18 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     }
     if ((o.s0_path.empty() || o.s1_path.empty()) && !(sequences_optional && o.s0_path.empty()))
         throw UsageError("two sequence files are needed: S0 and S1");
-    o.s0_record = parse_record(s0_record, "--s0-record");
-    o.s1_record = parse_record(s1_record, "--s1-record");
+    o.s0_records = parse_records(s0_records, "--s0-record");
+    o.s1_records = parse_records(s1_records, "--s1-record");
+    if (!pairs.empty()) {
+        if (!is_regular_file(pairs)) throw UsageError("--pairs: '" + pairs + "' is not a regular file");
+        try {
+            o.pairs = io::read_pairs_file(pairs);
+        } catch (const Error& e) {
+            throw UsageError(std::string("--pairs: ") + e.what());
+        }
+        if (o.pairs.empty()) throw UsageError("--pairs: " + pairs + " names no pair");
+    }
+    o.strands = parse_strands(strand);
     o.format = parse_format(format);
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
     o.traceback_disk = parse_size(disk, "--traceback-disk");

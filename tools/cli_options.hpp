@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "engine/backend/options.hpp"
+#include "engine/job/strand.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "io/fasta.hpp"
+#include "io/record_lists.hpp"
 
 namespace chromalign::cli {
 
@@ -21,7 +23,14 @@ enum class Format { kText, kTsv, kJson };
 
 struct Options {
     std::string s0_path, s1_path;
-    io::RecordSelector s0_record, s1_record;
+    /// --s0-record/--s1-record, each given once or more or read from a file of names; empty:
+    /// every record of the file.
+    std::vector<io::RecordSelector> s0_records, s1_records;
+    /// --pairs FILE (or a traceback directory's job): exactly these record pairs, instead of
+    /// every S0 record against every S1 record.
+    std::vector<io::SelectorPair> pairs;
+    std::vector<Strand> strands{Strand::kForward, Strand::kReverse};  ///< --strand
+    int32_t min_score = 0;     ///< --min-score: pairs below it stay out of the alignment output
     Scoring scoring;
     std::string matrix_file;   ///< the --matrix file the scoring was read from, if any
     std::string preset;        ///< preset name the scoring came from, if any

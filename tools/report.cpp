@@ -36,37 +36,96 @@ std::string sequence_line(const SequenceInfo& s) {
            ", " + s.path + ")";
 }
 
-std::string text_report(const RunReport& r) {
-    std::ostringstream out;
-    out << "score\t" << r.result.score << "\n"
-        << "s0_end\t" << r.s0.in_record(r.result.s0_end) << "\n"
-        << "s1_end\t" << r.s1.in_record(r.result.s1_end) << "\n"
-        << "s0\t" << sequence_line(r.s0) << "\n"
-        << "s1\t" << sequence_line(r.s1) << "\n"
-        << "scoring\t" << r.scoring.to_string() << "\n"
-        << (r.matrix_file.empty() ? "" : "matrix_file\t" + r.matrix_file + "\n")
-        << "cells\t" << r.cells() << "\n"
+/// "a" or "a:3-10".
+std::string record_label(const SequenceInfo& s) { return s.region.empty() ? s.name : s.name + ":" + s.region; }
+
+std::string strands_text(const std::vector<Strand>& strands) {
+    if (strands.size() == 2) return "both";
+    return strands.empty() ? "" : strand_name(strands.front());
+}
+
+/// Where a pair's best alignment ends and, traced back, starts, in the report's convention.
+struct Positions {
+    int64_t s0_end = 0, s1_end = 0, s0_start = 0, s1_start = 0;
+};
+
+Positions positions(const PairReport& p) {
+    Positions at{p.s0.in_record(p.result.s0_end), p.s1.on_forward(p.result.s1_end, p.strand), 0, 0};
+    if (p.alignment) {
+        at.s0_start = p.s0.in_record(p.alignment->s0_start);
+        at.s1_start = p.s1.on_forward(p.alignment->s1_start, p.strand);
+    }
+    return at;
+}
+
+/// The job's own lines: cells, time, rate, pruning, backend, device.
+void job_lines(std::ostringstream& out, const RunReport& r) {
+    out << "cells\t" << r.cells() << "\n"
         << "cells_this_run\t" << r.cells_this_run() << "\n"
         << "seconds\t" << fixed(r.seconds, 3) << "\n"
         << "gcups\t" << fixed(r.gcups(), 2) << "\n"
-        << "pruned\t" << fixed(r.pruned_fraction(), 4) << " (" << r.cells_pruned << " cells)\n"
+        << "pruned\t" << fixed(r.pruned_fraction(), 4) << " (" << r.cells_pruned() << " cells)\n"
         << "backend\t" << r.backend << "\n"
         << "device\t" << r.device << "\n";
-    if (r.alignment) {
-        const AlignmentStats s = alignment_stats(*r.alignment);
-        out << "s0_start\t" << r.s0.in_record(r.alignment->s0_start) << "\n"
-            << "s1_start\t" << r.s1.in_record(r.alignment->s1_start) << "\n"
+}
+
+std::string one_pair_text(const RunReport& r) {
+    const PairReport& p = r.pairs.front();
+    const Positions at = positions(p);
+    std::ostringstream out;
+    out << "score\t" << p.result.score << "\n"
+        << "s0_end\t" << at.s0_end << "\n"
+        << "s1_end\t" << at.s1_end << "\n"
+        << "strand\t" << strand_char(p.strand) << "\n"
+        << "s0\t" << sequence_line(p.s0) << "\n"
+        << "s1\t" << sequence_line(p.s1) << "\n"
+        << "strands\t" << strands_text(r.strands) << "\n"
+        << "scoring\t" << r.scoring.to_string() << "\n"
+        << (r.matrix_file.empty() ? "" : "matrix_file\t" + r.matrix_file + "\n");
+    job_lines(out, r);
+    if (p.alignment) {
+        const AlignmentStats s = alignment_stats(*p.alignment);
+        out << "s0_start\t" << at.s0_start << "\n"
+            << "s1_start\t" << at.s1_start << "\n"
             << "alignment_length\t" << s.columns << "\n"
             << "matches\t" << s.matches << "\n"
             << "mismatches\t" << s.mismatches << "\n"
             << "gap_opens\t" << s.gap_opens << "\n"
             << "gap_bases\t" << s.gap_bases << "\n"
             << "identity\t" << fixed(s.identity(), 6) << "\n"
-            << "traceback_seconds\t" << fixed(r.traceback_seconds, 3) << " (from " << r.special_rows
-            << " special rows; " << r.traceback_cells << " cells recomputed, " << r.traceback_swept_cells
-            << " of them in sweeps taking " << fixed(r.traceback_sweep_seconds, 3) << " s and "
-            << r.traceback_windows_ahead << " windows swept ahead, " << r.traceback_walked_ahead
-            << " of them walked ahead and " << r.traceback_joined << " joined)\n";
+            << "traceback_seconds\t" << fixed(p.traceback_seconds, 3) << " (from " << p.special_rows
+            << " special rows; " << p.traceback_cells << " cells recomputed, " << p.traceback_swept_cells
+            << " of them in sweeps taking " << fixed(p.traceback_sweep_seconds, 3) << " s and "
+            << p.traceback_windows_ahead << " windows swept ahead, " << p.traceback_walked_ahead
+            << " of them walked ahead and " << p.traceback_joined << " joined)\n";
+    }
+    return out.str();
+}
+
+/// Several pairs: the job's lines, then a table of the pairs, best first.
+std::string pairs_text(const RunReport& r) {
+    std::ostringstream out;
+    out << "pairs\t" << r.pairs.size() << " (of " << r.s0_records << " S0 and " << r.s1_records << " S1 records)\n"
+        << "strands\t" << strands_text(r.strands) << "\n"
+        << "scoring\t" << r.scoring.to_string() << "\n"
+        << (r.matrix_file.empty() ? "" : "matrix_file\t" + r.matrix_file + "\n");
+    job_lines(out, r);
+    bool traced = false;
+    for (const PairReport& p : r.pairs) traced = traced || p.alignment;
+    out << "\nrank\tscore\tstrand\ts0\ts0_end\ts1\ts1_end"
+        << (traced ? "\ts0_start\ts1_start\tlength\tidentity" : "") << "\n";
+    for (size_t k = 0; k < r.pairs.size(); ++k) {
+        const PairReport& p = r.pairs[k];
+        const Positions at = positions(p);
+        out << k + 1 << "\t" << p.result.score << "\t" << strand_char(p.strand) << "\t" << record_label(p.s0) << "\t"
+            << at.s0_end << "\t" << record_label(p.s1) << "\t" << at.s1_end;
+        if (traced && p.alignment) {
+            const AlignmentStats s = alignment_stats(*p.alignment);
+            out << "\t" << at.s0_start << "\t" << at.s1_start << "\t" << s.columns << "\t" << fixed(s.identity(), 6);
+        } else if (traced) {
+            out << "\t-\t-\t-\t-";
+        }
+        out << "\n";
     }
     return out.str();
 }
@@ -77,15 +136,18 @@ std::string tsv_report(const RunReport& r) {
     const bool matrix = shows_matrix(r);
     out << "score\ts0_end\ts1_end\ts0_name\ts1_name\ts0_length\ts1_length\tcells\tseconds\tgcups\t"
            "backend\tdevice\t"
-        << (matrix ? "matrix\tother" : "match\tmismatch") << "\tgap_open\tgap_extend\n"
-        << r.result.score << "\t" << r.s0.in_record(r.result.s0_end) << "\t" << r.s1.in_record(r.result.s1_end)
-        << "\t" << r.s0.name
-        << "\t" << r.s1.name << "\t" << r.s0.length << "\t" << r.s1.length << "\t" << r.cells()
-        << "\t" << fixed(r.seconds, 3) << "\t" << fixed(r.gcups(), 3) << "\t" << r.backend << "\t"
-        << r.device << "\t"
-        << (matrix ? matrix_rows(r.scoring, "", ",", "", ",") + "\t" + std::to_string(r.scoring.other)
-                   : std::to_string(r.scoring.match()) + "\t" + std::to_string(r.scoring.mismatch()))
-        << "\t" << r.scoring.gap_open << "\t" << r.scoring.gap_extend << "\n";
+        << (matrix ? "matrix\tother" : "match\tmismatch") << "\tgap_open\tgap_extend\tstrand\n";
+    const std::string scoring =
+        (matrix ? matrix_rows(r.scoring, "", ",", "", ",") + "\t" + std::to_string(r.scoring.other)
+                : std::to_string(r.scoring.match()) + "\t" + std::to_string(r.scoring.mismatch())) +
+        "\t" + std::to_string(r.scoring.gap_open) + "\t" + std::to_string(r.scoring.gap_extend);
+    for (const PairReport& p : r.pairs) {
+        const Positions at = positions(p);
+        out << p.result.score << "\t" << at.s0_end << "\t" << at.s1_end << "\t" << p.s0.name << "\t" << p.s1.name << "\t"
+            << p.s0.length << "\t" << p.s1.length << "\t" << p.cells << "\t" << fixed(p.seconds, 3) << "\t"
+            << fixed(p.gcups(), 3) << "\t" << r.backend << "\t" << r.device << "\t" << scoring << "\t"
+            << strand_char(p.strand) << "\n";
+    }
     return out.str();
 }
 
@@ -106,43 +168,65 @@ nlohmann::ordered_json json_scoring(const RunReport& r) {
     return s;
 }
 
+/// A pair's fields: its answer, its records, its cells and time, and its alignment.
+void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
+    const Positions at = positions(p);
+    j["score"] = p.result.score;
+    j["s0_end"] = at.s0_end;
+    j["s1_end"] = at.s1_end;
+    j["strand"] = std::string(1, strand_char(p.strand));
+    j["s0_name"] = p.s0.name;
+    j["s1_name"] = p.s1.name;
+    if (!p.s0.region.empty()) j["s0_region"] = p.s0.region;
+    if (!p.s1.region.empty()) j["s1_region"] = p.s1.region;
+    j["s0_path"] = p.s0.path;
+    j["s1_path"] = p.s1.path;
+    j["s0_length"] = p.s0.length;
+    j["s1_length"] = p.s1.length;
+    if (!p.alignment) return;
+    const AlignmentStats s = alignment_stats(*p.alignment);
+    j["alignment"] = {{"s0_start", at.s0_start},
+                      {"s1_start", at.s1_start},
+                      {"length", s.columns},
+                      {"matches", s.matches},
+                      {"mismatches", s.mismatches},
+                      {"gap_opens", s.gap_opens},
+                      {"gap_bases", s.gap_bases},
+                      {"identity", s.identity()},
+                      {"traceback_seconds", p.traceback_seconds},
+                      {"special_rows", p.special_rows},
+                      {"traceback_cells", p.traceback_cells},
+                      {"traceback_swept_cells", p.traceback_swept_cells},
+                      {"traceback_sweep_seconds", p.traceback_sweep_seconds},
+                      {"traceback_windows_ahead", p.traceback_windows_ahead},
+                      {"traceback_walked_ahead", p.traceback_walked_ahead},
+                      {"traceback_joined", p.traceback_joined}};
+}
+
 std::string json_report(const RunReport& r) {
     nlohmann::ordered_json j;
-    j["score"] = r.result.score;
-    j["s0_end"] = r.s0.in_record(r.result.s0_end);
-    j["s1_end"] = r.s1.in_record(r.result.s1_end);
-    j["s0_name"] = r.s0.name;
-    j["s1_name"] = r.s1.name;
-    if (!r.s0.region.empty()) j["s0_region"] = r.s0.region;
-    if (!r.s1.region.empty()) j["s1_region"] = r.s1.region;
-    j["s0_path"] = r.s0.path;
-    j["s1_path"] = r.s1.path;
-    j["s0_length"] = r.s0.length;
-    j["s1_length"] = r.s1.length;
+    if (!r.pairs.empty()) json_pair(j, r.pairs.front());  // the best pair, at the top as for one pair
     j["cells"] = r.cells();
     j["cells_this_run"] = r.cells_this_run();
     j["seconds"] = r.seconds;
     j["gcups"] = r.gcups();
-    j["cells_pruned"] = r.cells_pruned;
+    j["cells_pruned"] = r.cells_pruned();
     j["pruned_fraction"] = r.pruned_fraction();
     j["backend"] = r.backend;
     j["device"] = r.device;
     j["device_bytes"] = r.device_bytes;
     j["layout"] = r.layout;
     j["scoring"] = json_scoring(r);
-    if (r.alignment) {
-        const AlignmentStats s = alignment_stats(*r.alignment);
-        j["alignment"] = {{"s0_start", r.s0.in_record(r.alignment->s0_start)},
-                          {"s1_start", r.s1.in_record(r.alignment->s1_start)},
-                          {"length", s.columns},   {"matches", s.matches},
-                          {"mismatches", s.mismatches}, {"gap_opens", s.gap_opens},
-                          {"gap_bases", s.gap_bases},   {"identity", s.identity()},
-                          {"traceback_seconds", r.traceback_seconds}, {"special_rows", r.special_rows},
-                          {"traceback_cells", r.traceback_cells}, {"traceback_swept_cells", r.traceback_swept_cells},
-                          {"traceback_sweep_seconds", r.traceback_sweep_seconds},
-                          {"traceback_windows_ahead", r.traceback_windows_ahead},
-                          {"traceback_walked_ahead", r.traceback_walked_ahead},
-                          {"traceback_joined", r.traceback_joined}};
+    j["strands"] = strands_text(r.strands);
+    j["pairs"] = nlohmann::ordered_json::array();
+    for (const PairReport& p : r.pairs) {
+        nlohmann::ordered_json pair;
+        json_pair(pair, p);
+        pair["cells"] = p.cells;
+        pair["cells_pruned"] = p.cells_pruned;
+        pair["seconds"] = p.seconds;
+        pair["gcups"] = p.gcups();
+        j["pairs"].push_back(std::move(pair));
     }
     // Names and paths are bytes, not always UTF-8: invalid sequences become U+FFFD.
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -150,13 +234,35 @@ std::string json_report(const RunReport& r) {
 
 }  // namespace
 
+int64_t RunReport::cells() const {
+    int64_t total = 0;
+    for (const PairReport& p : pairs) total += p.cells;
+    return total;
+}
+
+int64_t RunReport::cells_pruned() const {
+    int64_t total = 0;
+    for (const PairReport& p : pairs) total += p.cells_pruned;
+    return total;
+}
+
+int64_t RunReport::cells_this_run() const {
+    int64_t total = 0;
+    for (const PairReport& p : pairs) total += p.cells_this_run();
+    return total;
+}
+
+double RunReport::pruned_fraction() const {
+    return cells() > 0 ? static_cast<double>(cells_pruned()) / static_cast<double>(cells()) : 0;
+}
+
 std::string format_report(const RunReport& report, Format format) {
     switch (format) {
     case Format::kTsv: return tsv_report(report);
     case Format::kJson: return json_report(report);
     case Format::kText: break;
     }
-    return text_report(report);
+    return report.pairs.size() == 1 ? one_pair_text(report) : pairs_text(report);
 }
 
 }  // namespace chromalign::cli

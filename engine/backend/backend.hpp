@@ -22,6 +22,18 @@ public:
     virtual std::string device() const = 0;  ///< what ran it, e.g. "NVIDIA H100 80GB HBM3"
     /// Best local score and end cell under the tie rule of engine/result.hpp.
     virtual AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) = 0;
+    /// The same, with this run's own checkpoint, special rows, prune floor and callbacks from
+    /// `run` (a job's comparisons each have theirs); the engine's knobs (threads, device, grid,
+    /// slabs, pruning) stay those the backend was made with. A backend without checkpoints,
+    /// special rows or pruning (the reference) ignores `run`.
+    virtual AlignmentEnd align_run(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                   const BackendOptions& run) {
+        (void)run;
+        return align(s0, s1, scoring);
+    }
+    /// About how many cells a second (in billions) this backend computes of a large pair with
+    /// nothing to prune, for a job's estimate before it starts (0: unknown).
+    virtual double nominal_gcups() const { return 0; }
     virtual size_t device_bytes() const { return 0; }  ///< accelerator memory of the last run
     virtual std::string layout() const { return {}; }  ///< grid of the last run, if tiled
     virtual int64_t cells_pruned() const { return 0; } ///< real cells the last run skipped

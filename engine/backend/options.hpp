@@ -61,6 +61,11 @@ struct BackendOptions {
     int slabs = 0;            ///< column slabs this process runs at once, a thread each
                               ///< (engine/orchestration/slab_group.hpp)
     bool pruning = true;      ///< skip regions that cannot reach the best score (engine/pruning)
+    /// A score some other comparison of the job already reached that wins ties over every cell
+    /// of this one (the other strand of a record pair, engine/job/job.hpp): pruning starts from
+    /// it. Then only a best score of at least the floor is exact; one below it is not this
+    /// comparison's optimum, and the job never reports it.
+    int32_t prune_floor = 0;
     std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
     std::function<void(const std::string&)> on_note;    ///< informational lines, if set
     CheckpointOptions checkpoint;

@@ -114,7 +114,7 @@ public:
         if (group_) group_->set_cells(local_, {0, g_.m * g_.n - before, 0});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
-        share_best(ck_.resumed_best().score);
+        share_best(std::max(ck_.resumed_best().score, options_.prune_floor));
         if (special_)
             ex_.track_region_peaks(c0 + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
         // Rank 0 leaves a diagonal on the signal; the other slabs of its process once it has

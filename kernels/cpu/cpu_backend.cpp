@@ -116,12 +116,23 @@ public:
                kernels::cpu::cpu_isa_name(isa_);
     }
     std::string layout() const override { return layout_; }
+    /// Per thread: 9.5 GCUPS with AVX-512, 7.5 with AVX2 (300k x 300k, tools/BENCHMARKS.md);
+    /// the narrower kernels taken as half that.
+    double nominal_gcups() const override {
+        const double per_thread = isa_ == kernels::cpu::CpuIsa::kAvx512 ? 9.5 : isa_ == kernels::cpu::CpuIsa::kAvx2 ? 7.5 : 3.5;
+        return per_thread * threads_;
+    }
 
     /// --slabs S column slabs of --threads threads each (the cores shared among them by
     /// default): with S > 1, the path of a single-process cuda run, tested without a GPU.
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
+        return align_run(s0, s1, scoring, options_);
+    }
+
+    AlignmentEnd align_run(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                           const BackendOptions& options) override {
         scoring.check_no_overflow(s0.length(), s1.length());
-        const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options_);
+        const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options);
         cells_pruned_ = run.cells_pruned;
         cells_resumed_ = run.cells_resumed;
         return run.best;

@@ -38,17 +38,24 @@ public:
     std::string device() const override {
         return info_.name + " (device " + std::to_string(options_.device) + ")";
     }
+    /// 2620 GCUPS on the 132 multiprocessors of an H100 (8M x 8M, tools/BENCHMARKS.md).
+    double nominal_gcups() const override { return 2620.0 / 132 * info_.multiprocessors; }
     size_t device_bytes() const override { return device_bytes_; }
     std::string layout() const override { return layout_; }
 
     /// One process on one GPU: slabs_ column slabs as concurrent kernels (slab_group.hpp says
     /// why), or one slab for an S1 too short to cut.
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
+        return align_run(s0, s1, scoring, options_);
+    }
+
+    AlignmentEnd align_run(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                           const BackendOptions& options) override {
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
         sharing_ = slabs_;
         if (s1.length() < Tuning::kMinBlockColsForSlabs * slab_blocks(scoring) * slabs_) sharing_ = 1;
-        const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options_);
+        const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options);
         cells_pruned_ = run.cells_pruned;
         cells_resumed_ = run.cells_resumed;
         if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";

@@ -10,6 +10,7 @@ class ReferenceBackend : public Backend {
 public:
     std::string name() const override { return "reference"; }
     std::string device() const override { return "cpu (1 thread)"; }
+    double nominal_gcups() const override { return 0.2; }  // README, Backends
     AlignmentEnd align(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override {
         return reference_align(s0, s1, scoring);
     }

@@ -1,4 +1,4 @@
-//! @file The traceback's journal in --traceback-dir (DIR/traceback.journal): the walk saved
+//! @file The traceback's journal in a comparison's directory of --traceback-dir (traceback.journal): the walk saved
 //! every --checkpoint-every, so that a rerun after a kill takes it up (linear_traceback.hpp).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include "engine/scoring/scoring.hpp"
 #include "engine/traceback/linear_traceback.hpp"
 
-namespace chromalign::cli {
+namespace chromalign {
 
 class FileJournal : public TracebackJournal {
 public:
@@ -37,4 +37,4 @@ private:
     std::chrono::steady_clock::time_point last_;
 };
 
-}  // namespace chromalign::cli
+}  // namespace chromalign

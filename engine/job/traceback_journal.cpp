@@ -1,5 +1,5 @@
 //! @file The journal file: a fixed header, the runs, a CRC of both.
-#include "tools/traceback_journal.hpp"
+#include "engine/job/traceback_journal.hpp"
 
 #include <zlib.h>
 
@@ -10,7 +10,7 @@
 
 #include "engine/error.hpp"
 
-namespace chromalign::cli {
+namespace chromalign {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'A', 'T', 'B', 'J', 'N', '0', '1'};
@@ -111,4 +111,4 @@ void FileJournal::save(const TracebackPoint& p) {
 
 void FileJournal::finish() { std::remove(path_.c_str()); }
 
-}  // namespace chromalign::cli
+}  // namespace chromalign

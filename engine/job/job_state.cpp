@@ -1,0 +1,180 @@
+//! @file The job state as JSON (nlohmann-json), written durably.
+#include "engine/job/job_state.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/checkpoint/durable_file.hpp"
+#include "engine/error.hpp"
+
+namespace chromalign {
+namespace {
+
+constexpr const char* kFormat = "chromalign job state, version 1";
+
+uint64_t mix(uint64_t hash, uint64_t value) {
+    for (int b = 0; b < 8; ++b) hash = (hash ^ ((value >> (8 * b)) & 0xff)) * 1099511628211ull;
+    return hash;
+}
+
+/// "12=1X3I" back into runs; throws Error on anything else.
+std::vector<AlignmentRun> parse_cigar(const std::string& text) {
+    std::vector<AlignmentRun> runs;
+    int64_t length = 0;
+    for (const char c : text) {
+        if (c >= '0' && c <= '9' && length < (int64_t{1} << 50)) {
+            length = length * 10 + (c - '0');
+        } else if ((c == '=' || c == 'X' || c == 'I' || c == 'D') && length > 0) {
+            runs.push_back(AlignmentRun{c, length});
+            length = 0;
+        } else {
+            throw Error("malformed CIGAR");
+        }
+    }
+    if (length != 0) throw Error("malformed CIGAR");
+    return runs;
+}
+
+
+}  // namespace
+
+uint64_t job_fingerprint(const JobSpec& spec) {
+    uint64_t hash = 1469598103934665603ull;
+    for (uint8_t x = 0; x < 5; ++x)
+        for (uint8_t y = 0; y < 5; ++y) hash = mix(hash, static_cast<uint64_t>(spec.scoring.score(x, y)));
+    hash = mix(hash, static_cast<uint64_t>(spec.scoring.gap_open));
+    hash = mix(hash, static_cast<uint64_t>(spec.scoring.gap_extend));
+    for (const Strand s : spec.strands) hash = mix(hash, static_cast<uint64_t>(s));
+    std::vector<uint64_t> f0(spec.s0.size()), f1(spec.s1.size());  // each record hashed once
+    for (size_t k = 0; k < f0.size(); ++k) f0[k] = sequence_fingerprint(spec.s0[k]);
+    for (size_t k = 0; k < f1.size(); ++k) f1[k] = sequence_fingerprint(spec.s1[k]);
+    for (const RecordPair& p : spec.pairs) {
+        hash = mix(hash, f0[p.s0]);
+        hash = mix(hash, static_cast<uint64_t>(spec.s0[p.s0].offset));
+        hash = mix(hash, f1[p.s1]);
+        hash = mix(hash, static_cast<uint64_t>(spec.s1[p.s1].offset));
+    }
+    return hash;
+}
+
+JobState::JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer)
+    : path_(std::move(path)), fingerprint_(fingerprint), writer_(writer) {
+    if (writer_) {
+        lock_ = std::make_unique<CheckpointLock>(path_);
+        // (a lock that guards nothing, on a file system without locks, still lets the job run)
+    }
+    struct stat st{};
+    if (restart || ::stat(path_.c_str(), &st) != 0) return;
+    const std::string refuse = path_ + ": ";
+    const std::string hint = "; it is left untouched (use --restart to discard it)";
+    if (!S_ISREG(st.st_mode)) throw Error(refuse + "not a regular file" + hint);
+    std::ifstream in(path_);
+    try {
+        const nlohmann::json j = nlohmann::json::parse(in);
+        if (j.at("format").get<std::string>() != kFormat) throw Error("an unknown format");
+        if (j.at("job").get<std::string>() != std::to_string(fingerprint_))
+            throw Error("the state of another job (other sequences, records, pairs, strands or scoring)");
+        for (const auto& d : j.at("done")) {
+            DoneComparison c;
+            c.pair = d.at("pair").get<size_t>();
+            c.strand = strand_named(d.at("strand").get<std::string>());
+            c.best = AlignmentEnd{d.at("score").get<int32_t>(), d.at("s0_end").get<int64_t>(), d.at("s1_end").get<int64_t>()};
+            c.floor = d.at("floor").get<int32_t>();
+            c.cells_pruned = d.at("cells_pruned").get<int64_t>();
+            if (c.pair >= spec.pairs.size()) throw Error("a pair out of range");
+            const int64_t m = spec.s0[spec.pairs[c.pair].s0].length(), n = spec.s1[spec.pairs[c.pair].s1].length();
+            const bool none = c.best.score == 0 && c.best.s0_end == 0 && c.best.s1_end == 0;
+            const bool cell = c.best.score > 0 && c.best.s0_end >= 1 && c.best.s0_end <= m && c.best.s1_end >= 1 &&
+                              c.best.s1_end <= n &&
+                              c.best.score <= int64_t{spec.scoring.best_score()} * std::min(c.best.s0_end, c.best.s1_end);
+            if ((!none && !cell) || c.floor < 0 || c.cells_pruned < 0 || c.cells_pruned > m * n)
+                throw Error("an answer out of range for pair " + std::to_string(c.pair + 1));
+            done_[{c.pair, c.strand}] = c;
+        }
+        for (const auto& a : j.at("alignments")) {
+            DoneTraceback t;
+            t.pair = a.at("pair").get<size_t>();
+            t.strand = strand_named(a.at("strand").get<std::string>());
+            t.alignment.score = a.at("score").get<int32_t>();
+            t.alignment.s0_start = a.at("s0_start").get<int64_t>();
+            t.alignment.s0_end = a.at("s0_end").get<int64_t>();
+            t.alignment.s1_start = a.at("s1_start").get<int64_t>();
+            t.alignment.s1_end = a.at("s1_end").get<int64_t>();
+            t.alignment.runs = parse_cigar(a.at("cigar").get<std::string>());
+            if (t.pair >= spec.pairs.size()) throw Error("a pair out of range");
+            traced_[t.pair] = std::move(t);  // the job rescores it against the sequences before use
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(refuse + "not a job state (" + e.what() + ")" + hint);
+    } catch (const Error& e) {
+        throw Error(refuse + "holds " + e.what() + hint);
+    }
+}
+
+JobState::~JobState() = default;
+
+std::optional<DoneComparison> JobState::done(size_t pair, Strand strand) const {
+    const auto it = done_.find({pair, strand});
+    return it == done_.end() ? std::nullopt : std::optional<DoneComparison>(it->second);
+}
+
+std::optional<Alignment> JobState::traced(size_t pair) const {
+    const auto it = traced_.find(pair);
+    return it == traced_.end() ? std::nullopt : std::optional<Alignment>(it->second.alignment);
+}
+
+void JobState::add(const DoneComparison& d, double every_seconds) {
+    done_[{d.pair, d.strand}] = d;
+    unsaved_ = true;
+    save_if_due(every_seconds);
+}
+
+void JobState::add(const DoneTraceback& t, double every_seconds) {
+    traced_[t.pair] = t;
+    unsaved_ = true;
+    save_if_due(every_seconds);
+}
+
+void JobState::save_if_due(double every_seconds) {
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - saved_).count() >= every_seconds) save();
+}
+
+void JobState::finish() {
+    if (writer_) std::remove(path_.c_str());
+}
+
+void JobState::save() {
+    if (!writer_ || !unsaved_) return;
+    nlohmann::ordered_json j;
+    j["format"] = kFormat;
+    j["job"] = std::to_string(fingerprint_);
+    j["done"] = nlohmann::ordered_json::array();
+    for (const auto& [key, d] : done_)
+        j["done"].push_back({{"pair", d.pair},
+                             {"strand", strand_name(d.strand)},
+                             {"score", d.best.score},
+                             {"s0_end", d.best.s0_end},
+                             {"s1_end", d.best.s1_end},
+                             {"floor", d.floor},
+                             {"cells_pruned", d.cells_pruned}});
+    j["alignments"] = nlohmann::ordered_json::array();
+    for (const auto& [key, t] : traced_)
+        j["alignments"].push_back({{"pair", t.pair},
+                                   {"strand", strand_name(t.strand)},
+                                   {"score", t.alignment.score},
+                                   {"s0_start", t.alignment.s0_start},
+                                   {"s0_end", t.alignment.s0_end},
+                                   {"s1_start", t.alignment.s1_start},
+                                   {"s1_end", t.alignment.s1_end},
+                                   {"cigar", t.alignment.runs.empty() ? std::string() : t.alignment.cigar()}});
+    write_durably(path_, j.dump(1) + "\n");
+    unsaved_ = false;
+    saved_ = std::chrono::steady_clock::now();
+}
+
+}  // namespace chromalign

@@ -1,0 +1,76 @@
+//! @file The job's state beside its checkpoint (FILE.job): which comparisons are done, with
+//! their answers, and the alignments traced back. A comparison in progress keeps its own pieces
+//! (engine/job/job_files.hpp); together they are the whole job's checkpoint.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/alignment/alignment.hpp"
+#include "engine/checkpoint/lock.hpp"
+#include "engine/job/job.hpp"
+
+namespace chromalign {
+
+/// A comparison stage 1 finished.
+struct DoneComparison {
+    size_t pair = 0;
+    Strand strand = Strand::kForward;
+    AlignmentEnd best;          ///< as Stage1Outcome::best
+    int32_t floor = 0;          ///< the prune floor it ran with
+    int64_t cells_pruned = 0;
+};
+
+/// A record pair's alignment, traced back.
+struct DoneTraceback {
+    size_t pair = 0;
+    Strand strand = Strand::kForward;
+    Alignment alignment;
+};
+
+/// Identifies a job: its scoring, strands, and every pair's records as compared (lengths and
+/// content fingerprints, in the pairs' order).
+uint64_t job_fingerprint(const JobSpec& spec);
+
+class JobState {
+public:
+    /// The state at `path` for the job `fingerprint`, taken up when the file is this job's (a
+    /// file of another job, or a damaged one, is an Error that says to use --restart; with
+    /// `restart` it is ignored and replaced). `writer`: this process writes the file (rank 0)
+    /// and holds PATH.lock.
+    JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer);
+    ~JobState();
+
+    std::optional<DoneComparison> done(size_t pair, Strand strand) const;
+    std::optional<Alignment> traced(size_t pair) const;
+    size_t done_count() const { return done_.size(); }
+
+    /// Records a finished comparison or traceback. The file is written (writer only) when
+    /// `every_seconds` have passed since the last write, so that many short comparisons do not
+    /// each cost a synced write: a kill loses at most that much, as with a comparison's own
+    /// checkpoints. A write that fails throws Error.
+    void add(const DoneComparison& d, double every_seconds);
+    void add(const DoneTraceback& t, double every_seconds);
+    /// Writes the file now (a stop), if anything was added since the last write.
+    void save();
+    /// The job is done: the file goes (a finished job leaves nothing to resume).
+    void finish();
+
+private:
+    void save_if_due(double every_seconds);
+    std::string path_;
+    uint64_t fingerprint_;
+    bool writer_;
+    std::unique_ptr<CheckpointLock> lock_;
+    std::map<std::pair<size_t, Strand>, DoneComparison> done_;
+    std::map<size_t, DoneTraceback> traced_;
+    bool unsaved_ = false;
+    std::chrono::steady_clock::time_point saved_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace chromalign
