@@ -3,12 +3,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <thread>
 #include <cstdio>
 #include <cstdlib>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/checkpoint/pieces.hpp"
+#include "engine/job/job_files.hpp"
+#include "engine/job/strand.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/stop_latency.hpp"
 #include "tests/test_support.hpp"
@@ -269,6 +273,68 @@ TEST_F(Resume, UnwritableCheckpointWarnsOrStopsWhenStrict) {
     EXPECT_EQ(stopped.exit_code, 1);
     EXPECT_NE(stopped.err.find(nowhere + ".lock: cannot create checkpoint"), std::string::npos) << stopped.err;
     EXPECT_TRUE(stopped.out.empty()) << "--checkpoint-strict stops before computing anything";
+}
+
+/// The result lines of a TSV without their times (seconds, GCUPS), which differ from run to run.
+std::vector<std::string> answers_of(const std::string& tsv) {
+    std::vector<std::string> lines;
+    std::stringstream in(tsv);
+    for (std::string line; std::getline(in, line);) {
+        std::stringstream fields(line);
+        std::string kept, f;
+        for (int k = 0; std::getline(fields, f, '\t'); ++k)
+            if (k != 8 && k != 9) kept += f + "\t";
+        lines.push_back(kept);
+    }
+    return lines;
+}
+
+TEST(ResumeJob, KillNineMidJobThenResume) {
+    // Two genomes of two records each, one related pair deposited on the other strand: eight
+    // comparisons of about a second each on two threads.
+    const test::ResumeHarness h(10, 10, test::seed());
+    std::mt19937_64 rng(test::seed() + 31);
+    std::vector<Sequence> s0, s1;
+    for (int k = 0; k < 2; ++k) {
+        auto [a, b] = test::mutated_pair(170000, 170000, rng);
+        a.name = "q" + std::to_string(k);
+        b = k == 1 ? reverse_complement(b) : b;
+        b.name = "t" + std::to_string(k);
+        s0.push_back(a);
+        s1.push_back(b);
+    }
+    const auto write = [](const std::string& path, const std::vector<Sequence>& records) {
+        std::ofstream out(path);
+        for (const Sequence& s : records) out << ">" << s.name << "\n" << test::preview(s, s.codes.size()) << "\n";
+    };
+    write(h.path("g0.fa"), s0);
+    write(h.path("g1.fa"), s1);
+    const std::string ck = h.path("job.ckpt");
+    const std::vector<std::string> args = {"-f", "tsv", "-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "0.3s",
+                                           "--traceback", h.path("job.paf"), h.path("g0.fa"), h.path("g1.fa")};
+    std::vector<std::string> plain = {"-q", "-f", "tsv", "-b", "cpu", "--traceback", h.path("plain.paf"), h.path("g0.fa"),
+                                      h.path("g1.fa")};
+    const test::ChildRun whole = h.run_command(plain);
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    int killed = 0;
+    std::string log;
+    for (int moment = 0; moment < 6; ++moment) {
+        const int after_ms = 300 + static_cast<int>(rng() % 2500);
+        const test::ChildRun r = h.run_command(args, after_ms, SIGKILL, job_state_path(ck));
+        std::printf("[ kill -9  ] %d ms after a job state: exit %d\n", after_ms, r.exit_code);
+        log += "--- run " + std::to_string(moment) + ":\n" + r.err;
+        if (r.exit_code == 0) break;  // finished: the job is done
+        ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+        ++killed;
+    }
+    const test::ChildRun last = h.run_command(args);
+    ASSERT_EQ(last.exit_code, 0) << last.err << log;
+    EXPECT_EQ(answers_of(last.out), answers_of(whole.out)) << log;
+    std::ifstream a(h.path("job.paf")), b(h.path("plain.paf"));
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}), std::string(std::istreambuf_iterator<char>(b), {}));
+    EXPECT_GE(killed, 2) << "too few runs were killed mid-job to test anything\n" << log;
+    EXPECT_NE((log + last.err).find("resuming"), std::string::npos) << "no run took up a comparison's pieces\n" << log;
+    EXPECT_FALSE(file_exists(job_state_path(ck))) << "a finished job leaves no state";
 }
 
 /// The latencies issue 22 asks for, measured and printed on generated 3M and 20M pairs on the

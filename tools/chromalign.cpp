@@ -171,28 +171,30 @@ cli::Options traceback_command(int argc, char** argv) {
     return o;
 }
 
-/// Where stage 1 keeps its special rows and its record: --traceback-dir (made if missing,
-/// kept), else for --traceback a fresh temporary directory removed at the end.
+/// Where stage 1 keeps its special rows and records: --traceback-dir (made if missing, kept);
+/// else for --traceback, FILE.rows beside a --checkpoint FILE (kept until the job is done, so
+/// that a resumed job traces back from the rows of the comparisons it finished earlier), or a
+/// fresh temporary directory, removed at the end.
 struct SpecialRowsDir {
     std::string path;
-    bool temporary = false;
+    bool temporary = false;  ///< removed when this goes
+    bool until_done = false; ///< FILE.rows: removed by done()
 
     SpecialRowsDir(const cli::Options& o, bool several_ranks) {
+        const std::string& checkpoint = o.backend_options.checkpoint.path;
+        const bool rows = !o.traceback.empty() && o.traceback_disk > 0;
         if (!o.traceback_dir.empty()) {
-            std::error_code ec;
-            std::filesystem::create_directories(o.traceback_dir, ec);
-            if (!std::filesystem::is_directory(o.traceback_dir))
-                throw Error("--traceback-dir: cannot make directory '" + o.traceback_dir + "'");
-            path = o.traceback_dir;
-            return;
+            make(o.traceback_dir, "--traceback-dir");
+        } else if (rows && !checkpoint.empty()) {
+            make(checkpoint + ".rows", "--checkpoint");
+            until_done = true;
+        } else if (rows && !several_ranks) {  // ranks on other nodes could not see one temporary directory
+            const char* tmp = std::getenv("TMPDIR");
+            std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/chromalign-rows-XXXXXX";
+            if (!mkdtemp(pattern.data())) throw Error("cannot make a temporary directory for special rows: " + pattern);
+            path = pattern;
+            temporary = true;
         }
-        if (o.traceback.empty() || o.traceback_disk == 0) return;
-        if (several_ranks) return;  // ranks on other nodes could not see one temporary directory
-        const char* tmp = std::getenv("TMPDIR");
-        std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/chromalign-rows-XXXXXX";
-        if (!mkdtemp(pattern.data())) throw Error("cannot make a temporary directory for special rows: " + pattern);
-        path = pattern;
-        temporary = true;
     }
     ~SpecialRowsDir() {
         std::error_code ec;
@@ -200,6 +202,22 @@ struct SpecialRowsDir {
     }
     SpecialRowsDir(const SpecialRowsDir&) = delete;
     SpecialRowsDir& operator=(const SpecialRowsDir&) = delete;
+
+    /// Kept across runs of one job (their stage 1 records are taken up, their walks journalled).
+    bool kept() const { return !path.empty() && !temporary; }
+    /// The job is done: FILE.rows goes, as its checkpoint does.
+    void done() const {
+        std::error_code ec;
+        if (until_done) std::filesystem::remove_all(path, ec);
+    }
+
+private:
+    void make(const std::string& dir, const std::string& option) {
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (!std::filesystem::is_directory(dir)) throw Error(option + ": cannot make directory '" + dir + "'");
+        path = dir;
+    }
 };
 
 /// This process's place in a run over several ranks (mpirun/srun); one rank otherwise.
@@ -311,7 +329,8 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.traceback = !o.traceback.empty();
     jo.min_score = o.min_score;
     jo.rows_dir = rows_dir.path;
-    jo.rows_kept = !rows_dir.path.empty() && !rows_dir.temporary;
+    jo.rows_kept = rows_dir.kept();
+    jo.drop_traced_rows = rows_dir.temporary || rows_dir.until_done;
     jo.traceback_only = o.traceback_only;
     jo.score_maps = !o.plot.empty();
     jo.s0_path = absolute_path(o.s0_path);
@@ -336,6 +355,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
                      });
     const JobResult result = run_job(spec, jo, *backend, stage1);
     printer.finish();
+    if (speaks) rows_dir.done();
     if (!speaks) return 0;
 
     cli::RunReport report;

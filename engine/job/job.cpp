@@ -23,8 +23,8 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-/// The special rows of a temporary rows directory, once their pair is traced back (the
-/// directories go with the temporary one at the end).
+/// A comparison's special rows, once its pair is traced back (JobOptions::drop_traced_rows);
+/// its stage 1 record stays, and the directory goes with the job's.
 void remove_special_rows(const std::string& dir) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -84,7 +84,7 @@ public:
         const CheckpointOptions& ck = options.backend.checkpoint;
         if (!ck.path.empty())
             state_ = std::make_unique<JobState>(job_state_path(ck.path), job_fingerprint(spec), spec, ck.restart,
-                                                options.writer);
+                                                options.writer, ck.strict, options.on_note);
     }
 
     JobResult run() {
@@ -147,8 +147,10 @@ private:
         }
         if (options_.traceback && options_.writer && answer.best.score > 0 && answer.best.score >= options_.min_score)
             trace_back(answer, s0, compared(answer.strand));
-        if (!options_.rows_kept && !options_.rows_dir.empty())
+        if (options_.drop_traced_rows && !options_.rows_dir.empty() && options_.writer) {
+            if (state_) state_->save();  // the alignment is saved before the rows it came from go
             for (const Strand strand : spec_.strands) remove_special_rows(comparison_rows_dir(options_.rows_dir, k, strand));
+        }
         return answer;
     }
 

@@ -91,6 +91,9 @@ struct JobOptions {
     /// comparison whose stage 1 record is there skips stage 1, and traceback_only requires it.
     std::string rows_dir;
     bool rows_kept = false;
+    /// A pair's special rows go once it is traced back (a temporary directory, or one kept only
+    /// until the job is done); else they stay for `chromalign traceback DIR`.
+    bool drop_traced_rows = false;
     bool traceback_only = false;
     bool score_maps = false;  ///< keep each traced pair's score map (--plot)
     /// Where the records came from, for stage 1 records (`chromalign traceback DIR`).

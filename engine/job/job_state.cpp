@@ -61,12 +61,12 @@ uint64_t job_fingerprint(const JobSpec& spec) {
     return hash;
 }
 
-JobState::JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer)
-    : path_(std::move(path)), fingerprint_(fingerprint), writer_(writer) {
-    if (writer_) {
-        lock_ = std::make_unique<CheckpointLock>(path_);
-        // (a lock that guards nothing, on a file system without locks, still lets the job run)
-    }
+JobState::JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer, bool strict,
+                   std::function<void(const std::string&)> warn)
+    : path_(std::move(path)), fingerprint_(fingerprint), writer_(writer), strict_(strict), warn_(std::move(warn)) {
+    // A lock that guards nothing (no directory, no locks on the file system) lets the job run:
+    // the comparisons' own checkpoints say so.
+    if (writer_) lock_ = std::make_unique<CheckpointLock>(path_);
     struct stat st{};
     if (restart || ::stat(path_.c_str(), &st) != 0) return;
     const std::string refuse = path_ + ": ";
@@ -172,7 +172,15 @@ void JobState::save() {
                                    {"s1_start", t.alignment.s1_start},
                                    {"s1_end", t.alignment.s1_end},
                                    {"cigar", t.alignment.runs.empty() ? std::string() : t.alignment.cigar()}});
-    write_durably(path_, j.dump(1) + "\n");
+    try {
+        write_durably(path_, j.dump(1) + "\n");
+    } catch (const Error& e) {
+        if (strict_) throw;
+        if (!warned_ && warn_) warn_(std::string("warning: ") + e.what() + "; the job goes on, and a rerun redoes " +
+                                     "the comparisons finished since the last state written");
+        warned_ = true;
+        return;
+    }
     unsaved_ = false;
     saved_ = std::chrono::steady_clock::now();
 }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,7 +44,10 @@ public:
     /// file of another job, or a damaged one, is an Error that says to use --restart; with
     /// `restart` it is ignored and replaced). `writer`: this process writes the file (rank 0)
     /// and holds PATH.lock.
-    JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer);
+    /// A write that fails warns through `warn` and the job goes on (as a comparison's own
+    /// checkpoints do), or with `strict` throws.
+    JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer, bool strict,
+             std::function<void(const std::string&)> warn);
     ~JobState();
 
     std::optional<DoneComparison> done(size_t pair, Strand strand) const;
@@ -53,7 +57,7 @@ public:
     /// Records a finished comparison or traceback. The file is written (writer only) when
     /// `every_seconds` have passed since the last write, so that many short comparisons do not
     /// each cost a synced write: a kill loses at most that much, as with a comparison's own
-    /// checkpoints. A write that fails throws Error.
+    /// checkpoints.
     void add(const DoneComparison& d, double every_seconds);
     void add(const DoneTraceback& t, double every_seconds);
     /// Writes the file now (a stop), if anything was added since the last write.
@@ -65,7 +69,9 @@ private:
     void save_if_due(double every_seconds);
     std::string path_;
     uint64_t fingerprint_;
-    bool writer_;
+    bool writer_, strict_;
+    std::function<void(const std::string&)> warn_;
+    bool warned_ = false;
     std::unique_ptr<CheckpointLock> lock_;
     std::map<std::pair<size_t, Strand>, DoneComparison> done_;
     std::map<size_t, DoneTraceback> traced_;

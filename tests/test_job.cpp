@@ -1,0 +1,281 @@
+//! @file Jobs of many record pairs on both strands (engine/job/): every pair's answer against the
+//! reference on each strand alone, the tie rule between strands, the floor one strand gives the
+//! other, tracebacks, and a job resumed from its state.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+
+#include "engine/error.hpp"
+#include "engine/job/job.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/job/job_files.hpp"
+#include "engine/job/job_state.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/reference/traceback.hpp"
+#include "kernels/registry.hpp"
+#include "tests/pruning_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+/// Each strand's answer from the reference alone, and the pair's by the job's rule.
+struct Expected {
+    AlignmentEnd forward, reverse;
+    Strand strand = Strand::kForward;
+    AlignmentEnd best;
+};
+
+Expected expected(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const std::vector<Strand>& strands) {
+    Expected e;
+    e.forward = reference_align(s0, s1, scoring);
+    e.reverse = reference_align(s0, reverse_complement(s1), scoring);
+    const bool forward = std::count(strands.begin(), strands.end(), Strand::kForward) > 0;
+    const bool reverse = std::count(strands.begin(), strands.end(), Strand::kReverse) > 0;
+    // The forward strand wins a tie: the reverse one needs a higher score.
+    e.strand = reverse && (!forward || e.reverse.score > e.forward.score) ? Strand::kReverse : Strand::kForward;
+    e.best = e.strand == Strand::kForward ? e.forward : e.reverse;
+    return e;
+}
+
+/// Runs `spec` on `backend` in this process.
+JobResult run_on(Backend& backend, const JobSpec& spec, JobOptions options = {}) {
+    const Stage1Runner stage1 = [&backend](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                           const BackendOptions& run) {
+        const AlignmentEnd best = backend.align_run(s0, s1, scoring, run);
+        return Stage1Outcome{best, backend.cells_pruned(), backend.cells_resumed()};
+    };
+    return run_job(spec, options, backend, stage1);
+}
+
+JobSpec one_pair(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<Strand> strands) {
+    JobSpec spec;
+    spec.s0 = {s0};
+    spec.s1 = {s1};
+    spec.pairs = {RecordPair{0, 0}};
+    spec.strands = std::move(strands);
+    spec.scoring = scoring;
+    return spec;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+    ASSERT_TRUE(out.good()) << path;
+}
+
+const std::vector<std::vector<Strand>> kStrandSets = {
+    {Strand::kForward, Strand::kReverse}, {Strand::kForward}, {Strand::kReverse}};
+
+TEST(JobStrands, EveryPairAndStrandMatchesTheReferenceOnEveryBackend) {
+    std::mt19937_64 rng(test::seed() + 501);
+    std::vector<test::PruningCase> cases = test::pruning_cases(rng, 1500);
+    // A pair whose better strand is the reverse one: S1 holds a mutated copy of S0's reverse complement.
+    for (const auto& c : std::vector<test::PruningCase>(cases.begin(), cases.begin() + 3)) {
+        test::PruningCase r = c;
+        r.what = "reversed " + c.what;
+        r.s1 = reverse_complement(c.s1);
+        cases.push_back(r);
+    }
+    std::vector<std::pair<std::string, BackendOptions>> backends = {{"reference", {}}, {"cpu", test::grid(0, 0, 1)},
+                                                                    {"cpu", test::grid(8, 3, 3, 2)}};
+    backends.push_back({"cpu", test::grid(0, 0, 2)});
+    backends.back().second.pruning = false;
+    int reverse_won = 0;
+    for (const auto& [name, options] : backends) {
+        const auto backend = make_backend(name, options);
+        for (const test::PruningCase& c : cases)
+            for (const auto& strands : kStrandSets) {
+                const Expected want = expected(c.s0, c.s1, c.scoring, strands);
+                const JobResult got = run_on(*backend, one_pair(c.s0, c.s1, c.scoring, strands));
+                ASSERT_EQ(got.answers.size(), 1u);
+                const PairAnswer& a = got.answers[0];
+                EXPECT_EQ(a.strand, want.strand) << name << ", " << c.what << ", " << strands.size() << " strands";
+                EXPECT_EQ(a.best, want.best) << name << ", " << c.what << ", strand " << strand_name(a.strand);
+                EXPECT_EQ(a.cells, c.s0.length() * c.s1.length() * static_cast<int64_t>(strands.size()));
+                reverse_won += strands.size() == 2 && a.strand == Strand::kReverse;
+            }
+    }
+    EXPECT_GE(reverse_won, 3 * 4) << "the reversed cases must be won on the reverse strand";
+}
+
+TEST(JobStrands, TheForwardStrandWinsATie) {
+    // S1 is its own reverse complement: both strands compare S0 with the same bases.
+    std::mt19937_64 rng(test::seed() + 502);
+    const auto [s0, half] = test::mutated_pair(400, 300, rng);
+    Sequence s1 = half;
+    const Sequence rc = reverse_complement(half);
+    s1.codes.insert(s1.codes.end(), rc.codes.begin(), rc.codes.end());
+    ASSERT_EQ(reverse_complement(s1).codes, s1.codes);
+    for (const char* name : {"reference", "cpu"}) {
+        const auto backend = make_backend(name, {});
+        const JobResult got = run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]));
+        EXPECT_EQ(got.answers[0].strand, Strand::kForward) << name;
+        EXPECT_EQ(got.answers[0].best, reference_align(s0, s1, Scoring{})) << name;
+    }
+}
+
+TEST(JobStrands, AStrongForwardStrandPrunesTheReverse) {
+    std::mt19937_64 rng(test::seed() + 503);
+    const auto [s0, s1] = test::mutated_pair(60000, 60000, rng);
+    const auto backend = make_backend("cpu", {});
+    const JobResult forward = run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[1]));
+    const JobResult both = run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]));
+    EXPECT_EQ(both.answers[0].best, forward.answers[0].best);
+    const int64_t reverse_pruned = both.cells_pruned - forward.cells_pruned;
+    // Left live on the reverse strand: about the corner where min(m - i, n - j) still reaches the
+    // forward score, and nothing of the band an alignment would need.
+    std::printf("[ pruned   ] forward %.1f%%, reverse %.1f%% (forward score %d)\n",
+                100.0 * forward.cells_pruned / (60000.0 * 60000), 100.0 * reverse_pruned / (60000.0 * 60000),
+                forward.answers[0].best.score);
+    EXPECT_GT(reverse_pruned, 60000LL * 60000 * 8 / 10) << "the reverse strand starts from the forward best";
+}
+
+TEST(JobRecords, EveryRecordPairIsItsOwnOptimumBestFirst) {
+    std::mt19937_64 rng(test::seed() + 504);
+    JobSpec spec;
+    spec.scoring = Scoring{};
+    for (int k = 0; k < 3; ++k) {
+        auto [a, b] = k == 1 ? test::random_pair(700, 500, rng) : test::mutated_pair(300 + 200 * k, 600, rng);
+        a.name = "q" + std::to_string(k);
+        b.name = "t" + std::to_string(k);
+        spec.s0.push_back(a);
+        if (k < 2) spec.s1.push_back(k == 0 ? reverse_complement(b) : b);
+    }
+    for (size_t a = 0; a < spec.s0.size(); ++a)
+        for (size_t b = 0; b < spec.s1.size(); ++b) spec.pairs.push_back({a, b});
+    for (const char* name : {"reference", "cpu"}) {
+        const auto backend = make_backend(name, test::grid(0, 4, 2));
+        const JobResult got = run_on(*backend, spec);
+        ASSERT_EQ(got.answers.size(), spec.pairs.size());
+        for (size_t k = 0; k < got.answers.size(); ++k) {
+            const PairAnswer& a = got.answers[k];
+            const RecordPair& p = spec.pairs[a.pair];
+            const Expected want = expected(spec.s0[p.s0], spec.s1[p.s1], spec.scoring, spec.strands);
+            EXPECT_EQ(a.best, want.best) << name << ": pair " << a.pair;
+            EXPECT_EQ(a.strand, want.strand) << name << ": pair " << a.pair;
+            if (k > 0) EXPECT_GE(got.answers[k - 1].best.score, a.best.score) << "answers are best first";
+        }
+    }
+}
+
+TEST(JobTraceback, EachPairGetsTheReferenceAlignmentOfItsStrand) {
+    std::mt19937_64 rng(test::seed() + 505);
+    JobSpec spec;
+    for (int k = 0; k < 2; ++k) {
+        auto [a, b] = test::mutated_pair(900, 800, rng);
+        spec.s0.push_back(a);
+        spec.s1.push_back(k == 1 ? reverse_complement(b) : b);
+    }
+    spec.pairs = {{0, 0}, {0, 1}, {1, 1}, {1, 0}};
+    const test::TempDir rows;
+    JobOptions options;
+    options.traceback = true;
+    options.rows_dir = rows.path().string();
+    options.backend.special_rows.budget_bytes = int64_t{1} << 30;
+    const auto backend = make_backend("cpu", {});
+    const JobResult got = run_on(*backend, spec, options);
+    for (const PairAnswer& a : got.answers) {
+        const RecordPair& p = spec.pairs[a.pair];
+        const Sequence s1 = a.strand == Strand::kForward ? spec.s1[p.s1] : reverse_complement(spec.s1[p.s1]);
+        ASSERT_TRUE(a.alignment.has_value()) << "pair " << a.pair;
+        const Alignment want = reference_traceback(spec.s0[p.s0], s1, spec.scoring);
+        EXPECT_EQ(a.alignment->runs, want.runs) << "pair " << a.pair;
+        EXPECT_EQ(a.alignment->s0_start, want.s0_start);
+        EXPECT_EQ(a.alignment->s1_start, want.s1_start);
+        EXPECT_EQ(a.alignment->score, a.best.score);
+    }
+    // min_score leaves the weak pairs untraced.
+    options.min_score = got.answers.front().best.score;
+    const JobResult strong = run_on(*backend, spec, options);
+    EXPECT_TRUE(strong.answers.front().alignment.has_value());
+    EXPECT_FALSE(strong.answers.back().alignment.has_value());
+}
+
+TEST(JobState, AStoppedJobResumesWithoutRunningItsFinishedComparisons) {
+    std::mt19937_64 rng(test::seed() + 506);
+    JobSpec spec;
+    for (int k = 0; k < 3; ++k) {
+        auto [a, b] = test::mutated_pair(500, 500, rng);
+        a.name = "a" + std::to_string(k);
+        b.name = "b" + std::to_string(k);
+        spec.s0.push_back(a);
+        spec.s1.push_back(b);
+    }
+    for (size_t k = 0; k < 3; ++k) spec.pairs.push_back({k, (k + 1) % 3});
+    const auto backend = make_backend("cpu", {});
+    const JobResult whole = run_on(*backend, spec);
+
+    const test::TempDir dir;
+    JobOptions options;
+    options.backend.checkpoint.path = dir.file("job.ckpt");
+    options.backend.checkpoint.every_seconds = 0;  // the state is written after every comparison
+    int calls = 0, stop_at = 4;
+    const Stage1Runner stopping = [&](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                      const BackendOptions& run) {
+        if (++calls == stop_at) throw Interrupted(15, "stopped by the test");
+        EXPECT_EQ(run.checkpoint.path, comparison_checkpoint(options.backend.checkpoint.path, (calls - 1) / 2,
+                                                             calls % 2 ? Strand::kForward : Strand::kReverse));
+        const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
+        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed()};
+    };
+    EXPECT_THROW(run_job(spec, options, *backend, stopping), Interrupted);
+    ASSERT_TRUE(file_exists(job_state_path(options.backend.checkpoint.path)));
+    // The rerun takes the three finished comparisons from the state and runs the other three.
+    calls = 0;
+    stop_at = -1;
+    int runs = 0;
+    const Stage1Runner counting = [&](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                      const BackendOptions& run) {
+        ++runs;
+        const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
+        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed()};
+    };
+    const JobResult resumed = run_job(spec, options, *backend, counting);
+    EXPECT_EQ(runs, 3);
+    ASSERT_EQ(resumed.answers.size(), whole.answers.size());
+    for (size_t k = 0; k < whole.answers.size(); ++k) {
+        EXPECT_EQ(resumed.answers[k].pair, whole.answers[k].pair);
+        EXPECT_EQ(resumed.answers[k].best, whole.answers[k].best);
+        EXPECT_EQ(resumed.answers[k].strand, whole.answers[k].strand);
+    }
+    // Pair 0's two strands and pair 1's forward one were finished: they count as resumed.
+    const auto cells = [&](size_t k) { return spec.s0[spec.pairs[k].s0].length() * spec.s1[spec.pairs[k].s1].length(); };
+    EXPECT_EQ(resumed.cells_resumed, 2 * cells(0) + cells(1));
+    EXPECT_FALSE(file_exists(job_state_path(options.backend.checkpoint.path))) << "a finished job leaves no state";
+}
+
+TEST(JobState, TheStateOfAnotherJobIsRefusedUnlessRestarted) {
+    std::mt19937_64 rng(test::seed() + 507);
+    const auto [s0, s1] = test::mutated_pair(300, 300, rng);
+    const test::TempDir dir;
+    JobOptions options;
+    options.backend.checkpoint.path = dir.file("job.ckpt");
+    const std::string state = job_state_path(options.backend.checkpoint.path);
+    write_text(state, "{\"format\": \"chromalign job state, version 1\", \"job\": \"1\", \"done\": [], "
+                            "\"alignments\": []}\n");
+    const auto backend = make_backend("cpu", {});
+    try {
+        run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]), options);
+        ADD_FAILURE() << "the state of another job was taken";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("another job"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("--restart"), std::string::npos) << e.what();
+    }
+    options.backend.checkpoint.restart = true;
+    EXPECT_EQ(run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]), options).answers[0].best,
+              expected(s0, s1, Scoring{}, kStrandSets[0]).best);
+    // A forged answer beyond the matrix is refused, not reported.
+    options.backend.checkpoint.restart = false;
+    JobSpec spec = one_pair(s0, s1, Scoring{}, kStrandSets[0]);
+    write_text(state, "{\"format\": \"chromalign job state, version 1\", \"job\": \"" +
+                                std::to_string(job_fingerprint(spec)) +
+                                "\", \"done\": [{\"pair\": 0, \"strand\": \"forward\", \"score\": 20, \"s0_end\": 5, "
+                                "\"s1_end\": 999, \"floor\": 0, \"cells_pruned\": 0}], \"alignments\": []}\n");
+    EXPECT_THROW(run_on(*backend, spec, options), Error);
+}
+
+}  // namespace
+}  // namespace chromalign
