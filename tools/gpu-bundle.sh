@@ -22,7 +22,10 @@ shared=../shared/data
 if [ -d "$shared" ]; then
   cp -r "$shared/paper" .gpu/data/
   cp -r "$shared/related" .gpu/data/
+  cp -r "$shared/genomes" .gpu/data/
 fi
+# minimap2, for the tests that compare strands and coordinates with it (Debian's package).
+if command -v minimap2 >/dev/null; then cp "$(command -v minimap2)" .gpu/; fi
 cp -r configs .gpu/
 if command -v mpirun >/dev/null; then tools/gpu-bundle-mpi.sh; fi
 du -sh .gpu

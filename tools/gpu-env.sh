@@ -7,3 +7,4 @@ if [ -f .gpu/mpi/env.sh ]; then source .gpu/mpi/env.sh; fi
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:$LD_LIBRARY_PATH"
 export CHROMALIGN_SHARED_DATA="$PWD/.gpu/data" CHROMALIGN_CONFIG_DIR="$PWD/.gpu/configs"
 export CHROMALIGN_CLI="$PWD/.gpu/chromalign"
+export PATH="$PWD/.gpu:$PATH"  # minimap2, when the bundle has it
