@@ -1,6 +1,7 @@
 //! @file Genomes on the GPU: many records on both strands give the cpu backend's answers and
-//! alignments; real genomes report their inverted blocks on the reverse strand, and the
-//! chromosomes of two strains pair up as minimap2 pairs them.
+//! alignments; short records stacked give each its own optimum; real genomes report their
+//! inverted blocks on the reverse strand, the chromosomes of two strains pair up as minimap2
+//! pairs them, and an assembly's contigs land where nucmer places them.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -12,8 +13,10 @@
 #include <sstream>
 
 #include "engine/job/strand.hpp"
+#include "engine/orchestration/slab_run.hpp"
 #include "io/fasta.hpp"
 #include "kernels/registry.hpp"
+#include "tests/job_support.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
 
@@ -84,6 +87,34 @@ TEST(GenomesGpu, StrandsRecordsAndAlignmentsAreTheCpuBackends) {
         EXPECT_EQ(answers(gpu.out), answers(cpu.out)) << gpu.out << cpu.out;
         EXPECT_EQ(file_text(h.path("gpu.sam"), true), file_text(h.path("cpu.sam"), true));
     }
+}
+
+TEST(GenomesGpu, StackedRecordsAreEachTheirOwnOptimum) {
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    std::mt19937_64 rng(test::seed() + 702);
+    BackendOptions few;  // many slabs of few blocks: block 0's delegated cells of another record
+    few.slabs = 3;
+    few.max_blocks = 5;
+    for (const auto& [name, scoring] : std::vector<std::pair<std::string, Scoring>>{
+             {"default", Scoring{}}, {"hoxd70", test::hoxd70()}, {"tiny", test::matrix_scorings(rng)[2].scoring}})
+        for (const BackendOptions& grid : {BackendOptions{}, few}) {
+            const auto backend = make_backend("cuda", grid);
+            SlabEngine* engine = backend->slab_engine();
+            const int64_t rows = engine->slab_shape(1 << 16, 9000, scoring).rows_per_band;
+            const JobSpec spec = test::stacked_spec(rng, rows, scoring);
+            ASSERT_LT(2 * rows + 3, engine->stack_below(scoring)) << "the records must be stacked";
+            JobOptions options;
+            options.traceback = true;
+            const JobResult got = test::run_on(*backend, spec, options);
+            for (const PairAnswer& a : got.answers) {
+                const RecordPair& p = spec.pairs[a.pair];
+                const test::Expected want = test::expected(spec.s0[p.s0], spec.s1[p.s1], scoring, spec.strands);
+                ASSERT_EQ(a.best, want.best) << name << ", slabs " << grid.slabs << ": " << spec.s0[p.s0].name << " ("
+                                             << spec.s0[p.s0].length() << " bases) x " << spec.s1[p.s1].name;
+                EXPECT_EQ(a.strand, want.strand) << name << ", " << spec.s0[p.s0].name;
+                EXPECT_EQ(a.alignment.has_value(), a.best.score > 0);
+            }
+        }
 }
 
 // minimap2 -x asm5: ELS37 185,755-1,197,859 on G27 180,670-1,191,987, strand - (../shared/data/README.md).
@@ -157,6 +188,72 @@ TEST(GenomesGpu, CholeraeChromosomesPairUpOnMinimap2sStrands) {
                     static_cast<long long>(longest[{s.name, "+"}]), static_cast<long long>(longest[{s.name, "-"}]));
         EXPECT_EQ(best[s.name].second, theirs) << s.name;
     }
+}
+
+// The 1,407 contigs of an H1 assembly against the H1 chromosomes, both strands, as a user runs
+// it: for every contig that nucmer places with >= 95% identity over >= 90% of its length, the
+// contig's best alignment (its primary PAF line) lies on one of nucmer's records and strands
+// for it and overlaps one of its intervals. The disagreements are listed with what each found.
+TEST(GenomesGpu, CholeraeContigsLandWhereNucmerPlacesThem) {
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    const std::string contigs = test::shared_data("genomes/V_cholerae_H1_contigs.fasta.gz");
+    const std::string h1 = test::shared_data("genomes/V_cholerae_H1.fasta.gz");
+    const std::string coords = test::shared_data("genomes/V_cholerae_H1_contigs.nucmer.coords.gz");
+    if (contigs.empty() || h1.empty() || coords.empty()) GTEST_SKIP() << "../shared/data is absent";
+    const test::ResumeHarness h(10, 10, test::seed());
+    const test::ChildRun r =
+        h.run_command({"-b", "cuda", "-f", "tsv", "--traceback", h.path("contigs.paf"), contigs, h1});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, int64_t> length;
+    for (const Sequence& s : io::read_fasta_records(contigs, {})) length[s.name] = s.length();
+    // nucmer's placements: contig -> (H1 record, strand, start, end) with the asked identity and cover.
+    struct Place {
+        std::string record;
+        char strand;
+        int64_t from, to;
+    };
+    std::map<std::string, std::vector<Place>> nucmer;
+    FILE* pipe = popen(("zcat " + coords).c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe)) {
+        std::stringstream line(buffer);
+        int64_t s1 = 0, e1 = 0, s2 = 0, e2 = 0, len1 = 0, len2 = 0;
+        double identity = 0;
+        std::string bar, record, contig;
+        if (!(line >> s1 >> e1 >> bar >> s2 >> e2 >> bar >> len1 >> len2 >> bar >> identity >> bar >> record >> contig))
+            continue;
+        if (identity >= 95 && length.count(contig) && len2 * 10 >= length[contig] * 9)
+            nucmer[contig].push_back({record, s2 <= e2 ? '+' : '-', std::min(s1, e1), std::max(s1, e1)});
+    }
+    pclose(pipe);
+    ASSERT_GT(nucmer.size(), 100u);
+    std::map<std::string, std::vector<std::string>> ours;  // contig -> its primary PAF line's fields
+    std::ifstream paf(h.path("contigs.paf"));
+    for (std::string line; std::getline(paf, line);) {
+        const auto f = split(line, '\t');
+        if (f.size() > 8 && !ours.count(f[0])) ours[f[0]] = f;  // best first: the first is the primary
+    }
+    int agree = 0;
+    std::string listed;
+    for (const auto& [contig, places] : nucmer) {
+        const auto it = ours.find(contig);
+        bool found = false;
+        for (const Place& p : places)
+            found = found || (it != ours.end() && it->second[5] == p.record && it->second[4][0] == p.strand &&
+                              std::stoll(it->second[7]) < p.to && std::stoll(it->second[8]) >= p.from);
+        agree += found;
+        if (found) continue;
+        listed += "  " + contig + " (" + std::to_string(length[contig]) + " bases): nucmer";
+        for (const Place& p : places)
+            listed += " " + p.record + " " + p.strand + " " + std::to_string(p.from) + "-" + std::to_string(p.to);
+        listed += "; chromalign " + (it == ours.end() ? std::string("none")
+                                                      : it->second[5] + " " + it->second[4] + " " + it->second[7] + "-" +
+                                                            it->second[8] + " " + it->second[12]) + "\n";
+    }
+    std::printf("[ contigs  ] %d of %zu contigs nucmer places agree; the others:\n%s", agree, nucmer.size(),
+                listed.c_str());
+    EXPECT_GE(agree * 100, static_cast<int>(nucmer.size()) * 95) << listed;
 }
 
 }  // namespace

@@ -12,43 +12,16 @@
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/job/job_files.hpp"
 #include "engine/job/job_state.hpp"
+#include "engine/orchestration/slab_run.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "kernels/registry.hpp"
+#include "tests/job_support.hpp"
 #include "tests/pruning_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
 namespace {
-
-/// Each strand's answer from the reference alone, and the pair's by the job's rule.
-struct Expected {
-    AlignmentEnd forward, reverse;
-    Strand strand = Strand::kForward;
-    AlignmentEnd best;
-};
-
-Expected expected(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const std::vector<Strand>& strands) {
-    Expected e;
-    e.forward = reference_align(s0, s1, scoring);
-    e.reverse = reference_align(s0, reverse_complement(s1), scoring);
-    const bool forward = std::count(strands.begin(), strands.end(), Strand::kForward) > 0;
-    const bool reverse = std::count(strands.begin(), strands.end(), Strand::kReverse) > 0;
-    // The forward strand wins a tie: the reverse one needs a higher score.
-    e.strand = reverse && (!forward || e.reverse.score > e.forward.score) ? Strand::kReverse : Strand::kForward;
-    e.best = e.strand == Strand::kForward ? e.forward : e.reverse;
-    return e;
-}
-
-/// Runs `spec` on `backend` in this process.
-JobResult run_on(Backend& backend, const JobSpec& spec, JobOptions options = {}) {
-    const Stage1Runner stage1 = [&backend](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                                           const BackendOptions& run) {
-        const AlignmentEnd best = backend.align_run(s0, s1, scoring, run);
-        return Stage1Outcome{best, backend.cells_pruned(), backend.cells_resumed()};
-    };
-    return run_job(spec, options, backend, stage1);
-}
 
 JobSpec one_pair(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<Strand> strands) {
     JobSpec spec;
@@ -88,8 +61,8 @@ TEST(JobStrands, EveryPairAndStrandMatchesTheReferenceOnEveryBackend) {
         const auto backend = make_backend(name, options);
         for (const test::PruningCase& c : cases)
             for (const auto& strands : kStrandSets) {
-                const Expected want = expected(c.s0, c.s1, c.scoring, strands);
-                const JobResult got = run_on(*backend, one_pair(c.s0, c.s1, c.scoring, strands));
+                const test::Expected want = test::expected(c.s0, c.s1, c.scoring, strands);
+                const JobResult got = test::run_on(*backend, one_pair(c.s0, c.s1, c.scoring, strands));
                 ASSERT_EQ(got.answers.size(), 1u);
                 const PairAnswer& a = got.answers[0];
                 EXPECT_EQ(a.strand, want.strand) << name << ", " << c.what << ", " << strands.size() << " strands";
@@ -111,7 +84,7 @@ TEST(JobStrands, TheForwardStrandWinsATie) {
     ASSERT_EQ(reverse_complement(s1).codes, s1.codes);
     for (const char* name : {"reference", "cpu"}) {
         const auto backend = make_backend(name, {});
-        const JobResult got = run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]));
+        const JobResult got = test::run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]));
         EXPECT_EQ(got.answers[0].strand, Strand::kForward) << name;
         EXPECT_EQ(got.answers[0].best, reference_align(s0, s1, Scoring{})) << name;
     }
@@ -121,8 +94,8 @@ TEST(JobStrands, AStrongForwardStrandPrunesTheReverse) {
     std::mt19937_64 rng(test::seed() + 503);
     const auto [s0, s1] = test::mutated_pair(60000, 60000, rng);
     const auto backend = make_backend("cpu", {});
-    const JobResult forward = run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[1]));
-    const JobResult both = run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]));
+    const JobResult forward = test::run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[1]));
+    const JobResult both = test::run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]));
     EXPECT_EQ(both.answers[0].best, forward.answers[0].best);
     const int64_t reverse_pruned = both.cells_pruned - forward.cells_pruned;
     // Left live on the reverse strand: about the corner where min(m - i, n - j) still reaches the
@@ -148,15 +121,17 @@ TEST(JobRecords, EveryRecordPairIsItsOwnOptimumBestFirst) {
         for (size_t b = 0; b < spec.s1.size(); ++b) spec.pairs.push_back({a, b});
     for (const char* name : {"reference", "cpu"}) {
         const auto backend = make_backend(name, test::grid(0, 4, 2));
-        const JobResult got = run_on(*backend, spec);
+        const JobResult got = test::run_on(*backend, spec);
         ASSERT_EQ(got.answers.size(), spec.pairs.size());
         for (size_t k = 0; k < got.answers.size(); ++k) {
             const PairAnswer& a = got.answers[k];
             const RecordPair& p = spec.pairs[a.pair];
-            const Expected want = expected(spec.s0[p.s0], spec.s1[p.s1], spec.scoring, spec.strands);
+            const test::Expected want = test::expected(spec.s0[p.s0], spec.s1[p.s1], spec.scoring, spec.strands);
             EXPECT_EQ(a.best, want.best) << name << ": pair " << a.pair;
             EXPECT_EQ(a.strand, want.strand) << name << ": pair " << a.pair;
-            if (k > 0) EXPECT_GE(got.answers[k - 1].best.score, a.best.score) << "answers are best first";
+            if (k > 0) {
+                EXPECT_GE(got.answers[k - 1].best.score, a.best.score) << "answers are best first";
+            }
         }
     }
 }
@@ -176,7 +151,7 @@ TEST(JobTraceback, EachPairGetsTheReferenceAlignmentOfItsStrand) {
     options.rows_dir = rows.path().string();
     options.backend.special_rows.budget_bytes = int64_t{1} << 30;
     const auto backend = make_backend("cpu", {});
-    const JobResult got = run_on(*backend, spec, options);
+    const JobResult got = test::run_on(*backend, spec, options);
     for (const PairAnswer& a : got.answers) {
         const RecordPair& p = spec.pairs[a.pair];
         const Sequence s1 = a.strand == Strand::kForward ? spec.s1[p.s1] : reverse_complement(spec.s1[p.s1]);
@@ -189,9 +164,56 @@ TEST(JobTraceback, EachPairGetsTheReferenceAlignmentOfItsStrand) {
     }
     // min_score leaves the weak pairs untraced.
     options.min_score = got.answers.front().best.score;
-    const JobResult strong = run_on(*backend, spec, options);
+    const JobResult strong = test::run_on(*backend, spec, options);
     EXPECT_TRUE(strong.answers.front().alignment.has_value());
     EXPECT_FALSE(strong.answers.back().alignment.has_value());
+}
+
+TEST(JobStacks, StackedRecordsAreEachTheirOwnOptimum) {
+    std::mt19937_64 rng(test::seed() + 508);
+    for (const auto& [name, scoring] : std::vector<std::pair<std::string, Scoring>>{
+             {"default", Scoring{}}, {"hoxd70", test::hoxd70()}, {"tiny", test::matrix_scorings(rng)[2].scoring}})
+        for (const BackendOptions& grid : {test::grid(0, 0, 1), test::grid(8, 3, 3, 2), test::grid(0, 0, 2, 1)}) {
+            const auto backend = make_backend("cpu", grid);
+            SlabEngine* engine = backend->slab_engine();
+            const int64_t rows = engine->slab_shape(1 << 16, 9000, scoring).rows_per_band;
+            const JobSpec spec = test::stacked_spec(rng, rows, scoring);
+            ASSERT_LT(spec.s0.back().length(), engine->stack_below(scoring)) << "the records must be stacked";
+            const JobResult got = test::run_on(*backend, spec);
+            int stacked_checked = 0;
+            for (const PairAnswer& a : got.answers) {
+                const RecordPair& p = spec.pairs[a.pair];
+                const test::Expected want = test::expected(spec.s0[p.s0], spec.s1[p.s1], scoring, spec.strands);
+                ASSERT_EQ(a.best, want.best) << name << ", " << spec.s0[p.s0].name << " (" << spec.s0[p.s0].length()
+                                             << " bases) x " << spec.s1[p.s1].name << ", rows " << rows;
+                EXPECT_EQ(a.strand, want.strand) << name << ", " << spec.s0[p.s0].name;
+                ++stacked_checked;
+            }
+            EXPECT_EQ(stacked_checked, static_cast<int>(spec.pairs.size()));
+        }
+}
+
+TEST(JobStacks, StackedAndOneByOneGiveTheSameAnswersAndAlignments) {
+    std::mt19937_64 rng(test::seed() + 509);
+    const auto backend = make_backend("cpu", {});
+    const int64_t rows = backend->slab_engine()->slab_shape(1 << 16, 9000, Scoring{}).rows_per_band;
+    const JobSpec spec = test::stacked_spec(rng, rows, Scoring{});
+    JobOptions options;
+    options.traceback = true;
+    const JobResult stacked = test::run_on(*backend, spec, options);
+    options.stack = false;
+    const JobResult alone = test::run_on(*backend, spec, options);
+    ASSERT_EQ(stacked.answers.size(), alone.answers.size());
+    for (size_t k = 0; k < alone.answers.size(); ++k) {
+        EXPECT_EQ(stacked.answers[k].pair, alone.answers[k].pair);
+        EXPECT_EQ(stacked.answers[k].best, alone.answers[k].best);
+        EXPECT_EQ(stacked.answers[k].strand, alone.answers[k].strand);
+        ASSERT_EQ(stacked.answers[k].alignment.has_value(), alone.answers[k].alignment.has_value());
+        if (alone.answers[k].alignment) {
+            EXPECT_EQ(stacked.answers[k].alignment->runs, alone.answers[k].alignment->runs);
+        }
+    }
+    EXPECT_EQ(stacked.cells, alone.cells);
 }
 
 TEST(JobState, AStoppedJobResumesWithoutRunningItsFinishedComparisons) {
@@ -206,10 +228,11 @@ TEST(JobState, AStoppedJobResumesWithoutRunningItsFinishedComparisons) {
     }
     for (size_t k = 0; k < 3; ++k) spec.pairs.push_back({k, (k + 1) % 3});
     const auto backend = make_backend("cpu", {});
-    const JobResult whole = run_on(*backend, spec);
+    const JobResult whole = test::run_on(*backend, spec);
 
     const test::TempDir dir;
     JobOptions options;
+    options.stack = false;  // each comparison runs on its own (stacks: JobStacks)
     options.backend.checkpoint.path = dir.file("job.ckpt");
     options.backend.checkpoint.every_seconds = 0;  // the state is written after every comparison
     int calls = 0, stop_at = 4;
@@ -219,7 +242,7 @@ TEST(JobState, AStoppedJobResumesWithoutRunningItsFinishedComparisons) {
         EXPECT_EQ(run.checkpoint.path, comparison_checkpoint(options.backend.checkpoint.path, (calls - 1) / 2,
                                                              calls % 2 ? Strand::kForward : Strand::kReverse));
         const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
-        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed()};
+        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed(), backend->record_bests()};
     };
     EXPECT_THROW(run_job(spec, options, *backend, stopping), Interrupted);
     ASSERT_TRUE(file_exists(job_state_path(options.backend.checkpoint.path)));
@@ -231,7 +254,7 @@ TEST(JobState, AStoppedJobResumesWithoutRunningItsFinishedComparisons) {
                                       const BackendOptions& run) {
         ++runs;
         const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
-        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed()};
+        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed(), backend->record_bests()};
     };
     const JobResult resumed = run_job(spec, options, *backend, counting);
     EXPECT_EQ(runs, 3);
@@ -258,15 +281,15 @@ TEST(JobState, TheStateOfAnotherJobIsRefusedUnlessRestarted) {
                             "\"alignments\": []}\n");
     const auto backend = make_backend("cpu", {});
     try {
-        run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]), options);
+        test::run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]), options);
         ADD_FAILURE() << "the state of another job was taken";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("another job"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("--restart"), std::string::npos) << e.what();
     }
     options.backend.checkpoint.restart = true;
-    EXPECT_EQ(run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]), options).answers[0].best,
-              expected(s0, s1, Scoring{}, kStrandSets[0]).best);
+    EXPECT_EQ(test::run_on(*backend, one_pair(s0, s1, Scoring{}, kStrandSets[0]), options).answers[0].best,
+              test::expected(s0, s1, Scoring{}, kStrandSets[0]).best);
     // A forged answer beyond the matrix is refused, not reported.
     options.backend.checkpoint.restart = false;
     JobSpec spec = one_pair(s0, s1, Scoring{}, kStrandSets[0]);
@@ -274,7 +297,7 @@ TEST(JobState, TheStateOfAnotherJobIsRefusedUnlessRestarted) {
                                 std::to_string(job_fingerprint(spec)) +
                                 "\", \"done\": [{\"pair\": 0, \"strand\": \"forward\", \"score\": 20, \"s0_end\": 5, "
                                 "\"s1_end\": 999, \"floor\": 0, \"cells_pruned\": 0}], \"alignments\": []}\n");
-    EXPECT_THROW(run_on(*backend, spec, options), Error);
+    EXPECT_THROW(test::run_on(*backend, spec, options), Error);
 }
 
 }  // namespace

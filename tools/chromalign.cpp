@@ -252,7 +252,7 @@ Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
         SlabGroup group(engine->slabs_per_process());
         const auto link_for = [&](int local) { return ranks.link(group, local); };
         const SlabRunResult r = run_slabs(s0, s1, scoring, *engine, group, link_for, run);
-        return Stage1Outcome{r.best, r.cells_pruned, r.cells_resumed};
+        return Stage1Outcome{r.best, r.cells_pruned, r.cells_resumed, r.records};
     };
 }
 
@@ -333,6 +333,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.drop_traced_rows = rows_dir.temporary || rows_dir.until_done;
     jo.traceback_only = o.traceback_only;
     jo.score_maps = !o.plot.empty();
+    jo.stack = o.stack;
     jo.s0_path = absolute_path(o.s0_path);
     jo.s1_path = absolute_path(o.s1_path);
     jo.writer = speaks;
@@ -351,7 +352,8 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
                    : Stage1Runner([&backend](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                              const BackendOptions& run) {
                          const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
-                         return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed()};
+                         return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed(),
+                                              backend->record_bests()};
                      });
     const JobResult result = run_job(spec, jo, *backend, stage1);
     printer.finish();

@@ -230,7 +230,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     Options o;
     std::string format = "text", config_file, every = "60s", disk = "16G", strand = "both", pairs;
     std::vector<std::string> s0_records, s1_records;
-    bool no_pruning = false;
+    bool no_pruning = false, no_stack = false;
     po::options_description meta("Options");
     meta.add_options()
         ("help,h", "show this help and exit")
@@ -252,6 +252,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), slabs_help().c_str())
         ("no-pruning", po::bool_switch(&no_pruning), "compute every cell (default: skip blocks that cannot reach the best score found so far; the answer is the same)")
+        ("no-stack", po::bool_switch(&no_stack), "compare short S0 records one by one (default: stack them into one matrix per S1 record and strand, which keeps the GPU full; the answers are the same)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output; standard error when --traceback is -)")
         ("traceback", po::value<std::string>(&o.traceback), "also write the best alignment itself to FILE (-: standard output, and the result then to standard error unless -o names a file)")
@@ -337,6 +338,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
     o.traceback_disk = parse_size(disk, "--traceback-disk");
     o.backend_options.pruning = !no_pruning;
+    o.stack = !no_stack;
     o.device_given = !vm["device"].defaulted();
     o.scoring = make_scoring(scoring_flags, vm, &o.matrix_file);
     check_options(o);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/backend/options.hpp"
 #include "engine/result.hpp"
@@ -37,6 +38,9 @@ public:
     virtual size_t device_bytes() const { return 0; }  ///< accelerator memory of the last run
     virtual std::string layout() const { return {}; }  ///< grid of the last run, if tiled
     virtual int64_t cells_pruned() const { return 0; } ///< real cells the last run skipped
+    /// After an align_run with BackendOptions::stack_rows: each record's best cell (rows of the
+    /// whole stack). Empty for a backend that cannot stack.
+    virtual std::vector<AlignmentEnd> record_bests() const { return {}; }
     /// Cells the last run took from a checkpoint rather than computing (0: it started afresh).
     virtual int64_t cells_resumed() const { return 0; }
     /// The tiled backends' engine for column-slab runs (engine/orchestration/slab_run.hpp);

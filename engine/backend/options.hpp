@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace chromalign {
 
@@ -66,6 +67,11 @@ struct BackendOptions {
     /// it. Then only a best score of at least the floor is exact; one below it is not this
     /// comparison's optimum, and the job never reports it.
     int32_t prune_floor = 0;
+    /// Stacked records (engine/job/stack.hpp): S0 is several records one under another, record
+    /// k from row stack_rows[k] (0-based, from 0, each a multiple of the engine's band height),
+    /// none crossing into the next; the run gives each record's best cell. Null: one record.
+    /// Without pruning, checkpoints or special rows.
+    const std::vector<int64_t>* stack_rows = nullptr;
     std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
     std::function<void(const std::string&)> on_note;    ///< informational lines, if set
     CheckpointOptions checkpoint;

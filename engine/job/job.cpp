@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "engine/error.hpp"
 #include "engine/job/job_files.hpp"
 #include "engine/job/job_state.hpp"
+#include "engine/job/stack.hpp"
 #include "engine/job/stage1_record.hpp"
 #include "engine/job/traceback_journal.hpp"
 #include "engine/orchestration/slab_run.hpp"
@@ -53,18 +55,27 @@ public:
         if (seconds_since(last_) >= 1) report(Progress{});
     }
 
-    /// The comparison's own progress, as the whole job's.
-    void report(const Progress& p) {
+    /// The comparison's own progress, as the whole job's; a stack's counts `stacked` cells (its
+    /// padding too) for the `real` ones of its comparisons.
+    void report(const Progress& p, int64_t real = 1, int64_t stacked = 1) {
         if (!options_.on_progress) return;
         last_ = Clock::now();
         Progress q = p;
+        const auto scaled = [&](int64_t c) {
+            return static_cast<int64_t>(static_cast<double>(c) * static_cast<double>(real) / static_cast<double>(stacked));
+        };
+        q.cells_done = scaled(p.cells_done);
+        q.cells_this_run = scaled(p.cells_this_run);
+        q.cells_pruned = scaled(p.cells_pruned);
+        q.cells_left = scaled(p.cells_left);
+        q.cells_left_live = scaled(p.cells_left_live);
         q.cells_total = total_;
-        q.cells_done = done_ + p.cells_done;
-        q.cells_this_run = this_run_ + p.cells_this_run;
-        q.cells_pruned = pruned_ + p.cells_pruned;
+        q.cells_done += done_;
+        q.cells_this_run += this_run_;
+        q.cells_pruned += pruned_;
         const int64_t after = total_ - done_ - current_;
-        q.cells_left = p.cells_left + after;
-        q.cells_left_live = p.cells_left_live + after;  // later comparisons counted whole
+        q.cells_left += after;
+        q.cells_left_live += after;  // later comparisons counted whole
         q.seconds = seconds_since(start_);
         q.best_score = p.best_score;
         options_.on_progress(q, index_);
@@ -89,12 +100,18 @@ public:
 
     JobResult run() {
         JobResult result;
+        try {
+            run_stacks();
+        } catch (...) {
+            save_state();  // what finished before a stop or a failure stays finished
+            throw;
+        }
         for (size_t k = 0; k < spec_.pairs.size(); ++k) {
             PairAnswer answer;
             try {
                 answer = run_pair(k);
             } catch (...) {
-                save_state();  // what finished before a stop or a failure stays finished
+                save_state();
                 throw;
             }
             result.cells += answer.cells;
@@ -127,12 +144,19 @@ private:
         int32_t floor = 0;
         bool first = true;
         for (const Strand strand : spec_.strands) {
-            stop_if_asked();
             const Sequence& s1 = compared(strand);
             const auto start = Clock::now();
-            progress_.begin(comparison_index(k, strand), s0.length() * s1.length());
-            const Stage1Outcome outcome = stage1_of(k, strand, s0, s1, floor);
-            progress_.end(outcome.cells_pruned, outcome.cells_resumed);
+            const auto in_stack = stacked_.find({k, strand});  // run already, its progress counted
+            Stage1Outcome outcome;
+            if (in_stack != stacked_.end()) {
+                outcome = in_stack->second.outcome;
+                answer.seconds += in_stack->second.seconds;
+            } else {
+                stop_if_asked();
+                progress_.begin(comparison_index(k, strand), s0.length() * s1.length());
+                outcome = stage1_of(k, strand, s0, s1, floor);
+                progress_.end(outcome.cells_pruned, outcome.cells_resumed);
+            }
             answer.seconds += seconds_since(start);
             answer.cells += s0.length() * s1.length();
             answer.cells_pruned += outcome.cells_pruned;
@@ -154,6 +178,93 @@ private:
         return answer;
     }
 
+    /// Whether a stage 1 answer pruned from `used` serves where this run prunes from `floor`:
+    /// one from 0 is exact; one from the other strand's best is the same as this run's would be.
+    static bool valid_floor(int32_t used, int32_t floor) { return used == 0 || used == floor; }
+
+    /// Stage 1 of every comparison of a short S0 record (SlabEngine::stack_below) not done
+    /// yet, stacked (engine/job/stack.hpp): per S1 record and strand, records in the pairs'
+    /// order, each stack at most what the engine computes in --checkpoint-every (at its
+    /// nominal rate), so that a kill loses no more than a comparison's checkpoints would.
+    void run_stacks() {
+        SlabEngine* engine = backend_.slab_engine();
+        if (!engine || !options_.stack) return;
+        const int64_t below = engine->stack_below(spec_.scoring);
+        const double rate = backend_.nominal_gcups() * 1e9;
+        const int64_t most = rate > 0 ? std::max<int64_t>(int64_t{1} << 34, static_cast<int64_t>(every() * rate))
+                                      : INT64_MAX;
+        for (size_t target = 0; target < spec_.s1.size(); ++target)
+            for (const Strand strand : spec_.strands) {
+                std::vector<size_t> group;
+                int64_t cells = 0;
+                for (size_t k = 0; k < spec_.pairs.size(); ++k) {
+                    const RecordPair& p = spec_.pairs[k];
+                    if (p.s1 != target || spec_.s0[p.s0].length() >= below) continue;
+                    if (state_ && state_->done(k, strand)) continue;
+                    const int64_t more = spec_.s0[p.s0].length() * spec_.s1[target].length();
+                    if (!group.empty() && cells + more > most) {
+                        run_stack(group, target, strand, *engine);
+                        group.clear();
+                        cells = 0;
+                    }
+                    group.push_back(k);
+                    cells += more;
+                }
+                if (!group.empty()) run_stack(group, target, strand, *engine);
+            }
+    }
+
+    /// One stack: the S0 records of `pairs` against S1 record `target` on `strand`.
+    void run_stack(const std::vector<size_t>& pairs, size_t target, Strand strand, SlabEngine& engine) {
+        stop_if_asked();
+        const auto start = Clock::now();
+        const Sequence& forward = spec_.s1[target];
+        const Sequence s1 = strand == Strand::kForward ? forward : reverse_complement(forward);
+        std::vector<const Sequence*> records;
+        int64_t rows = 0, cells = 0;
+        for (const size_t k : pairs) {
+            records.push_back(&spec_.s0[spec_.pairs[k].s0]);
+            rows += records.back()->length();
+            cells += records.back()->length() * s1.length();
+        }
+        // The band height the engine takes for a matrix of the stack's size (asked again with
+        // the padded height, should it differ).
+        int64_t band_rows = engine.slab_shape(rows, s1.length(), spec_.scoring).rows_per_band;
+        Stack stack = make_stack(records, band_rows);
+        const int64_t padded = engine.slab_shape(stack.s0.length(), s1.length(), spec_.scoring).rows_per_band;
+        if (padded != band_rows) stack = make_stack(records, band_rows = padded);
+        BackendOptions run = options_.backend;
+        run.pruning = false;
+        run.prune_floor = 0;
+        run.checkpoint = CheckpointOptions{};
+        run.special_rows.dir.clear();
+        run.stack_rows = &stack.first_rows;
+        const int64_t stacked_cells = stack.s0.length() * s1.length();
+        run.on_progress = [this, cells, stacked_cells](const Progress& p) { progress_.report(p, cells, stacked_cells); };
+        progress_.begin(comparison_index(pairs.front(), strand), cells);
+        const Stage1Outcome outcome = stage1_(stack.s0, s1, spec_.scoring, run);
+        progress_.end(0, 0);
+        if (outcome.records.size() != pairs.size())
+            throw Error("internal: a stack of " + std::to_string(pairs.size()) + " records gave " +
+                        std::to_string(outcome.records.size()) + " answers");
+        const double seconds = seconds_since(start);
+        for (size_t r = 0; r < pairs.size(); ++r) {
+            const size_t k = pairs[r];
+            const AlignmentEnd best = unstacked(stack, r, outcome.records[r]);
+            const int64_t share = records[r]->length() * s1.length();
+            stacked_[{k, strand}] = Stacked{Stage1Outcome{best, 0, 0, {}}, seconds * static_cast<double>(share) / static_cast<double>(cells)};
+            if (options_.rows_kept && options_.writer) {
+                const std::string dir = comparison_rows_dir(options_.rows_dir, k, strand);
+                std::error_code ec;
+                std::filesystem::create_directories(dir, ec);
+                write_stage1_record(dir, Stage1Record{options_.s0_path, selector_of(*records[r]), options_.s1_path,
+                                                      selector_of(forward), rows_identity(*records[r], s1),
+                                                      spec_.scoring, best, strand, 0});
+            }
+            if (state_) state_->add(DoneComparison{k, strand, best, 0, 0}, every());
+        }
+    }
+
     int64_t comparison_index(size_t k, Strand strand) const {
         const auto at = std::find(spec_.strands.begin(), spec_.strands.end(), strand) - spec_.strands.begin();
         return static_cast<int64_t>(k * spec_.strands.size()) + at;
@@ -164,8 +275,8 @@ private:
     Stage1Outcome stage1_of(size_t k, Strand strand, const Sequence& s0, const Sequence& s1, int32_t floor) {
         const int64_t cells = s0.length() * s1.length();
         if (state_)
-            if (const auto done = state_->done(k, strand); done && done->floor == floor)
-                return Stage1Outcome{done->best, done->cells_pruned, cells};
+            if (const auto done = state_->done(k, strand); done && valid_floor(done->floor, floor))
+                return Stage1Outcome{done->best, done->cells_pruned, cells, {}};
         BackendOptions run = options_.backend;
         run.prune_floor = floor;
         if (!run.checkpoint.path.empty()) run.checkpoint.path = comparison_checkpoint(run.checkpoint.path, k, strand);
@@ -178,9 +289,9 @@ private:
         }
         if (!dir.empty() && options_.rows_kept) {
             const std::optional<Stage1Record> record = read_stage1_record(dir);
-            if (record && same_comparison(*record, identity, spec_.scoring, strand, floor)) {
+            if (record && same_comparison(*record, identity, spec_.scoring, strand) && valid_floor(record->floor, floor)) {
                 note("stage 1's result from " + stage1_record_path(dir) + " (" + describe(k, strand) + ")");
-                return Stage1Outcome{record->result, 0, cells};
+                return Stage1Outcome{record->result, 0, cells, {}};
             }
             if (options_.traceback_only)
                 throw Error(stage1_record_path(dir) + (record ? " is of another comparison than " : " is missing for ") +
@@ -226,6 +337,8 @@ private:
         RowsIdentity identity = rows_identity(s0, s1);
         if (!options_.rows_dir.empty()) {
             dir = comparison_rows_dir(options_.rows_dir, answer.pair, answer.strand);
+        }
+        if (!dir.empty() && !stacked_.count({answer.pair, answer.strand})) {  // a stack keeps no rows
             auto special = std::make_unique<SpecialRows>(dir, identity, spec_.scoring);
             answer.special_rows = special->count();
             if (options_.score_maps) answer.score_map = special->region_peaks();
@@ -290,6 +403,12 @@ private:
     const Stage1Runner& stage1_;
     JobProgress progress_;
     std::unique_ptr<JobState> state_;
+    /// What run_stacks found for each comparison it ran, and its share of the stack's time.
+    struct Stacked {
+        Stage1Outcome outcome;
+        double seconds = 0;
+    };
+    std::map<std::pair<size_t, Strand>, Stacked> stacked_;
 };
 
 }  // namespace

@@ -53,6 +53,8 @@ struct Stage1Outcome {
     AlignmentEnd best;          ///< in the coordinates compared (S1's reverse complement on kReverse)
     int64_t cells_pruned = 0;   ///< real cells pruning skipped
     int64_t cells_resumed = 0;  ///< cells a checkpoint held (0: started afresh)
+    /// With BackendOptions::stack_rows: each stacked record's best cell (Backend::record_bests).
+    std::vector<AlignmentEnd> records;
 };
 
 /// Runs stage 1 of one comparison with that comparison's options (checkpoint, special rows,
@@ -96,6 +98,8 @@ struct JobOptions {
     bool drop_traced_rows = false;
     bool traceback_only = false;
     bool score_maps = false;  ///< keep each traced pair's score map (--plot)
+    /// Stack short S0 records (engine/job/stack.hpp) rather than compare them one by one.
+    bool stack = true;
     /// Where the records came from, for stage 1 records (`chromalign traceback DIR`).
     std::string s0_path, s1_path;
     /// This process writes the job's files (its state, stage 1 records) and traces back: the

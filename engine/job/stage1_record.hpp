@@ -53,12 +53,10 @@ std::optional<JobRecord> read_job_record(const std::string& dir);
 bool same_scoring(const Scoring& a, const Scoring& b);
 
 /// Whether the record is of this comparison: the same sequences as compared (lengths and
-/// fingerprints) and strand, under the same scoring, pruned from the same floor.
-inline bool same_comparison(const Stage1Record& r, const RowsIdentity& id, const Scoring& scoring, Strand strand,
-                            int32_t floor) {
+/// fingerprints) and strand, under the same scoring (its floor is the caller's to judge).
+inline bool same_comparison(const Stage1Record& r, const RowsIdentity& id, const Scoring& scoring, Strand strand) {
     return r.id.m == id.m && r.id.n == id.n && r.id.fingerprint0 == id.fingerprint0 &&
-           r.id.fingerprint1 == id.fingerprint1 && same_scoring(r.scoring, scoring) && r.strand == strand &&
-           r.floor == floor;
+           r.id.fingerprint1 == id.fingerprint1 && same_scoring(r.scoring, scoring) && r.strand == strand;
 }
 
 }  // namespace chromalign

@@ -555,11 +555,42 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes) {
     return slabs;
 }
 
+namespace {
+
+/// The record of each band of a stack (BackendOptions::stack_rows) of `rows` rows in bands of
+/// `band_rows`; throws Error when a record does not start at a band.
+std::vector<int32_t> band_records(const std::vector<int64_t>& first_rows, int64_t rows, int64_t band_rows) {
+    if (first_rows.empty() || first_rows[0] != 0) throw Error("internal: a stack starts with a record at row 0");
+    for (size_t k = 1; k < first_rows.size(); ++k)
+        if (first_rows[k] % band_rows != 0 || first_rows[k] <= first_rows[k - 1] || first_rows[k] >= rows)
+            throw Error("internal: stacked record " + std::to_string(k) + " does not start at a band of " +
+                        std::to_string(band_rows) + " rows");
+    std::vector<int32_t> of(static_cast<size_t>((rows + band_rows - 1) / band_rows), 0);
+    for (size_t k = 1; k < first_rows.size(); ++k)
+        std::fill(of.begin() + first_rows[k] / band_rows, of.end(), static_cast<int32_t>(k));
+    return of;
+}
+
+/// Each record's best over every rank (a stack's; none without one), by the tie rule.
+std::vector<AlignmentEnd> reduce_records(SlabLink& link, const std::vector<AlignmentEnd>& mine) {
+    std::vector<int64_t> flat;
+    for (const AlignmentEnd& e : mine) flat.insert(flat.end(), {e.score, e.s0_end, e.s1_end});
+    std::vector<AlignmentEnd> all(mine.size());
+    for (const std::vector<int64_t>& v : link.allgather(flat))
+        for (size_t k = 0; k < all.size() && 3 * k + 2 < v.size(); ++k)
+            all[k] = better_of(AlignmentEnd{static_cast<int32_t>(v[3 * k]), v[3 * k + 1], v[3 * k + 2]}, all[k]);
+    return all;
+}
+
+}  // namespace
+
 SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                        SlabLink& link, const BackendOptions& options, SlabGroup* group, int local) {
     const int rank = link.rank(), ranks = link.ranks();
     scoring.check_no_overflow(s0.length(), s1.length());
     if (s0.length() < 1 || s1.length() < 1) throw Error("both sequences must hold at least one base");
+    if (options.stack_rows && (options.pruning || !options.checkpoint.path.empty() || !options.special_rows.dir.empty()))
+        throw Error("internal: stacked records run without pruning, checkpoints or special rows");
 
     SlabShape shape;
     const auto raw = on_every_rank(link, 3, [&]() -> std::vector<int64_t> {
@@ -659,6 +690,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
         }
         if (ex->grid().rows_per_band() != shape.rows_per_band)
             throw Error("internal: the slab executor's band height differs from the agreed one");
+        if (options.stack_rows) ex->stack_records(band_records(*options.stack_rows, s0.length(), shape.rows_per_band));
         return std::vector<int64_t>{};
     });
 
@@ -677,11 +709,15 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     worker.run(s0, s1, me.c0);
     if (special) special->finish();
     const AlignmentEnd mine = worker.best(me.c0);
+    std::vector<AlignmentEnd> records;
+    if (options.stack_rows)
+        for (const AlignmentEnd& e : ex->record_bests()) records.push_back(offset_end(e, 0, me.c0));
     link.flush();
     std::vector<int64_t> shared{mine.score, mine.s0_end, mine.s1_end, worker.cells_pruned()};
     for (const int64_t t : worker.timings()) shared.push_back(t);
     const auto all = link.allgather(shared);
     SlabRunResult result;
+    if (options.stack_rows) result.records = reduce_records(link, records);
     for (const auto& r : resumed) result.cells_resumed += r[4];
     std::vector<std::vector<int64_t>> timings;
     for (const auto& v : all) {

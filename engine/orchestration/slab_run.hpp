@@ -57,6 +57,9 @@ public:
     /// Windows the traceback may sweep at once, ahead of its walk (engine/traceback/lookahead.hpp):
     /// 0 where one window already takes all of the engine.
     virtual int window_lookahead() const { return 0; }
+    /// S0 records shorter than this run stacked (engine/job/stack.hpp): a matrix of fewer rows
+    /// has too few bands to keep the engine's blocks busy along its diagonals. 0: none.
+    virtual int64_t stack_below(const Scoring& scoring) { (void)scoring; return 0; }
 };
 
 /// One rank's columns [c0, c0 + width) of S1, cut into `blocks` block columns.
@@ -75,6 +78,8 @@ std::vector<Slab> cut_slabs(int64_t n, const std::vector<SlabShape>& shapes);
 /// What a slab run returns on every rank.
 struct SlabRunResult {
     AlignmentEnd best;         ///< the best cell of the whole comparison
+    /// With BackendOptions::stack_rows: each record's best cell, rows of the whole stack.
+    std::vector<AlignmentEnd> records;
     int64_t cells_pruned = 0;  ///< real cells that pruning skipped, over every slab and rank
     int64_t cells_resumed = 0; ///< cells above the row the run resumed from (0: it started afresh)
 };

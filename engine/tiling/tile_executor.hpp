@@ -166,6 +166,21 @@ public:
 
     virtual size_t device_bytes() const { return 0; }
 
+    /// Stacked records (engine/job/stack.hpp): band b of this executor's rows belongs to record
+    /// band_record[b] (non-decreasing from 0, one entry per band). Called before diagonal 0,
+    /// with pruning off, no left corner but 0 where a record starts, no special rows and no
+    /// checkpoint. From then on the row above a record's first band is row 0 of the DP matrix
+    /// (H = 0, F = -inf: its last band's bottom row is not handed on), so that no path crosses
+    /// from one record into the next, and each record's best cell is tracked on its own. An
+    /// engine without it throws Error.
+    virtual void stack_records(std::vector<int32_t> band_record) {
+        (void)band_record;
+        throw Error("this engine cannot stack records");
+    }
+    /// After stack_records: each record's best cell with the tie rule, rows 1-based within this
+    /// executor's matrix (as best()'s); waits for enqueued work.
+    virtual std::vector<AlignmentEnd> record_bests() { throw Error("this engine stacks no records"); }
+
     /// Pruning (engine/pruning/prune_rule.hpp). Non-blocking: real cells skipped so far, as
     /// far as finished diagonals show; exact after synchronize().
     virtual int64_t cells_pruned() = 0;

@@ -135,15 +135,22 @@ public:
         const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, slabs_per_process(), options);
         cells_pruned_ = run.cells_pruned;
         cells_resumed_ = run.cells_resumed;
+        record_bests_ = run.records;
         return run.best;
     }
 
     int64_t cells_pruned() const override { return cells_pruned_; }
     int64_t cells_resumed() const override { return cells_resumed_; }
+    std::vector<AlignmentEnd> record_bests() const override { return record_bests_; }
 
     SlabEngine* slab_engine() override { return this; }
 
     int slabs_per_process() const override { return slab_count(options_); }
+
+    /// A diagonal runs one tile a band: below 4 bands a thread, threads wait for tiles.
+    int64_t stack_below(const Scoring& scoring) override {
+        return slab_shape(int64_t{1} << 20, int64_t{1} << 20, scoring).rows_per_band * 4 * threads_;
+    }
 
     SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -176,6 +183,7 @@ private:
     std::string layout_;
     int64_t cells_pruned_ = 0;  ///< of the last run
     int64_t cells_resumed_ = 0; ///< of the last run
+    std::vector<AlignmentEnd> record_bests_;  ///< of the last run, if it stacked records
 };
 
 }  // namespace

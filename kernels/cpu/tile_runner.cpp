@@ -104,6 +104,7 @@ bool CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
     const int64_t count = kernel_tiles();
     int slot = 0;
     int64_t k = 0, at = 0;
+    CellBest tile_best;  // stacked records: this tile's, for its band's record alone
     if (part.tiles > 0) {
         k = part.tiles;
         at = part.cols;
@@ -132,17 +133,65 @@ bool CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
         a.right = k + 1 < count ? w.edges.data() + slot * (2 * rows + 1) : right;
         a.scratch = w.scratch.data();
         a.scoring = &scoring_;
-        a.best = &w.best;
+        a.best = stacked_ ? &tile_best : &w.best;
         run_kernel_tile(a, tile_left, w);
         at += a.cols;
     }
     part = Partial{};
+    if (stacked_) finish_stacked_tile(band, block, tile_best);
     return true;
+}
+
+void CpuTileRunner::stack_records(std::vector<int32_t> band_record) {
+    if (static_cast<int64_t>(band_record.size()) != grid_.bands || band_record.empty() || band_record[0] != 0 ||
+        prune_.on || next_ > 0)
+        throw Error("internal: stack_records on a runner that cannot take them");
+    for (size_t b = 1; b < band_record.size(); ++b)
+        if (band_record[b] != band_record[b - 1] && band_record[b] != band_record[b - 1] + 1)
+            throw Error("internal: stacked records must follow each other band by band");
+    stacked_ = std::make_unique<Stacked>();
+    const size_t records = static_cast<size_t>(band_record.back()) + 1;
+    stacked_->band_record = std::move(band_record);
+    stacked_->best.assign(records, CellBest{});
+    stacked_->score = std::make_unique<std::atomic<int32_t>[]>(records);
+    for (size_t r = 0; r < records; ++r) stacked_->score[r].store(0, std::memory_order_relaxed);
+}
+
+void CpuTileRunner::finish_stacked_tile(int64_t band, int64_t block, const CellBest& tile_best) {
+    const std::vector<int32_t>& of = stacked_->band_record;
+    const int32_t record = of[static_cast<size_t>(band)];
+    if (tile_best.score > 0) {
+        const std::lock_guard<std::mutex> lock(stacked_->mutex);
+        CellBest& best = stacked_->best[static_cast<size_t>(record)];
+        if (better_end(AlignmentEnd{tile_best.score, tile_best.row, tile_best.col},
+                       AlignmentEnd{best.score, best.row, best.col}))
+            best = tile_best;
+        stacked_->score[record].store(best.score, std::memory_order_relaxed);
+        raise_best_score(best.score);
+    }
+    // The next tile of this block column, in the next diagonal, reads these columns as its top.
+    if (band + 1 < grid_.bands && of[static_cast<size_t>(band) + 1] != record) {
+        const auto first = bus_h_.begin() + block * grid_.block_cols;
+        std::fill(first, first + grid_.block_cols, 0);
+        std::fill(bus_f_.begin() + block * grid_.block_cols, bus_f_.begin() + (block + 1) * grid_.block_cols,
+                  kScoreNegInf);
+    }
+}
+
+std::vector<AlignmentEnd> CpuTileRunner::record_bests() {
+    if (!stacked_) throw Error("internal: record_bests without stacked records");
+    std::vector<AlignmentEnd> bests;
+    for (const CellBest& b : stacked_->best)
+        bests.push_back(b.score > 0 ? AlignmentEnd{b.score, b.row + 1, b.col + 1} : AlignmentEnd{});
+    return bests;
 }
 
 void CpuTileRunner::run_kernel_tile(TileArgs& a, int32_t* left, Worker& w) {
     const int64_t rows = grid_.rows_per_band();
-    a.threshold = best_score_.load(std::memory_order_relaxed);
+    // Stacked records: a cell is tracked against its own record's best alone.
+    a.threshold = stacked_ ? stacked_->score[stacked_->band_record[static_cast<size_t>(a.row0 / rows)]].load(
+                                 std::memory_order_relaxed)
+                           : best_score_.load(std::memory_order_relaxed);
     const int32_t g = std::max({a.threshold, w.best.score, shared_best_.load(std::memory_order_relaxed)});
     if (!prune_.live_by_gain(a.row0, a.col0, g) && tile_dead(a, g)) {
         skip_tile(a);
@@ -276,6 +325,10 @@ std::string CpuTileRunner::kernel_name() const {
 
 AlignmentEnd CpuTileRunner::best() {
     AlignmentEnd result;
+    if (stacked_) {
+        for (const AlignmentEnd& e : record_bests()) result = better_of(e, result);
+        return result;
+    }
     for (const Worker& w : workers_) {
         if (w.best.score <= 0) continue;
         const AlignmentEnd cand{w.best.score, w.best.row + 1, w.best.col + 1};
@@ -302,7 +355,10 @@ void CpuTileRunner::get_slot(const int32_t* slot, int32_t* h, int32_t* e) const 
 }
 
 void CpuTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t* e, int32_t corner) {
-    put_slot(vertical_slot(0, band), h, e, corner);
+    // A stacked record's first band starts from row 0: its corner is 0 whatever lies above.
+    const bool starts_record = stacked_ && band > 0 && stacked_->band_record[static_cast<size_t>(band)] !=
+                                                           stacked_->band_record[static_cast<size_t>(band) - 1];
+    put_slot(vertical_slot(0, band), h, e, starts_record ? 0 : corner);
 }
 
 int64_t CpuTileRunner::right_edge_band(int64_t d) const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,10 @@ public:
     void limit_bands(int64_t last) override { last_band_ = last; }
     void synchronize() override {}
     AlignmentEnd best() override;
+    /// Each tile's best goes to its band's record (under a lock, once a tile), and a record's
+    /// last band leaves row 0 on the bus for the next record's first.
+    void stack_records(std::vector<int32_t> band_record) override;
+    std::vector<AlignmentEnd> record_bests() override;
     /// Synchronous: diagonal d = band + b has just written block b's columns of band's bottom row.
     void capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) override;
     bool capture_landed(int64_t) override { return true; }  // copied at the call
@@ -161,6 +166,18 @@ private:
     /// this executor's best stays the largest H it computed (checkpoints check that).
     std::atomic<int32_t> shared_best_{0};
     PruneRule prune_;
+    /// stack_records: the record of each band, each record's best cell and its score (the
+    /// tracking threshold of its tiles). Empty: one record, the workers' bests.
+    struct Stacked {
+        std::vector<int32_t> band_record;
+        std::vector<CellBest> best;
+        std::unique_ptr<std::atomic<int32_t>[]> score;
+        std::mutex mutex;
+    };
+    std::unique_ptr<Stacked> stacked_;
+    /// Folds a tile's best into its band's record, and seals the band's bottom row on block
+    /// b's columns when the next band begins another record.
+    void finish_stacked_tile(int64_t band, int64_t block, const CellBest& tile_best);
     int64_t last_band_ = INT64_MAX / 2;  ///< limit_bands: tiles of later bands are not run
     /// Bands each block column has finished: block b runs band d - b in diagonal d when that is
     /// done_[b] (a wavefront start, or an interrupt, leaves them at other diagonals).

@@ -35,6 +35,23 @@ __device__ __forceinline__ void flush_rows(const Lane<A>& L, BestCell& mine, int
     }
 }
 
+/// The record band `band` belongs to (TileExecutor::stack_records): 0 when none are stacked.
+__device__ __forceinline__ int32_t record_of(const PhaseArgs& p, int64_t band) {
+    return p.band_record ? p.band_record[band] : 0;
+}
+
+/// G of band's record: the best score any block has flushed there.
+__device__ __forceinline__ int32_t best_so_far(const PhaseArgs& p, int64_t band) {
+    return p.best_score[record_of(p, band)];
+}
+
+/// Whether band's bottom row goes on to the band below as row 0 of the DP matrix (H = 0,
+/// F = -inf) rather than as computed: the band is the last of its record, the next the first
+/// of another, and no path may cross between them.
+__device__ __forceinline__ bool sealed(const PhaseArgs& p, int64_t band) {
+    return p.band_record && band + 1 < p.bands && p.band_record[band + 1] != p.band_record[band];
+}
+
 /// Warp-wide tie-rule reduction of `mine`, merged by lane 0 into this block column's slot.
 __device__ __forceinline__ void publish_best(BestCell mine, BestCell* slot, int32_t* best_score) {
 #pragma unroll

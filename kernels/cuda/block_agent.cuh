@@ -103,8 +103,14 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
 
     start_rows(L, p);  // lanes of block 0 without delegated cells hold defined values
     clear_best(L);
-    BestCell mine{0, 0, 0, 0};
-    const int32_t threshold_o = max(*p.best_score, 1) - p.terms.open;  // see track_if_needed
+    // Block 0's delegated cells are of band dband, perhaps of another record than band d's:
+    // each band's best goes to its own record, and the gate takes the lower of their G.
+    BestCell mine{0, 0, 0, 0}, mine_delegated{0, 0, 0, 0};
+    int32_t g = INT32_MAX;
+    if (main_valid) g = best_so_far(p, band);
+    if (del_valid) g = min(g, best_so_far(p, dband));
+    const int32_t threshold_o = max(g == INT32_MAX ? 0 : g, 1) - p.terms.open;  // see track_if_needed
+    const bool seal_main = main_valid && sealed(p, band), seal_delegated = del_valid && sealed(p, dband);
     if (b > 0) {
         load_state(L, p.vbus_in + int64_t{b} * kSlotWords<A>, t);
         load_codes<A, kSub>(L, p, p.s0 + band * rows + t * A);
@@ -116,7 +122,7 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
         int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
         int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
         if (b == 0 && s == t) {  // block 0: delegated cells done, start band d at column 0
-            if (del_valid && t > 0) flush_rows(L, mine, static_cast<int32_t>(dband * rows + t * A), 0);
+            if (del_valid && t > 0) flush_rows(L, mine_delegated, static_cast<int32_t>(dband * rows + t * A), 0);
             if (del_valid && p.right_edge) store_right_edge(L, p, t);
             clear_best(L);
             if (main_valid) {
@@ -137,12 +143,19 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
         }
         if (active) {
             step<A, kSub>(L, up_o, up_f, stage.s1[s - t + kWarp - 1], p, table);
-            if (t == kWarp - 1) p.hbus[col] = make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
+            if (t == kWarp - 1)
+                p.hbus[col] = (delegated ? seal_delegated : seal_main)
+                                  ? make_int2(0, kNegInf)
+                                  : make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
         }
         track_if_needed(L, static_cast<int32_t>(col), threshold_o, p.terms.open, active);
     }
     if (main_valid) flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), 0);
-    publish_best(mine, p.best + b, p.best_score);
+    // Both reductions run on every lane (shuffles); a band that is not valid has no best.
+    const int32_t main_record = main_valid ? record_of(p, band) : 0;
+    const int32_t delegated_record = del_valid ? record_of(p, dband) : 0;
+    publish_best(mine_delegated, p.best + int64_t{delegated_record} * p.blocks + b, p.best_score + delegated_record);
+    publish_best(mine, p.best + int64_t{main_record} * p.blocks + b, p.best_score + main_record);
     release_flag(p.flags + b, static_cast<int32_t>(p.d + 1));
 }
 
@@ -162,7 +175,9 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
 
     clear_best(L);
     // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
-    const int32_t threshold_o = max(*p.best_score, 1) - p.terms.open;
+    const int32_t record = record_of(p, band);
+    const int32_t threshold_o = max(p.best_score[record], 1) - p.terms.open;
+    const bool seal = sealed(p, band);  // the band's bottom row goes on as row 0
     const int32_t right = b + 1 == p.blocks ? 0 : b + 1;
     const int32_t first_delegated = p.block_cols - (kWarp - 1);
 
@@ -192,7 +207,8 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
             }
             step<A, kSub>(L, up_o, up_f, c_cur[u], p, table);
             track_if_needed(L, s0 + u, threshold_o, p.terms.open);
-            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
+            if (t == kWarp - 1)
+                bus_out[s0 + u] = seal ? make_int2(0, kNegInf) : make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
         }
     };
     const auto plain = [](const int2* q) { return *q; };
@@ -218,7 +234,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     for (; s0 < p.block_cols; s0 += Tuning::kPrefetch) group(s0, l2_only);
     BestCell mine{0, 0, 0, 0};
     flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
-    publish_best(mine, p.best + b, p.best_score);
+    publish_best(mine, p.best + int64_t{record} * p.blocks + b, p.best_score + record);
     save_state(L, p.vbus_out + int64_t{right} * kSlotWords<A>, t);  // block 0: the wrap
 }
 

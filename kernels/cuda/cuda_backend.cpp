@@ -58,6 +58,7 @@ public:
         const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options);
         cells_pruned_ = run.cells_pruned;
         cells_resumed_ = run.cells_resumed;
+        record_bests_ = run.records;
         if (sharing_ > 1) layout_ = std::to_string(sharing_) + " slabs (one: " + layout_ + ")";
         sharing_ = slabs_;
         return run.best;
@@ -65,6 +66,7 @@ public:
 
     int64_t cells_pruned() const override { return cells_pruned_; }
     int64_t cells_resumed() const override { return cells_resumed_; }
+    std::vector<AlignmentEnd> record_bests() const override { return record_bests_; }
 
     SlabEngine* slab_engine() override { return this; }
 
@@ -125,6 +127,10 @@ public:
     /// twice. A window's sweep took 70 ms with 4 in flight, 115 ms with 8 and 150 ms with 12.
     int window_lookahead() const override { return kWindowLookahead; }
 
+    /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of
+    /// the GPU idles (and a short record pays the set-up of a whole comparison).
+    int64_t stack_below(const Scoring& scoring) override { return int64_t{32} * options_.alpha * slab_blocks(scoring); }
+
 private:
     static constexpr int kWindowLookahead = 8;
     /// Blocks of this substitution's kernels that fit on one multiprocessor (queried once).
@@ -161,6 +167,7 @@ private:
     size_t device_bytes_ = 0;  ///< of every executor of the last run
     int64_t cells_pruned_ = 0;  ///< of the last run
     int64_t cells_resumed_ = 0; ///< of the last run
+    std::vector<AlignmentEnd> record_bests_;  ///< of the last run, if it stacked records
     std::string layout_;
 };
 

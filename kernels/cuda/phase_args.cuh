@@ -60,8 +60,10 @@ struct PhaseArgs {
     const int32_t* vbus_in;   ///< vertical bus written in diagonal d-1, one slot per block
     int32_t* vbus_out;        ///< vertical bus for diagonal d+1
     int32_t* flags;           ///< per block: d + 1 once diagonal d's short phase wrote its bus columns
-    BestCell* best;           ///< one per block column
-    int32_t* best_score;      ///< G: the best score flushed so far by any block (atomicMax)
+    BestCell* best;           ///< one per block column (per record and block column: [record * blocks + b])
+    int32_t* best_score;      ///< G: the best score flushed so far by any block (atomicMax); per record
+    /// Stacked records (TileExecutor::stack_records): the record of each band; null: one record.
+    const int32_t* band_record;
     const int32_t* left_edge; ///< column slab: H[R], E[R] left of band d's rows, then corner H; or null
     int32_t* right_edge;      ///< column slab: H[R], E[R] of the last column for band d - B; or null
     uint64_t* stamps;         ///< diagonal trace: per blockIdx, %globaltimer at its start, short-phase end and end; or null

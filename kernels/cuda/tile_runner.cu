@@ -220,8 +220,11 @@ struct CudaTileRunner::Impl {
     int32_t* d_vbus[2] = {nullptr, nullptr};
     int32_t* d_flags = nullptr;  ///< per block, see PhaseArgs::flags
     int32_t* d_table = nullptr;  ///< kTable: the diagonal terms, see PhaseArgs::diag_table
-    BestCell* d_best = nullptr;
-    int32_t* d_best_score = nullptr;
+    BestCell* d_best = nullptr;       ///< records x blocks
+    int32_t* d_best_score = nullptr;  ///< per record
+    int32_t* d_band_record = nullptr; ///< stack_records: the record of each band
+    std::vector<int32_t> band_record; ///< ... on the host (empty: one record)
+    int64_t records = 1;
     unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
     int32_t* d_dead = nullptr;               ///< see PhaseArgs::dead
     int32_t* h_best_seen = nullptr;          ///< pinned: d_best_score, copied every kBestCopyEvery diagonals
@@ -415,7 +418,8 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_flags), static_cast<void*>(d_table), static_cast<void*>(d_best),
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept), static_cast<void*>(d_right),
-                            static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks)})
+                            static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
+                            static_cast<void*>(d_band_record)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
@@ -671,19 +675,52 @@ bool CudaTileRunner::capture_landed(int64_t band) {
     return im.capturing.count(band) == 0;
 }
 
-AlignmentEnd CudaTileRunner::best() {
+std::vector<AlignmentEnd> CudaTileRunner::record_bests() {
     Impl& im = *impl_;
     synchronize();
-    std::vector<BestCell> cells(im.grid.blocks);
-    CUDA_CHECK(cudaMemcpy(cells.data(), im.d_best, cells.size() * sizeof(BestCell),
-                          cudaMemcpyDeviceToHost));
-    AlignmentEnd result;
-    for (const BestCell& c : cells) {
+    std::vector<BestCell> cells(static_cast<size_t>(im.records * im.grid.blocks));
+    CUDA_CHECK(cudaMemcpy(cells.data(), im.d_best, cells.size() * sizeof(BestCell), cudaMemcpyDeviceToHost));
+    std::vector<AlignmentEnd> bests(static_cast<size_t>(im.records));
+    for (size_t k = 0; k < cells.size(); ++k) {
+        const BestCell& c = cells[k];
         if (c.score <= 0) continue;
         const AlignmentEnd cand{c.score, int64_t{c.row} + 1, int64_t{c.col} + 1};
-        if (better_end(cand, result)) result = cand;
+        AlignmentEnd& mine = bests[k / static_cast<size_t>(im.grid.blocks)];
+        if (better_end(cand, mine)) mine = cand;
     }
+    return bests;
+}
+
+AlignmentEnd CudaTileRunner::best() {
+    AlignmentEnd result;
+    for (const AlignmentEnd& e : record_bests()) result = better_of(e, result);
     return result;
+}
+
+void CudaTileRunner::stack_records(std::vector<int32_t> band_record) {
+    Impl& im = *impl_;
+    if (static_cast<int64_t>(band_record.size()) != im.grid.bands || band_record.empty() || band_record[0] != 0 ||
+        im.args.prune.on || im.enqueued > 0)
+        throw Error("internal: stack_records on a runner that cannot take them");
+    for (size_t b = 1; b < band_record.size(); ++b)
+        if (band_record[b] != band_record[b - 1] && band_record[b] != band_record[b - 1] + 1)
+            throw Error("internal: stacked records must follow each other band by band");
+    im.records = band_record.back() + 1;
+    im.band_record = std::move(band_record);
+    im.free_device(im.d_best);
+    im.free_device(im.d_best_score);
+    im.d_best = im.alloc<BestCell>(static_cast<size_t>(im.records * im.grid.blocks));
+    im.d_best_score = im.alloc<int32_t>(static_cast<size_t>(im.records));
+    im.d_band_record = im.alloc<int32_t>(im.band_record.size());
+    CUDA_CHECK(cudaMemcpyAsync(im.d_band_record, im.band_record.data(), im.band_record.size() * sizeof(int32_t),
+                               cudaMemcpyHostToDevice, im.stream));
+    CUDA_CHECK(cudaMemsetAsync(im.d_best, 0, static_cast<size_t>(im.records * im.grid.blocks) * sizeof(BestCell),
+                               im.stream));
+    CUDA_CHECK(cudaMemsetAsync(im.d_best_score, 0, static_cast<size_t>(im.records) * sizeof(int32_t), im.stream));
+    CUDA_CHECK(cudaStreamSynchronize(im.stream));  // the host's map may go
+    im.args.best = im.d_best;
+    im.args.best_score = im.d_best_score;
+    im.args.band_record = im.d_band_record;
 }
 
 void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, int32_t* f) {
@@ -784,7 +821,9 @@ void CudaTileRunner::set_left_edge(int64_t band, const int32_t* h, const int32_t
     int32_t* slot = im.h_left + band % kEdgeSlots * words;
     std::copy(h, h + rows, slot);
     std::copy(e, e + rows, slot + rows);
-    slot[2 * rows] = corner;
+    // A stacked record's first band starts from row 0: its corner is 0 whatever lies above.
+    const bool starts_record = !im.band_record.empty() && band > 0 && im.band_record[band] != im.band_record[band - 1];
+    slot[2 * rows] = starts_record ? 0 : corner;
 }
 
 int64_t CudaTileRunner::right_edge_band(int64_t d) const {

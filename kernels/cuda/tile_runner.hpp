@@ -68,6 +68,9 @@ public:
     void synchronize() override;
     /// Waits for the device, then reduces the per-block best cells with the tie rule.
     AlignmentEnd best() override;
+    /// Uploads the band -> record map; best cells and G become per record (PhaseArgs).
+    void stack_records(std::vector<int32_t> band_record) override;
+    std::vector<AlignmentEnd> record_bests() override;
     /// The bus columns that diagonal d made final for `band` go into the band's device row: from
     /// the next diagonal on the diagonal kernel copies them itself (band_keeping.cuh); the whole
     /// row then goes in stream order into a pinned staging row (the host never waits) and reaches
