@@ -132,19 +132,12 @@ private:
     PairAnswer run_pair(size_t k) {
         const RecordPair& p = spec_.pairs[k];
         const Sequence& s0 = spec_.s0[p.s0];
-        const Sequence& forward = spec_.s1[p.s1];
-        std::unique_ptr<Sequence> reverse;  // made once, if a strand needs it
-        const auto compared = [&](Strand strand) -> const Sequence& {
-            if (strand == Strand::kForward) return forward;
-            if (!reverse) reverse = std::make_unique<Sequence>(reverse_complement(forward));
-            return *reverse;
-        };
         PairAnswer answer;
         answer.pair = k;
         int32_t floor = 0;
         bool first = true;
         for (const Strand strand : spec_.strands) {
-            const Sequence& s1 = compared(strand);
+            const int64_t n = spec_.s1[p.s1].length();
             const auto start = Clock::now();
             const auto in_stack = stacked_.find({k, strand});  // run already, its progress counted
             Stage1Outcome outcome;
@@ -153,12 +146,12 @@ private:
                 answer.seconds += in_stack->second.seconds;
             } else {
                 stop_if_asked();
-                progress_.begin(comparison_index(k, strand), s0.length() * s1.length());
-                outcome = stage1_of(k, strand, s0, s1, floor);
+                progress_.begin(comparison_index(k, strand), s0.length() * n);
+                outcome = stage1_of(k, strand, s0, compared(p.s1, strand), floor);
                 progress_.end(outcome.cells_pruned, outcome.cells_resumed);
             }
             answer.seconds += seconds_since(start);
-            answer.cells += s0.length() * s1.length();
+            answer.cells += s0.length() * n;
             answer.cells_pruned += outcome.cells_pruned;
             answer.cells_resumed += outcome.cells_resumed;
             // Forward comes first, and a later strand wins only with a higher score.
@@ -170,7 +163,7 @@ private:
             floor = std::max(floor, outcome.best.score);
         }
         if (options_.traceback && options_.writer && answer.best.score > 0 && answer.best.score >= options_.min_score)
-            trace_back(answer, s0, compared(answer.strand));
+            trace_back(answer, s0, compared(p.s1, answer.strand));
         if (options_.drop_traced_rows && !options_.rows_dir.empty() && options_.writer) {
             if (state_) state_->save();  // the alignment is saved before the rows it came from go
             for (const Strand strand : spec_.strands) remove_special_rows(comparison_rows_dir(options_.rows_dir, k, strand));
@@ -219,7 +212,7 @@ private:
         stop_if_asked();
         const auto start = Clock::now();
         const Sequence& forward = spec_.s1[target];
-        const Sequence s1 = strand == Strand::kForward ? forward : reverse_complement(forward);
+        const Sequence& s1 = compared(target, strand);
         std::vector<const Sequence*> records;
         int64_t rows = 0, cells = 0;
         for (const size_t k : pairs) {
@@ -263,6 +256,15 @@ private:
             }
             if (state_) state_->add(DoneComparison{k, strand, best, 0, 0}, every());
         }
+    }
+
+    /// S1 record `target` as a comparison on `strand` reads it; each reverse complement is made
+    /// once (a job's pairs come back to each S1 record, once per S0 record).
+    const Sequence& compared(size_t target, Strand strand) {
+        if (strand == Strand::kForward) return spec_.s1[target];
+        auto it = reversed_.find(target);
+        if (it == reversed_.end()) it = reversed_.emplace(target, reverse_complement(spec_.s1[target])).first;
+        return it->second;
     }
 
     int64_t comparison_index(size_t k, Strand strand) const {
@@ -409,6 +411,7 @@ private:
         double seconds = 0;
     };
     std::map<std::pair<size_t, Strand>, Stacked> stacked_;
+    std::map<size_t, Sequence> reversed_;  ///< compared(): S1 records' reverse complements
 };
 
 }  // namespace

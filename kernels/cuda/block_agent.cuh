@@ -177,7 +177,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     // H >= max(G, 1), in the H - open form of L.ho; G read once, a stale (lower) G is safe.
     const int32_t record = record_of(p, band);
     const int32_t threshold_o = max(p.best_score[record], 1) - p.terms.open;
-    const bool seal = sealed(p, band);  // the band's bottom row goes on as row 0
+    const bool seal = sealed(p, band);  // the band's bottom row goes on as row 0 (at the end)
     const int32_t right = b + 1 == p.blocks ? 0 : b + 1;
     const int32_t first_delegated = p.block_cols - (kWarp - 1);
 
@@ -207,8 +207,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
             }
             step<A, kSub>(L, up_o, up_f, c_cur[u], p, table);
             track_if_needed(L, s0 + u, threshold_o, p.terms.open);
-            if (t == kWarp - 1)
-                bus_out[s0 + u] = seal ? make_int2(0, kNegInf) : make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
+            if (t == kWarp - 1) bus_out[s0 + u] = make_int2(L.ho[A - 1] + p.terms.open, L.fbot);
         }
     };
     const auto plain = [](const int2* q) { return *q; };
@@ -235,6 +234,13 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     BestCell mine{0, 0, 0, 0};
     flush_rows(L, mine, static_cast<int32_t>(band * rows + t * A), static_cast<int32_t>(col0 - t));
     publish_best(mine, p.best + int64_t{record} * p.blocks + b, p.best_score + record);
+    // A sealed band's bottom row goes on as row 0. The columns written above are read by the
+    // band below in the next diagonal alone (the short phase's, which the left neighbour reads
+    // in this one, were sealed as they were written), so they are sealed here, out of the loop.
+    if (seal) {
+        __syncwarp();  // lane T-1's writes above come first
+        for (int32_t s = kWarp + t; s < p.block_cols; s += kWarp) bus_out[s] = make_int2(0, kNegInf);
+    }
     save_state(L, p.vbus_out + int64_t{right} * kSlotWords<A>, t);  // block 0: the wrap
 }
 
