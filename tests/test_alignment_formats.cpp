@@ -31,31 +31,9 @@
 namespace chromalign {
 namespace {
 
-/// Standard output of `command` (and whether it exited 0).
-std::string run_command(const std::string& command, bool& ok) {
-    std::string out;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) {
-        ok = false;
-        return out;
-    }
-    char buffer[4096];
-    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
-    ok = pclose(pipe) == 0;
-    return out;
-}
+bool have_samtools() { return test::have_tool("samtools"); }
 
-bool have_samtools() {
-    bool ok = false;
-    run_command("samtools --version > /dev/null 2>&1", ok);
-    return ok;
-}
-
-bool have_minimap2() {
-    bool ok = false;
-    run_command("minimap2 --version > /dev/null 2>&1", ok);
-    return ok;
-}
+bool have_minimap2() { return test::have_tool("minimap2"); }
 
 std::vector<std::string> fields(const std::string& line) {
     std::vector<std::string> out;
@@ -204,7 +182,7 @@ void check_reverse_strand(const Sequence& s0, const Sequence& s1, const std::str
     io::write_alignment(sam, io::AlignmentFormat::kSam, pair);
     if (!have_samtools()) return;
     bool ok = false;
-    const std::string view_out = run_command("samtools view " + sam + " 2>&1", ok);
+    const std::string view_out = test::command_output("samtools view " + sam + " 2>&1", ok);
     ASSERT_TRUE(ok) << view_out;
     const auto f = fields(view_out.substr(0, view_out.find('\n')));
     ASSERT_GE(f.size(), 11u) << view_out;
@@ -243,7 +221,7 @@ void check_reverse_strand(const Sequence& s0, const Sequence& s1, const std::str
     EXPECT_NE(view_out.find(nm), std::string::npos);
     // samtools recomputes NM from S1's record.
     io::write_fasta(dir.file("s1.fa"), make_sequence(s1.name, record1));
-    const std::string calmd = run_command("samtools calmd " + sam + " " + dir.file("s1.fa") + " 2>/dev/null", ok);
+    const std::string calmd = test::command_output("samtools calmd " + sam + " " + dir.file("s1.fa") + " 2>/dev/null", ok);
     EXPECT_NE(calmd.find(nm), std::string::npos) << calmd.substr(0, 2000);
 }
 
@@ -288,7 +266,7 @@ TEST(AlignmentFormats, TheReverseStrandIsWrittenAsMinimap2Does) {
     io::write_fasta(dir.file("s0.fa"), s0);
     bool ok = false;
     const std::string out =
-        run_command("minimap2 -c --eqx " + dir.file("s1.fa") + " " + dir.file("s0.fa") + " 2>/dev/null", ok);
+        test::command_output("minimap2 -c --eqx " + dir.file("s1.fa") + " " + dir.file("s0.fa") + " 2>/dev/null", ok);
     ASSERT_TRUE(ok) << out;
     const auto theirs = fields(out.substr(0, out.find('\n')));
     ASSERT_GE(theirs.size(), 12u) << out;
@@ -352,7 +330,7 @@ TEST(AlignmentFormats, OneWriterTakesManyAlignments) {
         const std::string path = dir.file(name);
         write_all(path);
         bool ok = false;
-        const std::string sam = run_command("samtools view -h " + path + " 2>&1", ok);
+        const std::string sam = test::command_output("samtools view -h " + path + " 2>&1", ok);
         ASSERT_TRUE(ok) << sam;
         EXPECT_NE(sam.find("@SQ\tSN:target\tLN:" + std::to_string(c.s1.record_length()) + "\n@SQ\tSN:other\tLN:" +
                            std::to_string(other.record_length()) + "\n"),
@@ -368,7 +346,7 @@ TEST(AlignmentFormats, OneWriterTakesManyAlignments) {
             }
         EXPECT_EQ(flags, "0 16 256 4 ");
         EXPECT_EQ(rnames, "target other target * ");
-        const std::string flagstat = run_command("samtools flagstat " + path + " 2>&1", ok);
+        const std::string flagstat = test::command_output("samtools flagstat " + path + " 2>&1", ok);
         ASSERT_TRUE(ok) << flagstat;
         for (const char* line : {"4 + 0 in total", "1 + 0 secondary", "3 + 0 mapped ("})
             EXPECT_NE(flagstat.find(line), std::string::npos) << line << " in\n" << flagstat;
@@ -385,10 +363,10 @@ TEST(AlignmentFormats, SamAndBamAreReadBySamtools) {
         const std::string path = dir.file(std::string("out.") + ext);
         io::write_alignment(path, io::alignment_format_of(path), io::AlignedPair{c.s0, c.s1, c.a, "chromalign test"});
         bool ok = false;
-        const std::string flagstat = run_command("samtools flagstat " + path + " 2>&1", ok);
+        const std::string flagstat = test::command_output("samtools flagstat " + path + " 2>&1", ok);
         ASSERT_TRUE(ok) << flagstat;
         EXPECT_NE(flagstat.find("1 + 0 mapped"), std::string::npos) << flagstat;
-        const std::string view = run_command("samtools view " + path + " 2>&1", ok);
+        const std::string view = test::command_output("samtools view " + path + " 2>&1", ok);
         ASSERT_TRUE(ok) << view;
         const auto f = fields(view.substr(0, view.find('\n')));
         ASSERT_GE(f.size(), 11u) << view;
@@ -404,14 +382,14 @@ TEST(AlignmentFormats, SamAndBamAreReadBySamtools) {
         EXPECT_NE(view.find("NM:i:" + std::to_string(s.mismatches + s.gap_bases)), std::string::npos);
         // samtools recomputes NM and MD from the reference: they must agree with ours.
         std::ofstream(dir.file("ref.fa")) << ">target\n" << test::preview(c.s1, 100000) << "\n";
-        const std::string calmd = run_command("samtools calmd " + path + " " + dir.file("ref.fa") + " 2>/dev/null", ok);
+        const std::string calmd = test::command_output("samtools calmd " + path + " " + dir.file("ref.fa") + " 2>/dev/null", ok);
         EXPECT_NE(calmd.find("NM:i:" + std::to_string(s.mismatches + s.gap_bases)), std::string::npos) << calmd;
     }
     // An empty alignment is one unmapped record.
     const Alignment none;
     io::write_alignment(dir.file("none.sam"), io::AlignmentFormat::kSam, io::AlignedPair{c.s0, c.s1, none, "x"});
     bool ok = false;
-    const std::string flagstat = run_command("samtools flagstat " + dir.file("none.sam"), ok);
+    const std::string flagstat = test::command_output("samtools flagstat " + dir.file("none.sam"), ok);
     EXPECT_TRUE(ok);
     EXPECT_NE(flagstat.find("0 + 0 mapped"), std::string::npos) << flagstat;
 }
@@ -596,7 +574,7 @@ TEST(AlignmentFormats, AnAlignmentOnStandardOutputKeepsItToItself) {
     if (have_samtools()) {
         std::ofstream(h.path("piped.sam")) << sam.out;
         bool ok = false;
-        const std::string count = run_command("samtools view -c " + h.path("piped.sam") + " 2>&1", ok);
+        const std::string count = test::command_output("samtools view -c " + h.path("piped.sam") + " 2>&1", ok);
         EXPECT_TRUE(ok) << count;
         EXPECT_EQ(count, "1\n");
     }

@@ -20,25 +20,6 @@
 namespace chromalign {
 namespace {
 
-std::string command_output(const std::string& command, bool& ok) {
-    std::string out;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) {
-        ok = false;
-        return out;
-    }
-    char buffer[4096];
-    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
-    ok = pclose(pipe) == 0;
-    return out;
-}
-
-bool have(const char* tool) {
-    bool ok = false;
-    command_output(std::string(tool) + " --version > /dev/null 2>&1", ok);
-    return ok;
-}
-
 std::vector<std::string> split(const std::string& text, char by) {
     std::vector<std::string> out;
     std::stringstream in(text);
@@ -115,7 +96,9 @@ TEST_F(Genomes, EveryRecordPairOnBothStrandsBestFirst) {
             EXPECT_EQ(p.at("s0_end"), w.s0_end) << backend << "\n" << p;
             EXPECT_EQ(p.at("s1_end"), w.s1_end) << backend << "\n" << p;
             EXPECT_EQ(p.at("strand"), std::string(1, w.strand)) << backend << "\n" << p;
-            if (k > 0) EXPECT_GE(j["pairs"][k - 1].at("score"), p.at("score")) << "best first";
+            if (k > 0) {
+                EXPECT_GE(j["pairs"][k - 1].at("score"), p.at("score")) << "best first";
+            }
             reverse += w.strand == '-' && w.score > 1000;
         }
         EXPECT_GE(reverse, 1) << "chr1 holds query1 on the other strand";
@@ -160,7 +143,9 @@ TEST_F(Genomes, PairsFileAndRepeatedRecordOptionsChooseThePairs) {
     std::sort(names.begin(), names.end());
     EXPECT_EQ(names, (std::vector<std::string>{"query0 chr1", "query2 chr0"}));
     for (const auto& p : j["pairs"])
-        if (p.at("s0_name") == "query0") EXPECT_EQ(p.at("s0_region"), "101-900") << p;
+        if (p.at("s0_name") == "query0") {
+            EXPECT_EQ(p.at("s0_region"), "101-900") << p;
+        }
 
     std::ofstream(path("names.txt")) << "query1\n\n# and the last\nquery2\n";
     const test::ChildRun named =
@@ -176,15 +161,15 @@ TEST_F(Genomes, PairsFileAndRepeatedRecordOptionsChooseThePairs) {
 }
 
 TEST_F(Genomes, OneSamOfEveryPairThatSamtoolsReads) {
-    if (!have("samtools")) GTEST_SKIP() << "samtools is not installed";
+    if (!test::have_tool("samtools")) GTEST_SKIP() << "samtools is not installed";
     const test::ChildRun r = run({"-q", "-b", "cpu", "-f", "json", "--traceback", path("all.sam")});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     bool ok = false;
-    const std::string header = command_output("samtools view -H " + path("all.sam"), ok);
+    const std::string header = test::command_output("samtools view -H " + path("all.sam"), ok);
     ASSERT_TRUE(ok) << header;
     EXPECT_NE(header.find("@SQ\tSN:chr0\tLN:" + std::to_string(s1_[0].length())), std::string::npos) << header;
     EXPECT_NE(header.find("@SQ\tSN:chr1\tLN:" + std::to_string(s1_[1].length())), std::string::npos) << header;
-    const std::string body = command_output("samtools view " + path("all.sam"), ok);
+    const std::string body = test::command_output("samtools view " + path("all.sam"), ok);
     ASSERT_TRUE(ok);
     std::map<std::string, int> primary;
     int records = 0, reverse = 0;
@@ -198,19 +183,19 @@ TEST_F(Genomes, OneSamOfEveryPairThatSamtoolsReads) {
     EXPECT_EQ(records, 6);
     EXPECT_GE(reverse, 1);
     for (const Sequence& s : s0_) EXPECT_EQ(primary[s.name], 1) << "one primary line per query: " << s.name;
-    const std::string flagstat = command_output("samtools flagstat " + path("all.sam"), ok);
+    const std::string flagstat = test::command_output("samtools flagstat " + path("all.sam"), ok);
     ASSERT_TRUE(ok) << flagstat;
     EXPECT_NE(flagstat.find("3 + 0 primary"), std::string::npos) << flagstat;
     // calmd recomputes NM from S1: it must find ours on every line.
     const std::string calmd =
-        command_output("samtools calmd " + path("all.sam") + " " + path("s1.fa") + " 2>/dev/null", ok);
+        test::command_output("samtools calmd " + path("all.sam") + " " + path("s1.fa") + " 2>/dev/null", ok);
     ASSERT_TRUE(ok);
     for (const std::string& line : split(calmd, '\n')) {
         if (line.empty() || line[0] == '@') continue;
         EXPECT_NE(line.find("\tMD:Z:"), std::string::npos) << line;
     }
-    const std::string ours = command_output("samtools view " + path("all.sam") + " | grep -o 'NM:i:[0-9]*'", ok);
-    const std::string theirs = command_output("samtools calmd " + path("all.sam") + " " + path("s1.fa") +
+    const std::string ours = test::command_output("samtools view " + path("all.sam") + " | grep -o 'NM:i:[0-9]*'", ok);
+    const std::string theirs = test::command_output("samtools calmd " + path("all.sam") + " " + path("s1.fa") +
                                                   " 2>/dev/null | grep -v '^@' | grep -o 'NM:i:[0-9]*'",
                                               ok);
     EXPECT_EQ(ours, theirs);
@@ -219,11 +204,11 @@ TEST_F(Genomes, OneSamOfEveryPairThatSamtoolsReads) {
     const test::ChildRun some =
         run({"-q", "-b", "cpu", "--traceback", path("some.sam"), "--min-score", std::to_string(strong)});
     ASSERT_EQ(some.exit_code, 0) << some.err;
-    EXPECT_EQ(split(command_output("samtools view " + path("some.sam"), ok), '\n').size(), 2u);
+    EXPECT_EQ(split(test::command_output("samtools view " + path("some.sam"), ok), '\n').size(), 2u);
 }
 
 TEST_F(Genomes, PafStrandsAndCoordinatesAreMinimap2s) {
-    if (!have("minimap2")) GTEST_SKIP() << "minimap2 is not installed";
+    if (!test::have_tool("minimap2")) GTEST_SKIP() << "minimap2 is not installed";
     // One query, deposited on the other strand of a longer reference with flanks.
     std::mt19937_64 rng(test::seed() + 602);
     auto [core, copy] = test::mutated_pair(12000, 12000, rng, 0.0);
@@ -243,7 +228,7 @@ TEST_F(Genomes, PafStrandsAndCoordinatesAreMinimap2s) {
     ASSERT_TRUE(std::getline(in, ours));
     bool ok = false;
     const std::string theirs =
-        command_output("minimap2 -c --eqx " + path("ref.fa") + " " + path("query.fa") + " 2>/dev/null | head -1", ok);
+        test::command_output("minimap2 -c --eqx " + path("ref.fa") + " " + path("query.fa") + " 2>/dev/null | head -1", ok);
     ASSERT_TRUE(ok && !theirs.empty()) << theirs;
     const auto a = split(ours, '\t'), b = split(theirs, '\t');
     EXPECT_EQ(a[4], "-");
@@ -254,6 +239,36 @@ TEST_F(Genomes, PafStrandsAndCoordinatesAreMinimap2s) {
         EXPECT_LE(std::abs(std::stoll(a[field]) - std::stoll(b[field])), 30) << "field " << field << "\n"
                                                                            << ours << "\n" << theirs;
     std::printf("[ minimap2 ] ours   %s\n[ minimap2 ] theirs %s\n", split(ours, '\t')[8].c_str(), b[8].c_str());
+}
+
+/// A SAM file's records, without its header (whose @PG line holds the command line).
+std::string sam_records(const std::string& path) {
+    std::ifstream in(path);
+    std::string records;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] != '@') records += line + "\n";
+    return records;
+}
+
+TEST_F(Genomes, ATracebackLaterGivesEveryPairsAlignmentOnItsStrand) {
+    for (const char* stack : {"--no-stack", ""}) {  // rows kept per comparison, or stacks without rows
+        std::vector<std::string> extra = {"-q", "-b", "cpu"};
+        if (*stack) extra.push_back(stack);
+        const std::string dir = path(std::string("rows") + stack);
+        std::vector<std::string> stage1 = extra, direct = extra;
+        stage1.insert(stage1.end(), {"--traceback-dir", dir});
+        direct.insert(direct.end(), {"--traceback", path("direct.sam")});
+        ASSERT_EQ(run(stage1).exit_code, 0);
+        ASSERT_EQ(run(direct).exit_code, 0);
+        EXPECT_TRUE(std::ifstream(dir + "/job.json").good());
+        EXPECT_TRUE(std::ifstream(dir + "/pair6.reverse/stage1.json").good()) << "every comparison's record";
+        const test::ChildRun later =
+            run({"traceback", dir, "-q", "-b", "cpu", "--traceback", path("later.sam")}, false);
+        ASSERT_EQ(later.exit_code, 0) << later.err;
+        const std::string records = sam_records(path("later.sam"));
+        EXPECT_EQ(records, sam_records(path("direct.sam"))) << stack;
+        EXPECT_NE(records.find("\t16\t"), std::string::npos) << "a reverse-strand record";
+    }
 }
 
 TEST_F(Genomes, BadRecordsAreOneLineNamingFileRecordAndLine) {

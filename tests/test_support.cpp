@@ -127,4 +127,23 @@ TempDir::~TempDir() {
     std::filesystem::remove_all(path_, ignored);
 }
 
+std::string command_output(const std::string& command, bool& ok) {
+    std::string out;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) {
+        ok = false;
+        return out;
+    }
+    char buffer[4096];
+    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+    ok = pclose(pipe) == 0;
+    return out;
+}
+
+bool have_tool(const std::string& tool) {
+    bool ok = false;
+    command_output(tool + " --version > /dev/null 2>&1", ok);
+    return ok;
+}
+
 }  // namespace chromalign::test

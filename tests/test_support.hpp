@@ -64,6 +64,12 @@ Scoring hoxd70();
 /// "big" (two CPU table planes) and "huge" (three).
 std::vector<NamedScoring> matrix_scorings(std::mt19937_64& rng);
 
+/// Standard output of a shell command, and in `ok` whether it exited 0.
+std::string command_output(const std::string& command, bool& ok);
+
+/// Whether `tool --version` runs (samtools, minimap2: tests that need one skip without it).
+bool have_tool(const std::string& tool);
+
 /// Decodes a Sequence to ACGTN for failure messages (long ones are cut).
 std::string preview(const Sequence& s, size_t max_chars = 120);
 
