@@ -223,7 +223,7 @@ TEST_F(Resume, ASecondRunOnABusyCheckpointIsRefused) {
 
 TEST_F(Resume, MoreThreadsThanTheSystemStartsIsOneLineNotAnAbort) {
     // 300 MB of address space holds a few dozen 8 MiB thread stacks, not 500.
-    const test::ChildRun r = harness_->run_limited("ulimit -v 300000", {"-b", "cpu", "--threads", "500"});
+    const test::ChildRun r = harness_->run_limited("ulimit -v 300000", {"-q", "-b", "cpu", "--threads", "500"});
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("cannot start 500 CPU threads"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

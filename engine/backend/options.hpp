@@ -30,6 +30,9 @@ struct CheckpointOptions {
     bool restart = false;        ///< ignore (and later overwrite) an existing checkpoint
     bool strict = false;         ///< stop when a checkpoint cannot be written
     std::string keep_rows_dir;   ///< also keep every checkpointed row here
+    /// The caller holds the lock of the job's checkpoint for the whole job (JobState): the
+    /// checkpointer of each comparison takes none of its own.
+    bool lock_held = false;
     /// Set (to the signal number) by a signal handler: write one more checkpoint, then throw
     /// Interrupted. Read between diagonals only.
     const volatile std::sig_atomic_t* stop = nullptr;

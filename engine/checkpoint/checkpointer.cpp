@@ -21,7 +21,7 @@ Checkpointer::Checkpointer(const Sequence& s0, const Sequence& s1, const Sequenc
     base_.fingerprint0 = sequence_fingerprint(s0);
     base_.fingerprint1 = sequence_fingerprint(slab);
     base_.scoring = scoring;
-    if (enabled() && rank_ == 0) {
+    if (enabled() && rank_ == 0 && !options_.lock_held) {
         lock_ = std::make_unique<CheckpointLock>(options_.path);
         // What stops the lock stops every checkpoint write too: found now rather than at the first.
         if (!lock_->problem().empty() && options_.strict) throw Error(lock_->problem());

@@ -94,8 +94,8 @@ public:
         : spec_(spec), options_(options), backend_(backend), stage1_(stage1), progress_(spec, options) {
         const CheckpointOptions& ck = options.backend.checkpoint;
         if (!ck.path.empty())
-            state_ = std::make_unique<JobState>(job_state_path(ck.path), job_fingerprint(spec), spec, ck.restart,
-                                                options.writer, ck.strict, options.on_note);
+            state_ = std::make_unique<JobState>(ck.path, job_fingerprint(spec), spec, ck.restart, options.writer,
+                                                ck.strict, options.on_note);
     }
 
     JobResult run() {
@@ -281,7 +281,10 @@ private:
                 return Stage1Outcome{done->best, done->cells_pruned, cells, {}};
         BackendOptions run = options_.backend;
         run.prune_floor = floor;
-        if (!run.checkpoint.path.empty()) run.checkpoint.path = comparison_checkpoint(run.checkpoint.path, k, strand);
+        if (!run.checkpoint.path.empty()) {
+            run.checkpoint.path = comparison_checkpoint(run.checkpoint.path, k, strand);
+            run.checkpoint.lock_held = true;  // by the job's state, for all its comparisons
+        }
         run.on_progress = [this](const Progress& p) { progress_.report(p); };
         std::string dir;
         RowsIdentity identity;

@@ -10,6 +10,7 @@
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/checkpoint/durable_file.hpp"
 #include "engine/error.hpp"
+#include "engine/job/job_files.hpp"
 
 namespace chromalign {
 namespace {
@@ -61,12 +62,17 @@ uint64_t job_fingerprint(const JobSpec& spec) {
     return hash;
 }
 
-JobState::JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer, bool strict,
-                   std::function<void(const std::string&)> warn)
-    : path_(std::move(path)), fingerprint_(fingerprint), writer_(writer), strict_(strict), warn_(std::move(warn)) {
-    // A lock that guards nothing (no directory, no locks on the file system) lets the job run:
-    // the comparisons' own checkpoints say so.
-    if (writer_) lock_ = std::make_unique<CheckpointLock>(path_);
+JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const JobSpec& spec, bool restart,
+                   bool writer, bool strict, std::function<void(const std::string&)> warn)
+    : path_(job_state_path(checkpoint)), fingerprint_(fingerprint), writer_(writer), strict_(strict),
+      warn_(std::move(warn)) {
+    if (writer_) {
+        lock_ = std::make_unique<CheckpointLock>(checkpoint);
+        // What stops the lock stops every checkpoint write too: found now rather than at the first.
+        if (!lock_->problem().empty() && strict_) throw Error(lock_->problem());
+        if (!lock_->problem().empty() && warn_)
+            warn_("warning: " + lock_->problem() + "; nothing keeps another run off this checkpoint");
+    }
     struct stat st{};
     if (restart || ::stat(path_.c_str(), &st) != 0) return;
     const std::string refuse = path_ + ": ";

@@ -40,14 +40,15 @@ uint64_t job_fingerprint(const JobSpec& spec);
 
 class JobState {
 public:
-    /// The state at `path` for the job `fingerprint`, taken up when the file is this job's (a
-    /// file of another job, or a damaged one, is an Error that says to use --restart; with
-    /// `restart` it is ignored and replaced). `writer`: this process writes the file (rank 0)
-    /// and holds PATH.lock.
-    /// A write that fails warns through `warn` and the job goes on (as a comparison's own
-    /// checkpoints do), or with `strict` throws.
-    JobState(std::string path, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer, bool strict,
-             std::function<void(const std::string&)> warn);
+    /// The state of the job `fingerprint` beside its checkpoint FILE (job_state_path), taken
+    /// up when the file is this job's (a file of another job, or a damaged one, is an Error
+    /// that says to use --restart; with `restart` it is ignored and replaced). `writer`: this
+    /// process writes the file (rank 0) and holds FILE.lock for the whole job, in place of
+    /// each comparison's checkpointer (CheckpointOptions::lock_held). A lock or a write that
+    /// fails warns through `warn` and the job goes on (as a comparison's checkpoints do), or
+    /// with `strict` throws.
+    JobState(const std::string& checkpoint, uint64_t fingerprint, const JobSpec& spec, bool restart, bool writer,
+             bool strict, std::function<void(const std::string&)> warn);
     ~JobState();
 
     std::optional<DoneComparison> done(size_t pair, Strand strand) const;
