@@ -18,9 +18,11 @@ Checkpointer::Checkpointer(const Sequence& s0, const Sequence& s1, const Sequenc
     : s0_(s0), s1_(s1), slab_(slab), options_(options), note_(std::move(note)), c0_(c0), rank_(rank), ranks_(ranks) {
     base_.m = s0.length();
     base_.n = slab.length();
-    base_.fingerprint0 = sequence_fingerprint(s0);
-    base_.fingerprint1 = sequence_fingerprint(slab);
     base_.scoring = scoring;
+    if (enabled()) {  // only pieces carry them: a job's many comparisons without checkpoints hash nothing
+        base_.fingerprint0 = sequence_fingerprint(s0);
+        base_.fingerprint1 = sequence_fingerprint(slab);
+    }
     if (enabled() && rank_ == 0 && !options_.lock_held) {
         lock_ = std::make_unique<CheckpointLock>(options_.path);
         // What stops the lock stops every checkpoint write too: found now rather than at the first.

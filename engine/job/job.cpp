@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job_files.hpp"
 #include "engine/job/job_state.hpp"
@@ -251,7 +252,7 @@ private:
                 std::error_code ec;
                 std::filesystem::create_directories(dir, ec);
                 write_stage1_record(dir, Stage1Record{options_.s0_path, selector_of(*records[r]), options_.s1_path,
-                                                      selector_of(forward), rows_identity(*records[r], s1),
+                                                      selector_of(forward), identity_of(*records[r], target, strand),
                                                       spec_.scoring, best, strand, 0});
             }
             if (state_) state_->add(DoneComparison{k, strand, best, 0, 0}, every());
@@ -265,6 +266,15 @@ private:
         auto it = reversed_.find(target);
         if (it == reversed_.end()) it = reversed_.emplace(target, reverse_complement(spec_.s1[target])).first;
         return it->second;
+    }
+
+    /// rows_identity(s0, compared(target, strand)), hashing each S1 record's strand once: a
+    /// job comes back to it for every S0 record.
+    RowsIdentity identity_of(const Sequence& s0, size_t target, Strand strand) {
+        auto it = s1_fingerprints_.find({target, strand});
+        if (it == s1_fingerprints_.end())
+            it = s1_fingerprints_.emplace(std::make_pair(target, strand), sequence_fingerprint(compared(target, strand))).first;
+        return RowsIdentity{s0.length(), spec_.s1[target].length(), sequence_fingerprint(s0), it->second};
     }
 
     int64_t comparison_index(size_t k, Strand strand) const {
@@ -290,7 +300,7 @@ private:
         RowsIdentity identity;
         if (!options_.rows_dir.empty()) {
             dir = comparison_rows_dir(options_.rows_dir, k, strand);
-            identity = rows_identity(s0, s1);
+            identity = identity_of(s0, spec_.pairs[k].s1, strand);
         }
         if (!dir.empty() && options_.rows_kept) {
             const std::optional<Stage1Record> record = read_stage1_record(dir);
@@ -339,9 +349,10 @@ private:
         }
         std::unique_ptr<RowSource> rows = std::make_unique<FirstRowOnly>();
         std::string dir;
-        RowsIdentity identity = rows_identity(s0, s1);
+        RowsIdentity identity;  // what rows and the journal are checked against, where there are any
         if (!options_.rows_dir.empty()) {
             dir = comparison_rows_dir(options_.rows_dir, answer.pair, answer.strand);
+            identity = identity_of(s0, spec_.pairs[answer.pair].s1, answer.strand);
         }
         if (!dir.empty() && !stacked_.count({answer.pair, answer.strand})) {  // a stack keeps no rows
             auto special = std::make_unique<SpecialRows>(dir, identity, spec_.scoring);
@@ -415,6 +426,7 @@ private:
     };
     std::map<std::pair<size_t, Strand>, Stacked> stacked_;
     std::map<size_t, Sequence> reversed_;  ///< compared(): S1 records' reverse complements
+    std::map<std::pair<size_t, Strand>, uint64_t> s1_fingerprints_;  ///< identity_of()
 };
 
 }  // namespace
