@@ -272,12 +272,7 @@ cli::PairReport pair_report(const JobSpec& spec, const PairAnswer& a) {
         r.alignment = &*a.alignment;
         r.traceback_seconds = a.traceback_seconds;
         r.special_rows = a.special_rows;
-        r.traceback_cells = a.traceback.cells;
-        r.traceback_swept_cells = a.traceback.swept_cells;
-        r.traceback_sweep_seconds = a.traceback.sweep_seconds;
-        r.traceback_windows_ahead = a.traceback.ahead;
-        r.traceback_walked_ahead = a.traceback.walked_ahead;
-        r.traceback_joined = a.traceback.joined;
+        r.traceback = a.traceback;
     }
     return r;
 }

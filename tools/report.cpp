@@ -94,10 +94,10 @@ std::string one_pair_text(const RunReport& r) {
             << "gap_bases\t" << s.gap_bases << "\n"
             << "identity\t" << fixed(s.identity(), 6) << "\n"
             << "traceback_seconds\t" << fixed(p.traceback_seconds, 3) << " (from " << p.special_rows
-            << " special rows; " << p.traceback_cells << " cells recomputed, " << p.traceback_swept_cells
-            << " of them in sweeps taking " << fixed(p.traceback_sweep_seconds, 3) << " s and "
-            << p.traceback_windows_ahead << " windows swept ahead, " << p.traceback_walked_ahead
-            << " of them walked ahead and " << p.traceback_joined << " joined)\n";
+            << " special rows; " << p.traceback.cells << " cells recomputed, " << p.traceback.swept_cells
+            << " of them in sweeps taking " << fixed(p.traceback.sweep_seconds, 3) << " s and "
+            << p.traceback.ahead << " windows swept ahead, " << p.traceback.walked_ahead
+            << " of them walked ahead and " << p.traceback.joined << " joined)\n";
     }
     return out.str();
 }
@@ -195,12 +195,12 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
                       {"identity", s.identity()},
                       {"traceback_seconds", p.traceback_seconds},
                       {"special_rows", p.special_rows},
-                      {"traceback_cells", p.traceback_cells},
-                      {"traceback_swept_cells", p.traceback_swept_cells},
-                      {"traceback_sweep_seconds", p.traceback_sweep_seconds},
-                      {"traceback_windows_ahead", p.traceback_windows_ahead},
-                      {"traceback_walked_ahead", p.traceback_walked_ahead},
-                      {"traceback_joined", p.traceback_joined}};
+                      {"traceback_cells", p.traceback.cells},
+                      {"traceback_swept_cells", p.traceback.swept_cells},
+                      {"traceback_sweep_seconds", p.traceback.sweep_seconds},
+                      {"traceback_windows_ahead", p.traceback.ahead},
+                      {"traceback_walked_ahead", p.traceback.walked_ahead},
+                      {"traceback_joined", p.traceback.joined}};
 }
 
 std::string json_report(const RunReport& r) {

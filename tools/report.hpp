@@ -11,6 +11,7 @@
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
+#include "engine/traceback/linear_traceback.hpp"
 #include "tools/cli_options.hpp"
 
 namespace chromalign::cli {
@@ -26,8 +27,7 @@ struct SequenceInfo {
     /// Position p of the strand compared as a position on the record's forward strand (the
     /// report's convention, BLAST's and nucmer's: on '-' an alignment's start lies after its end).
     int64_t on_forward(int64_t p, Strand strand) const {
-        if (strand == Strand::kForward || p <= 0) return in_record(p);
-        return offset + length - p + 1;
+        return strand == Strand::kForward ? in_record(p) : forward_of_reverse(p, offset, length);
     }
 };
 
@@ -43,12 +43,7 @@ struct PairReport {
     const Alignment* alignment = nullptr;  ///< with --traceback: the alignment itself
     double traceback_seconds = 0;          ///< the traceback stage
     int64_t special_rows = 0;              ///< stage 1's rows it started from
-    int64_t traceback_cells = 0;           ///< cells the traceback recomputed
-    int64_t traceback_swept_cells = 0;     ///< of those, the ones of sweeps that kept rows
-    double traceback_sweep_seconds = 0;    ///< the time those sweeps took (not those swept ahead)
-    int64_t traceback_windows_ahead = 0;   ///< windows swept ahead of the walk that served it
-    int64_t traceback_walked_ahead = 0;    ///< of those, windows walked ahead too
-    int64_t traceback_joined = 0;          ///< of the others, windows whose walk met the one taken ahead
+    TracebackCounts traceback;             ///< what the traceback recomputed, swept and walked ahead
 
     int64_t cells_this_run() const { return cells - cells_resumed; }
     double gcups() const { return seconds > 0 ? static_cast<double>(cells_this_run()) / seconds / 1e9 : 0; }

@@ -24,12 +24,18 @@ Strand strand_named(const std::string& name);
 /// after swap, so record_length() and region() are those of the other strand's record.
 Sequence reverse_complement(const Sequence& s);
 
+/// The 1-based forward position in its record of position p (1-based) of the reverse
+/// complement of a region of `length` bases that lies after `offset` bases of the record's
+/// forward strand; 0 stays 0 (no position).
+inline int64_t forward_of_reverse(int64_t p, int64_t offset, int64_t length) {
+    return p > 0 ? offset + length - p + 1 : 0;
+}
+
 /// The 1-based position in S1's record, on its forward strand, of position p (1-based) of
-/// `compared`, the sequence as a comparison read it (S1 itself, or its reverse complement);
-/// 0 stays 0 (no position).
+/// `compared`, the sequence as a comparison read it (S1 itself, or its reverse complement,
+/// whose bases_after are the forward strand's offset); 0 stays 0 (no position).
 inline int64_t forward_position(const Sequence& compared, Strand strand, int64_t p) {
-    if (p <= 0) return 0;
-    return strand == Strand::kForward ? compared.in_record(p) : compared.record_length() - compared.in_record(p) + 1;
+    return strand == Strand::kForward ? compared.in_record(p) : forward_of_reverse(p, compared.bases_after, compared.length());
 }
 
 }  // namespace chromalign
