@@ -35,12 +35,7 @@ bool have_samtools() { return test::have_tool("samtools"); }
 
 bool have_minimap2() { return test::have_tool("minimap2"); }
 
-std::vector<std::string> fields(const std::string& line) {
-    std::vector<std::string> out;
-    std::stringstream in(line);
-    for (std::string f; std::getline(in, f, '\t');) out.push_back(f);
-    return out;
-}
+std::vector<std::string> fields(const std::string& line) { return test::split(line, '\t'); }
 
 std::string without_gaps(const std::string& row) {
     std::string out;

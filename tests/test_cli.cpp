@@ -106,13 +106,7 @@ int count_of(const std::string& text, const std::string& part) {
     return n;
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::string part;
-    std::istringstream in(text);
-    while (std::getline(in, part, separator)) parts.push_back(part);
-    return parts;
-}
+using test::split;
 
 /// Every failure must look the same to a script: no crash, exactly one stderr line that starts
 /// with "chromalign: ", nothing on stdout.

@@ -20,12 +20,8 @@
 namespace chromalign {
 namespace {
 
-std::vector<std::string> split(const std::string& text, char by) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, by);) out.push_back(part);
-    return out;
-}
+using test::sam_records;
+using test::split;
 
 void write_records(const std::string& path, const std::vector<Sequence>& records) {
     std::ofstream out(path);
@@ -239,15 +235,6 @@ TEST_F(Genomes, PafStrandsAndCoordinatesAreMinimap2s) {
         EXPECT_LE(std::abs(std::stoll(a[field]) - std::stoll(b[field])), 30) << "field " << field << "\n"
                                                                            << ours << "\n" << theirs;
     std::printf("[ minimap2 ] ours   %s\n[ minimap2 ] theirs %s\n", split(ours, '\t')[8].c_str(), b[8].c_str());
-}
-
-/// A SAM file's records, without its header (whose @PG line holds the command line).
-std::string sam_records(const std::string& path) {
-    std::ifstream in(path);
-    std::string records;
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty() && line[0] != '@') records += line + "\n";
-    return records;
 }
 
 TEST_F(Genomes, ATracebackLaterGivesEveryPairsAlignmentOnItsStrand) {

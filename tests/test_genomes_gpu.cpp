@@ -23,12 +23,7 @@
 namespace chromalign {
 namespace {
 
-std::vector<std::string> split(const std::string& text, char by) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, by);) out.push_back(part);
-    return out;
-}
+using test::split;
 
 std::string file_text(const std::string& path, bool skip_header) {
     std::ifstream in(path);

@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -125,6 +127,21 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::istringstream in(text);
+    for (std::string part; std::getline(in, part, separator);) parts.push_back(part);
+    return parts;
+}
+
+std::string sam_records(const std::string& path) {
+    std::ifstream in(path);
+    std::string records;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] != '@') records += line + "\n";
+    return records;
 }
 
 std::string command_output(const std::string& command, bool& ok) {

@@ -64,6 +64,12 @@ Scoring hoxd70();
 /// "big" (two CPU table planes) and "huge" (three).
 std::vector<NamedScoring> matrix_scorings(std::mt19937_64& rng);
 
+/// The parts of `text` between `separator`s (a TSV line's fields, a file's lines).
+std::vector<std::string> split(const std::string& text, char separator);
+
+/// A SAM file's records, without its header (whose @PG line holds the command line).
+std::string sam_records(const std::string& path);
+
 /// Standard output of a shell command, and in `ok` whether it exited 0.
 std::string command_output(const std::string& command, bool& ok);
 

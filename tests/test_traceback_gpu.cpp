@@ -27,14 +27,7 @@
 namespace chromalign {
 namespace {
 
-/// The SAM file's records, without its header (whose @PG line holds the command line).
-std::string sam_records(const std::string& path) {
-    std::ifstream in(path);
-    std::string records;
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty() && line[0] != '@') records += line + "\n";
-    return records;
-}
+using test::sam_records;
 
 TEST(TracebackGpu, SameAlignmentFromCudaRows) {
     if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
