@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "kernels/registry.hpp"
+#include "engine/bound/minimap2_bound.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job.hpp"
 #include "engine/job/job_files.hpp"
@@ -268,6 +269,7 @@ cli::PairReport pair_report(const JobSpec& spec, const PairAnswer& a) {
     r.cells_pruned = a.cells_pruned;
     r.cells_resumed = a.cells_resumed;
     r.seconds = a.seconds;
+    r.bound = a.bound;
     if (a.alignment) {
         r.alignment = &*a.alignment;
         r.traceback_seconds = a.traceback_seconds;
@@ -329,6 +331,8 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.traceback_only = o.traceback_only;
     jo.score_maps = !o.plot.empty();
     jo.stack = o.stack;
+    Minimap2Bound minimap2;
+    if (o.bound == "minimap2") jo.bound = &minimap2;
     jo.s0_path = absolute_path(o.s0_path);
     jo.s1_path = absolute_path(o.s1_path);
     jo.writer = speaks;
@@ -398,6 +402,10 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         if (report.device_bytes)
             std::fprintf(stderr, ", device memory %.1f MiB", report.device_bytes / 1048576.0);
         std::fprintf(stderr, ", %.1f%% of cells pruned", 100.0 * report.pruned_fraction());
+        const cli::PairReport& best = report.pairs.front();
+        if (!best.bound.source.empty())
+            std::fprintf(stderr, " (bound %d from %s in %.2f s%s)", best.bound.score, best.bound.source.c_str(),
+                         best.bound.seconds, best.bound.in_time ? "" : ", after stage 1");
         std::fputc('\n', stderr);
     }
     return 0;

@@ -252,6 +252,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "resident blocks per GPU multiprocessor (0: as many as fit, at most 16)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), slabs_help().c_str())
         ("no-pruning", po::bool_switch(&no_pruning), "compute every cell (default: skip blocks that cannot reach the best score found so far; the answer is the same)")
+        ("bound", po::value<std::string>(&o.bound)->default_value(o.bound), "lower bound that pruning starts from, found beside stage 1: minimap2 (its library maps S1 onto S0, and the best chained path, scored exactly here, is the bound) or none (start from 0); the answer is the same")
         ("no-stack", po::bool_switch(&no_stack), "compare short S0 records one by one (default: stack them into one matrix per S1 record and strand, which keeps the GPU full; the answers are the same)")
         ("format,f", po::value<std::string>(&format)->default_value(format), "output format: text, tsv or json")
         ("output,o", po::value<std::string>(&o.output), "write the result to this file (default, or -: standard output; standard error when --traceback is -)")
@@ -339,6 +340,8 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     o.traceback_disk = parse_size(disk, "--traceback-disk");
     o.backend_options.pruning = !no_pruning;
     o.stack = !no_stack;
+    if (o.bound != "minimap2" && o.bound != "none")
+        throw UsageError("--bound must be minimap2 or none (got '" + o.bound + "')");
     o.device_given = !vm["device"].defaulted();
     o.scoring = make_scoring(scoring_flags, vm, &o.matrix_file);
     check_options(o);

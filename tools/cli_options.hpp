@@ -32,6 +32,7 @@ struct Options {
     std::vector<Strand> strands{Strand::kForward, Strand::kReverse};  ///< --strand
     int32_t min_score = 0;     ///< --min-score: pairs below it stay out of the alignment output
     bool stack = true;         ///< short S0 records stacked (engine/job/stack.hpp); --no-stack: one by one
+    std::string bound = "minimap2";  ///< --bound: where pruning's first lower bound comes from (engine/bound)
     Scoring scoring;
     std::string matrix_file;   ///< the --matrix file the scoring was read from, if any
     std::string preset;        ///< preset name the scoring came from, if any

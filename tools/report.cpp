@@ -183,6 +183,16 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
     j["s1_path"] = p.s1.path;
     j["s0_length"] = p.s0.length;
     j["s1_length"] = p.s1.length;
+    if (!p.bound.source.empty()) {
+        nlohmann::ordered_json b{{"source", p.bound.source},
+                                 {"score", p.bound.score},
+                                 {"seconds", p.bound.seconds},
+                                 {"in_time", p.bound.in_time},
+                                 {"blocks", p.bound.blocks},
+                                 {"path_columns", p.bound.path_columns}};
+        if (!p.bound.failure.empty()) b["failure"] = p.bound.failure;
+        j["bound"] = b;
+    }
     if (!p.alignment) return;
     const AlignmentStats s = alignment_stats(*p.alignment);
     j["alignment"] = {{"s0_start", at.s0_start},

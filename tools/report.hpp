@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/alignment/alignment.hpp"
+#include "engine/bound/bound_thread.hpp"
 #include "engine/job/strand.hpp"
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
@@ -44,6 +45,7 @@ struct PairReport {
     double traceback_seconds = 0;          ///< the traceback stage
     int64_t special_rows = 0;              ///< stage 1's rows it started from
     TracebackCounts traceback;             ///< what the traceback recomputed, swept and walked ahead
+    BoundReport bound;                     ///< the lower bound `strand`'s stage 1 pruned from
 
     int64_t cells_this_run() const { return cells - cells_resumed; }
     double gcups() const { return seconds > 0 ? static_cast<double>(cells_this_run()) / seconds / 1e9 : 0; }

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-example}
 case "$mode" in example|test) ;; *) echo "usage: tools/setup.sh example|test" >&2; exit 2 ;; esac
 
-packages="cmake make g++ pkg-config libhts-dev libboost-program-options-dev zlib1g-dev libgtest-dev libopenmpi-dev openmpi-bin samtools nlohmann-json3-dev"
+packages="cmake make g++ pkg-config libhts-dev libboost-program-options-dev zlib1g-dev libgtest-dev libopenmpi-dev openmpi-bin samtools nlohmann-json3-dev libminimap2-dev"
 # The tests compare PAF with minimap2 and fuzz the file readers (tools/fuzz.sh): clang and its
 # libFuzzer runtime.
 [ "$mode" = test ] && packages="$packages minimap2 clang libclang-rt-14-dev"

@@ -1,6 +1,7 @@
 //! @file What a caller sets for a run on any backend: knobs, checkpoints, and the progress callback.
 #pragma once
 
+#include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <functional>
@@ -70,6 +71,10 @@ struct BackendOptions {
     /// it. Then only a best score of at least the floor is exact; one below it is not this
     /// comparison's optimum, and the job never reports it.
     int32_t prune_floor = 0;
+    /// A lower bound of this comparison's optimum that may rise while the run goes on (a bound
+    /// pass beside it, engine/bound/bound_thread.hpp): pruning takes it up as it rises. Null:
+    /// none. The caller checks the answer against it (BoundThread::finish).
+    const std::atomic<int32_t>* lower_bound = nullptr;
     /// Stacked records (engine/job/stack.hpp): S0 is several records one under another, record
     /// k from row stack_rows[k] (0-based, from 0, each a multiple of the engine's band height),
     /// none crossing into the next; the run gives each record's best cell. Null: one record.

@@ -122,6 +122,7 @@ public:
             result.traceback_seconds += answer.traceback_seconds;
             result.answers.push_back(std::move(answer));
         }
+        result.bound_seconds = bound_seconds_;
         if (state_) state_->finish();
         std::stable_sort(result.answers.begin(), result.answers.end(),
                          [](const PairAnswer& a, const PairAnswer& b) { return a.best.score > b.best.score; });
@@ -142,13 +143,14 @@ private:
             const auto start = Clock::now();
             const auto in_stack = stacked_.find({k, strand});  // run already, its progress counted
             Stage1Outcome outcome;
+            BoundReport bound;
             if (in_stack != stacked_.end()) {
                 outcome = in_stack->second.outcome;
                 answer.seconds += in_stack->second.seconds;
             } else {
                 stop_if_asked();
                 progress_.begin(comparison_index(k, strand), s0.length() * n);
-                outcome = stage1_of(k, strand, s0, compared(p.s1, strand), floor);
+                outcome = stage1_of(k, strand, s0, compared(p.s1, strand), floor, bound);
                 progress_.end(outcome.cells_pruned, outcome.cells_resumed);
             }
             answer.seconds += seconds_since(start);
@@ -159,6 +161,7 @@ private:
             if (first || outcome.best.score > answer.best.score) {
                 answer.strand = strand;
                 answer.best = outcome.best;
+                answer.bound = bound;
             }
             first = false;
             floor = std::max(floor, outcome.best.score);
@@ -284,7 +287,8 @@ private:
 
     /// Stage 1 of one comparison: from the job's state, from its record in a kept rows
     /// directory, or run now.
-    Stage1Outcome stage1_of(size_t k, Strand strand, const Sequence& s0, const Sequence& s1, int32_t floor) {
+    Stage1Outcome stage1_of(size_t k, Strand strand, const Sequence& s0, const Sequence& s1, int32_t floor,
+                            BoundReport& bound_report) {
         const int64_t cells = s0.length() * s1.length();
         if (state_)
             if (const auto done = state_->done(k, strand); done && valid_floor(done->floor, floor))
@@ -321,7 +325,14 @@ private:
         } else {
             run.special_rows.dir.clear();
         }
+        BoundThread bound(run.pruning ? options_.bound : nullptr, s0, s1, spec_.scoring, 0);
+        run.lower_bound = bound.value();
         const Stage1Outcome outcome = stage1_(s0, s1, spec_.scoring, run);
+        bound_report = bound.finish(outcome.best, floor, describe(k, strand));
+        bound_seconds_ += bound_report.seconds;
+        if (!bound_report.failure.empty())
+            note("warning: the bound pass of " + describe(k, strand) + " failed (" + bound_report.failure +
+                 "); stage 1 pruned without it");
         if (options_.rows_kept && options_.writer) {
             const RecordPair& p = spec_.pairs[k];
             write_stage1_record(dir, Stage1Record{options_.s0_path, selector_of(spec_.s0[p.s0]), options_.s1_path,
@@ -419,6 +430,7 @@ private:
     const Stage1Runner& stage1_;
     JobProgress progress_;
     std::unique_ptr<JobState> state_;
+    double bound_seconds_ = 0;  ///< JobResult::bound_seconds
     /// What run_stacks found for each comparison it ran, and its share of the stack's time.
     struct Stacked {
         Stage1Outcome outcome;

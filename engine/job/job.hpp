@@ -20,6 +20,7 @@
 
 #include "engine/alignment/alignment.hpp"
 #include "engine/backend/backend.hpp"
+#include "engine/bound/bound_thread.hpp"
 #include "engine/job/strand.hpp"
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
@@ -78,6 +79,8 @@ struct PairAnswer {
     TracebackCounts traceback;           ///< what the traceback recomputed
     /// With JobOptions::score_maps: SpecialRows::region_peaks() of the rows traced back from.
     std::map<int64_t, std::vector<int32_t>> score_map;
+    /// The bound that pruned `strand`'s stage 1 from its first row (engine/bound), this run.
+    BoundReport bound;
 };
 
 /// What a job runs with, beside its spec.
@@ -100,6 +103,9 @@ struct JobOptions {
     bool score_maps = false;  ///< keep each traced pair's score map (--plot)
     /// Stack short S0 records (engine/job/stack.hpp) rather than compare them one by one.
     bool stack = true;
+    /// Where each comparison's lower bound comes from (engine/bound/bound_thread.hpp): a pass
+    /// beside its stage 1. Null: none (--bound none). Stacks never prune, so take none.
+    BoundSource* bound = nullptr;
     /// Where the records came from, for stage 1 records (`chromalign traceback DIR`).
     std::string s0_path, s1_path;
     /// This process writes the job's files (its state, stage 1 records) and traces back: the
@@ -117,6 +123,7 @@ struct JobResult {
     int64_t cells = 0, cells_pruned = 0, cells_resumed = 0;
     double seconds = 0;            ///< stage 1 of every comparison, this run
     double traceback_seconds = 0;  ///< every traceback, this run
+    double bound_seconds = 0;      ///< every bound pass, this run (beside stage 1, not after it)
 };
 
 /// A record as --s0-record and --pairs name it: NAME, or NAME:START-END for a region.

@@ -215,9 +215,13 @@ private:
     /// Pruning: the best score this slab knows of (its own, its process's, what its left
     /// neighbour sent, `g`) goes to its executor and to the process.
     void share_best(int32_t g) {
-        best_ = std::max({best_, g, ex_.best_score_seen()});
+        best_ = std::max({best_, g, bound(), ex_.best_score_seen()});
         if (group_) best_ = group_->offer_best(best_);
         ex_.share_best_score(best_);
+    }
+
+    int32_t bound() const {
+        return options_.lower_bound ? options_.lower_bound->load(std::memory_order_relaxed) : 0;
     }
 
     /// Band d starts in block 0 now: the checkpoint asked for, if any, then its left edge.
@@ -449,17 +453,20 @@ private:
     /// gap that leads there: at a distance of k columns, about k * extend below, while the
     /// gain falls by up to k * best_score, so cells within best * (m - i) / (best + extend)
     /// of it on either side are kept. The model counts, row by row, the larger of the two.
-    double live_fraction_below(int64_t front, int64_t rows, int64_t cols) const {
+    /// A lower bound L (BackendOptions::lower_bound) holds G at L or above from the start.
+    double live_fraction_below(int64_t front, int64_t rows, int64_t cols) {
         const int32_t best_score = scoring_.best_score();
         if (!options_.pruning || front >= rows || best_score <= 0 || best_ <= 0) return 1.0;
         const double m = static_cast<double>(rows), n = static_cast<double>(cols);
-        const double per_row = static_cast<double>(best_) / best_score / static_cast<double>(std::max<int64_t>(front, 1));
+        const int32_t found = std::max(best(c0_).score, best_ > bound() ? best_ : 0);
+        const double per_row = static_cast<double>(found) / best_score / static_cast<double>(std::max<int64_t>(front, 1));
+        const double floor = static_cast<double>(bound()) / best_score;
         const double wedge = 2.0 * best_score / (best_score + scoring_.gap_extend);
         constexpr int kSamples = 256;
         double live = 0;
         for (int k = 0; k < kSamples; ++k) {
             const double i = static_cast<double>(front) + (m - static_cast<double>(front)) * (k + 0.5) / kSamples;
-            const double reach = per_row * i;  // rows and columns a cell needs left to keep
+            const double reach = std::max(floor, per_row * i);  // rows and columns a cell needs left to keep
             const double by_gain = m - i >= reach ? std::max(0.0, n - reach) : 0.0;
             live += std::max(by_gain, std::min(n, wedge * (m - i)));
         }

@@ -1,0 +1,58 @@
+//! @file BoundThread.
+#include "engine/bound/bound_thread.hpp"
+
+#include <chrono>
+#include <exception>
+
+#include "engine/error.hpp"
+
+namespace chromalign {
+
+BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                         int32_t known, std::function<void(int32_t)> on_found) {
+    if (known > 0) {
+        value_.store(known);
+        report_.source = "checkpoint";
+        report_.score = known;
+        report_.in_time = true;
+        done_.store(true);
+        return;
+    }
+    if (!source) return;
+    report_.source = source->name();
+    // The report is written by the thread and read only after join().
+    thread_ = std::thread([this, source, &s0, &s1, &scoring, on_found = std::move(on_found)] {
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            const BoundFound found = source->find(s0, s1, scoring, cancel_);
+            report_.score = found.witness.score;
+            report_.blocks = found.blocks;
+            report_.path_columns = found.path_columns;
+            report_.in_time = !cancel_.load();
+            value_.store(found.witness.score);
+            if (on_found && found.witness.score > 0) on_found(found.witness.score);
+        } catch (const std::exception& e) {
+            report_.failure = e.what();
+        }
+        report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        done_.store(true);
+    });
+}
+
+BoundThread::~BoundThread() {
+    cancel_.store(true);
+    if (thread_.joinable()) thread_.join();
+}
+
+BoundReport BoundThread::finish(const AlignmentEnd& best, int32_t floor, const std::string& what) {
+    cancel_.store(true);
+    if (thread_.joinable()) thread_.join();
+    const int32_t bound = value_.load();
+    if (bound > floor && best.score < bound)
+        throw Error("the bound of " + what + " (" + std::to_string(bound) + ", from " + report_.source +
+                    ") is above its optimum, " + std::to_string(best.score) +
+                    ": the pruned answer is refused (run again with --bound none, and report this)");
+    return report_;
+}
+
+}  // namespace chromalign

@@ -1,0 +1,63 @@
+//! @file The bound pass beside stage 1: it runs on its own thread while stage 1 starts at once,
+//! and its bound enters the run's shared best when ready (BackendOptions::lower_bound); a late
+//! bound only prunes less. When stage 1 ends, the answer is checked against the bound it used.
+//!
+//! Why a bound may prune from the first row (engine/pruning/prune_rule.hpp): the rule needs G
+//! <= S*, the optimum, and nothing else; a score some cell reached is one such G, the exact
+//! score L of any path through the matrix is another (S* is the best over all local paths).
+//! Pruning compares strictly (bound(Q) < G), so a cell scoring exactly L = S* is never in a
+//! skipped region, and the tie rule's choice is the unpruned run's. A bound above S* would
+//! break that; it cannot come from a path, but a bug or a forged checkpoint could supply one.
+//! It is caught: with G > S*, every computed value is still a lower bound of its true one, so
+//! the best score found is below G, and finish() refuses the answer.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "engine/bound/bound_source.hpp"
+#include "engine/result.hpp"
+
+namespace chromalign {
+
+/// What the bound did for one comparison.
+struct BoundReport {
+    std::string source;        ///< "minimap2", "checkpoint", or empty: no bound
+    int32_t score = 0;         ///< the bound (0: none found)
+    double seconds = 0;        ///< the pass's time, from stage 1's start
+    bool in_time = false;      ///< it entered before stage 1 ended
+    int64_t blocks = 0, path_columns = 0;  ///< BoundFound's
+    std::string failure;       ///< why the pass gave nothing, when it failed
+};
+
+class BoundThread {
+public:
+    /// Starts `source` (null: none) on s0 x s1. A bound already known (a resumed comparison's)
+    /// enters at once and the pass is not run again. `on_found` (optional) is called on the
+    /// pass's thread with the bound once found.
+    BoundThread(BoundSource* source, const Sequence& s0, const Sequence& s1, const Scoring& scoring, int32_t known,
+                std::function<void(int32_t)> on_found = {});
+    ~BoundThread();  ///< cancels the pass and waits for it
+    BoundThread(const BoundThread&) = delete;
+    BoundThread& operator=(const BoundThread&) = delete;
+
+    /// What BackendOptions::lower_bound points to.
+    const std::atomic<int32_t>* value() const { return &value_; }
+
+    /// After stage 1 found `best` pruning from `floor` (BackendOptions::prune_floor): ends the
+    /// pass, and throws Error, naming `what`, when a bound above the floor was not reached
+    /// (then it was above the optimum, and the pruned answer may be wrong).
+    BoundReport finish(const AlignmentEnd& best, int32_t floor, const std::string& what);
+
+private:
+    std::atomic<int32_t> value_{0};
+    std::atomic<bool> cancel_{false}, done_{false};
+    BoundReport report_;
+    std::thread thread_;
+};
+
+}  // namespace chromalign

@@ -1,0 +1,183 @@
+//! @file chain_blocks: a quadratic chaining DP over the blocks (a mapper returns hundreds, not
+//! millions, for a chromosome pair).
+#include "engine/bound/chain.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace chromalign {
+
+int64_t path_score(const MatrixPath& path, const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+    const int64_t further = std::min(scoring.gap_extend, scoring.gap_open);
+    int64_t score = 0, i = path.s0_from, j = path.s1_from;
+    for (const PathRun& r : path.runs) {
+        if (r.op == 'M') {
+            for (int64_t c = 0; c < r.length; ++c, ++i, ++j)
+                score += scoring.score(s0.codes[static_cast<size_t>(i)], s1.codes[static_cast<size_t>(j)]);
+        } else {
+            score -= scoring.gap_open + (r.length - 1) * further;
+            (r.op == 'I' ? i : j) += r.length;
+        }
+    }
+    return score;
+}
+
+namespace {
+
+/// What a gap of k columns costs (0 for none).
+int64_t gap_cost(int64_t k, const Scoring& scoring) {
+    return k > 0 ? scoring.gap_open + (k - 1) * std::min(scoring.gap_extend, scoring.gap_open) : 0;
+}
+
+/// The bridge from the end of one block to the start of the next: `di` bases of S0 and `dj`
+/// of S1 (both >= 0), with its estimated score, and whether it runs diagonally.
+struct Bridge {
+    int64_t score = 0;
+    bool diagonal = true;
+};
+
+Bridge bridge(int64_t di, int64_t dj, double unrelated, const Scoring& scoring) {
+    const int64_t diagonal = static_cast<int64_t>(static_cast<double>(std::min(di, dj)) * unrelated) -
+                             gap_cost(std::llabs(di - dj), scoring);
+    const int64_t gaps = -gap_cost(di, scoring) - gap_cost(dj, scoring);
+    return diagonal >= gaps ? Bridge{diagonal, true} : Bridge{gaps, false};
+}
+
+/// Bridges of at most this many cells are aligned exactly (global alignment, quadratic
+/// memory for its traceback); larger ones take the estimate's path.
+constexpr int64_t kExactBridgeCells = int64_t{1} << 24;
+
+/// The best global path from after (i0, j0) to (i0 + di, j0 + dj), gaps costed as rescore()
+/// does (Gotoh; one byte of traceback per cell), appended to `path`.
+void add_exact_bridge(MatrixPath& path, int64_t i0, int64_t j0, int64_t di, int64_t dj, const Sequence& s0,
+                      const Sequence& s1, const Scoring& scoring) {
+    constexpr int32_t kNone = INT32_MIN / 2;
+    const int32_t open = scoring.gap_open, ext = std::min(scoring.gap_extend, scoring.gap_open);
+    const size_t w = static_cast<size_t>(dj + 1);
+    // Bits of a cell: 0-1 the state H came from (0 pair, 1 'I' gap, 2 'D' gap); 2 the 'I' gap
+    // extends the one above; 3 the 'D' gap extends the one on the left.
+    std::vector<uint8_t> trace(static_cast<size_t>(di + 1) * w);
+    std::vector<int32_t> h(w), up_gap(w, kNone);  // row i - 1's H and 'I' gap values, then row i's
+    h[0] = 0;
+    for (size_t j = 1; j < w; ++j) {
+        h[j] = -(open + static_cast<int32_t>(j - 1) * ext);
+        trace[j] = 2 | (j > 1 ? 8 : 0);
+    }
+    for (int64_t i = 1; i <= di; ++i) {
+        int32_t diag = h[0], left_gap = kNone;
+        uint8_t* row = &trace[static_cast<size_t>(i) * w];
+        up_gap[0] = h[0] - (i > 1 ? ext : open);
+        h[0] = up_gap[0];
+        row[0] = 1 | (i > 1 ? 4 : 0);
+        for (size_t j = 1; j < w; ++j) {
+            const int32_t open_up = h[j] - open, extend_up = up_gap[j] - ext;
+            up_gap[j] = std::max(open_up, extend_up);
+            const int32_t open_left = h[j - 1] - open, extend_left = left_gap - ext;
+            left_gap = std::max(open_left, extend_left);
+            const int32_t pair = diag + scoring.score(s0.codes[static_cast<size_t>(i0 + i - 1)],
+                                                      s1.codes[static_cast<size_t>(j0 + static_cast<int64_t>(j) - 1)]);
+            diag = h[j];
+            uint8_t bits = (extend_up > open_up ? 4 : 0) | (extend_left > open_left ? 8 : 0);
+            int32_t best = pair;
+            if (up_gap[j] > best) best = up_gap[j], bits |= 1;
+            if (left_gap > best) best = left_gap, bits = static_cast<uint8_t>((bits & ~3) | 2);
+            h[j] = best;
+            row[j] = bits;
+        }
+    }
+    std::vector<PathRun> back;  // the path from its end
+    int64_t i = di, j = dj;
+    int state = trace[static_cast<size_t>(i) * w + static_cast<size_t>(j)] & 3;
+    while (i > 0 || j > 0) {
+        const uint8_t bits = trace[static_cast<size_t>(i) * w + static_cast<size_t>(j)];
+        if (state == 0) {
+            back.push_back(PathRun{'M', 1});
+            --i, --j;
+            state = trace[static_cast<size_t>(i) * w + static_cast<size_t>(j)] & 3;
+        } else if (state == 1) {
+            back.push_back(PathRun{'I', 1});
+            --i;
+            state = bits & 4 ? 1 : trace[static_cast<size_t>(i) * w + static_cast<size_t>(j)] & 3;
+        } else {
+            back.push_back(PathRun{'D', 1});
+            --j;
+            state = bits & 8 ? 2 : trace[static_cast<size_t>(i) * w + static_cast<size_t>(j)] & 3;
+        }
+    }
+    for (auto r = back.rbegin(); r != back.rend(); ++r) path.add(r->op, r->length);
+}
+
+void add_bridge(MatrixPath& path, int64_t di, int64_t dj, bool diagonal) {
+    if (diagonal) {
+        path.add('M', std::min(di, dj));
+        path.add(di > dj ? 'I' : 'D', std::llabs(di - dj));
+    } else {
+        path.add('I', di);
+        path.add('D', dj);
+    }
+}
+
+}  // namespace
+
+MatrixPath chain_blocks(std::vector<MatrixPath> blocks, const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+    MatrixPath chain;
+    if (blocks.empty()) return chain;
+    std::sort(blocks.begin(), blocks.end(), [](const MatrixPath& a, const MatrixPath& b) {
+        return a.s0_from != b.s0_from ? a.s0_from < b.s0_from : a.s1_from < b.s1_from;
+    });
+    const size_t k = blocks.size();
+    std::vector<int64_t> own(k), best(k), s0_to(k), s1_to(k);
+    std::vector<size_t> from(k);
+    // What a diagonal column of a bridge is expected to score: as the blocks score on average
+    // where they align, and at least the mean of the matrix (unrelated sequence).
+    double unrelated = 0, scored = 0, columns = 0;
+    for (const auto& row : scoring.matrix)
+        for (const int32_t s : row) unrelated += s / 16.0;
+    for (size_t b = 0; b < k; ++b) {
+        own[b] = path_score(blocks[b], s0, s1, scoring);
+        s0_to[b] = blocks[b].s0_to();
+        s1_to[b] = blocks[b].s1_to();
+        if (own[b] <= 0) continue;
+        scored += static_cast<double>(own[b]);
+        columns += static_cast<double>(std::max(s0_to[b] - blocks[b].s0_from, s1_to[b] - blocks[b].s1_from));
+    }
+    if (columns > 0) unrelated = std::max(unrelated, scored / columns);
+    // Invariant: best[b] is the highest estimated score of a chain that ends with block b,
+    // and from[b] the block before b in it (b itself when b starts it).
+    for (size_t b = 0; b < k; ++b) {
+        best[b] = own[b];
+        from[b] = b;
+        for (size_t a = 0; a < b; ++a) {
+            if (s0_to[a] > blocks[b].s0_from || s1_to[a] > blocks[b].s1_from) continue;
+            const int64_t via = best[a] + own[b] +
+                                bridge(blocks[b].s0_from - s0_to[a], blocks[b].s1_from - s1_to[a], unrelated, scoring).score;
+            if (via > best[b]) {
+                best[b] = via;
+                from[b] = a;
+            }
+        }
+    }
+    std::vector<size_t> order;
+    for (size_t b = static_cast<size_t>(std::max_element(best.begin(), best.end()) - best.begin());; b = from[b]) {
+        order.push_back(b);
+        if (from[b] == b) break;
+    }
+    std::reverse(order.begin(), order.end());
+    chain.s0_from = blocks[order.front()].s0_from;
+    chain.s1_from = blocks[order.front()].s1_from;
+    for (size_t t = 0; t < order.size(); ++t) {
+        const size_t b = order[t];
+        if (t > 0) {
+            const size_t a = order[t - 1];
+            const int64_t di = blocks[b].s0_from - s0_to[a], dj = blocks[b].s1_from - s1_to[a];
+            if ((di + 1) * (dj + 1) <= kExactBridgeCells)
+                add_exact_bridge(chain, s0_to[a], s1_to[a], di, dj, s0, s1, scoring);
+            else
+                add_bridge(chain, di, dj, bridge(di, dj, unrelated, scoring).diagonal);
+        }
+        for (const PathRun& r : blocks[b].runs) chain.add(r.op, r.length);
+    }
+    return chain;
+}
+
+}  // namespace chromalign

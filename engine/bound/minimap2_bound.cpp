@@ -1,0 +1,138 @@
+//! @file Minimap2Bound: the only code that calls minimap2.
+#include "engine/bound/minimap2_bound.hpp"
+
+#include <minimap.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/bound/chain.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/error.hpp"
+
+namespace chromalign {
+namespace {
+
+/// Pieces of S1 mapped at once: small enough that every core gets some, large enough that a
+/// piece holds many of minimap2's chains (a block cut at a piece's edge is joined again by
+/// chain_blocks).
+constexpr int64_t kMinPiece = 200'000;
+
+std::string letters(const Sequence& s, int64_t from, int64_t to) {
+    static const char kLetters[] = {'A', 'C', 'G', 'T', 'N'};
+    std::string text(static_cast<size_t>(to - from), 'N');
+    for (int64_t p = from; p < to; ++p) text[static_cast<size_t>(p - from)] = kLetters[std::min<uint8_t>(s.codes[static_cast<size_t>(p)], 4)];
+    return text;
+}
+
+/// A minimap2 alignment of piece [from, ...) of S1 against S0 as a path of the matrix. Its
+/// CIGAR names S0 the reference: 'D' skips S0 bases (our 'I'), 'I' skips S1 bases (our 'D').
+MatrixPath block_path(const mm_reg1_t& r, int64_t from) {
+    MatrixPath path;
+    path.s0_from = r.rs;
+    path.s1_from = from + r.qs;
+    for (uint32_t c = 0; c < r.p->n_cigar; ++c) {
+        const uint32_t op = r.p->cigar[c] & 0xf, length = r.p->cigar[c] >> 4;
+        if (op == 0 || op == 7 || op == 8)  // M, =, X
+            path.add('M', length);
+        else if (op == 1)
+            path.add('D', length);
+        else if (op == 2 || op == 3)
+            path.add('I', length);
+    }
+    return path;
+}
+
+}  // namespace
+
+struct Minimap2Bound::Index {
+    int64_t length = 0;
+    uint64_t fingerprint = 0;
+    mm_idxopt_t iopt{};
+    mm_mapopt_t mopt{};
+    mm_idx_t* idx = nullptr;
+    ~Index() {
+        if (idx) mm_idx_destroy(idx);
+    }
+};
+
+Minimap2Bound::Minimap2Bound(int threads)
+    : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+
+Minimap2Bound::~Minimap2Bound() = default;
+
+BoundFound Minimap2Bound::find(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                               const std::atomic<bool>& cancel) {
+    BoundFound found;
+    if (s0.length() == 0 || s1.length() == 0) return found;
+    if (s0.length() > INT32_MAX || s1.length() > INT32_MAX)  // minimap2's coordinates are 32-bit
+        return found;
+    const uint64_t fingerprint = sequence_fingerprint(s0);
+    if (!index_ || index_->length != s0.length() || index_->fingerprint != fingerprint) {
+        index_.reset();
+        auto index = std::make_unique<Index>();
+        mm_verbose = 1;  // errors only: its progress lines are not ours to print
+        // Defaults first: a preset only changes some of them.
+        if (mm_set_opt(nullptr, &index->iopt, &index->mopt) != 0 || mm_set_opt("asm20", &index->iopt, &index->mopt) != 0)
+            throw Error("internal: minimap2 has no preset asm20");
+        const std::string text = letters(s0, 0, s0.length());
+        const char* seq = text.c_str();
+        const char* name = "s0";
+        index->idx = mm_idx_str(index->iopt.w, index->iopt.k, index->iopt.flag & MM_I_HPC, index->iopt.bucket_bits, 1,
+                                &seq, &name);
+        if (!index->idx) throw Error("minimap2 could not index S0 (" + s0.name + ")");
+        mm_mapopt_update(&index->mopt, index->idx);
+        index->mopt.flag |= MM_F_CIGAR | MM_F_FOR_ONLY;
+        index->length = s0.length();
+        index->fingerprint = fingerprint;
+        index_ = std::move(index);
+    }
+    const int64_t n = s1.length();
+    const int64_t piece = std::max<int64_t>(kMinPiece, (n + threads_ - 1) / threads_);
+    const int64_t pieces = (n + piece - 1) / piece;
+    std::vector<MatrixPath> blocks;
+    std::mutex mutex;
+    std::atomic<int64_t> next{0};
+    std::string failure;
+    const auto map_pieces = [&] {
+        mm_tbuf_t* buffer = mm_tbuf_init();
+        std::vector<MatrixPath> mine;
+        try {
+        for (int64_t k; !cancel.load(std::memory_order_relaxed) && (k = next.fetch_add(1)) < pieces;) {
+            const int64_t from = k * piece, to = std::min(n, from + piece);
+            const std::string text = letters(s1, from, to);
+            int count = 0;
+            mm_reg1_t* regs = mm_map(index_->idx, static_cast<int>(to - from), text.c_str(), &count, buffer,
+                                     &index_->mopt, "s1");
+            for (int r = 0; r < count; ++r) {
+                if (!regs[r].rev && regs[r].p) mine.push_back(block_path(regs[r], from));
+                std::free(regs[r].p);
+            }
+            std::free(regs);
+        }
+        } catch (const std::exception& e) {  // (out of memory) a worker thread must not throw
+            const std::lock_guard<std::mutex> lock(mutex);
+            failure = e.what();
+        }
+        mm_tbuf_destroy(buffer);
+        const std::lock_guard<std::mutex> lock(mutex);
+        for (MatrixPath& b : mine) blocks.push_back(std::move(b));
+    };
+    std::vector<std::thread> workers;
+    for (int t = 1; t < std::min<int64_t>(threads_, pieces); ++t) workers.emplace_back(map_pieces);
+    map_pieces();
+    for (std::thread& w : workers) w.join();
+    if (!failure.empty()) throw Error("minimap2's pass failed: " + failure);
+    if (cancel.load(std::memory_order_relaxed)) return found;
+    found.blocks = static_cast<int64_t>(blocks.size());
+    const MatrixPath chain = chain_blocks(std::move(blocks), s0, s1, scoring);
+    for (const PathRun& r : chain.runs) found.path_columns += r.length;
+    found.witness = best_stretch(chain, s0, s1, scoring);
+    return found;
+}
+
+}  // namespace chromalign

@@ -1,0 +1,358 @@
+//! @file The bound pass (engine/bound/): a path's best stretch against a brute force, bridges
+//! against a textbook global alignment, minimap2's bound against the optimum, and jobs whose
+//! stage 1 prunes from injected bounds (zero, below the optimum, the optimum, above it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "engine/bound/chain.hpp"
+#include "engine/bound/minimap2_bound.hpp"
+#include "engine/error.hpp"
+#include "engine/job/job.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/registry.hpp"
+#include "tests/job_support.hpp"
+#include "tests/pruning_support.hpp"
+#include "tests/test_support.hpp"
+#include "tools/mutate.hpp"
+
+namespace chromalign {
+namespace {
+
+/// A random monotone path through s0 x s1 from (i0, j0), with runs of every kind.
+MatrixPath random_path(std::mt19937_64& rng, int64_t m, int64_t n) {
+    MatrixPath path;
+    path.s0_from = static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 4 + 1));
+    path.s1_from = static_cast<int64_t>(rng() % static_cast<uint64_t>(n / 4 + 1));
+    int64_t i = path.s0_from, j = path.s1_from;
+    while (true) {
+        const char op = "MMMMID"[rng() % 6];
+        const int64_t length = 1 + static_cast<int64_t>(rng() % 12);
+        if (i + (op == 'D' ? 0 : length) > m || j + (op == 'I' ? 0 : length) > n) break;
+        path.add(op, length);
+        i += op == 'D' ? 0 : length;
+        j += op == 'I' ? 0 : length;
+    }
+    return path;
+}
+
+/// The best score of a stretch of `path` that starts and ends with a pair, by trying them all.
+int64_t brute_best_stretch(const MatrixPath& path, const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+    std::vector<char> ops;
+    for (const PathRun& r : path.runs) ops.insert(ops.end(), static_cast<size_t>(r.length), r.op);
+    const int64_t further = std::min(scoring.gap_extend, scoring.gap_open);
+    int64_t best = 0;
+    int64_t i0 = path.s0_from, j0 = path.s1_from;
+    for (size_t a = 0; a < ops.size(); ++a) {
+        int64_t score = 0, i = i0, j = j0;
+        for (size_t b = a; b < ops.size(); ++b) {
+            if (ops[b] == 'M') {
+                score += scoring.score(s0.codes[static_cast<size_t>(i++)], s1.codes[static_cast<size_t>(j++)]);
+                if (ops[a] == 'M') best = std::max(best, score);
+            } else {
+                score -= b > a && ops[b - 1] == ops[b] ? further : scoring.gap_open;
+                (ops[b] == 'I' ? i : j) += 1;
+            }
+        }
+        if (ops[a] == 'M') {
+            ++i0, ++j0;
+        } else {
+            (ops[a] == 'I' ? i0 : j0) += 1;
+        }
+    }
+    return best;
+}
+
+/// The best global alignment score of s0[i0, i1) x s1[j0, j1), gaps costed as rescore() does.
+int64_t brute_global(const Sequence& s0, const Sequence& s1, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                     const Scoring& scoring) {
+    const int64_t open = scoring.gap_open, ext = std::min(scoring.gap_extend, scoring.gap_open);
+    const int64_t rows = i1 - i0, cols = j1 - j0, none = INT64_MIN / 4;
+    std::vector<std::vector<int64_t>> h(rows + 1, std::vector<int64_t>(cols + 1, none)), e = h, f = h;
+    h[0][0] = 0;
+    for (int64_t i = 0; i <= rows; ++i)
+        for (int64_t j = 0; j <= cols; ++j) {
+            if (i == 0 && j == 0) continue;
+            if (i > 0) f[i][j] = std::max(h[i - 1][j] - open, f[i - 1][j] - ext);
+            if (j > 0) e[i][j] = std::max(h[i][j - 1] - open, e[i][j - 1] - ext);
+            int64_t pair = none;
+            if (i > 0 && j > 0)
+                pair = h[i - 1][j - 1] + scoring.score(s0.codes[static_cast<size_t>(i0 + i - 1)],
+                                                       s1.codes[static_cast<size_t>(j0 + j - 1)]);
+            h[i][j] = std::max({pair, e[i][j], f[i][j]});
+        }
+    return h[rows][cols];
+}
+
+TEST(BoundPath, TheBestStretchIsTheBestSegmentAndRescoresToIt) {
+    const uint64_t seed = test::seed() + 901;
+    std::mt19937_64 rng(seed);
+    const std::vector<Scoring> scorings = {Scoring{}, Scoring(2, -3, 5, 2), Scoring(1, -1, 2, 3)};
+    for (int t = 0; t < 300; ++t) {
+        const int64_t m = 1 + static_cast<int64_t>(rng() % 120), n = 1 + static_cast<int64_t>(rng() % 120);
+        const auto [s0, s1] = test::mutated_pair(m, n, rng);
+        const Scoring& scoring = scorings[static_cast<size_t>(t) % scorings.size()];
+        const MatrixPath path = random_path(rng, m, n);
+        const Alignment a = best_stretch(path, s0, s1, scoring);
+        ASSERT_EQ(a.score, brute_best_stretch(path, s0, s1, scoring)) << "seed " << seed << ", case " << t;
+        if (a.score > 0) {
+            EXPECT_EQ(rescore(a, s0, s1, scoring), a.score) << "seed " << seed << ", case " << t;
+        }
+        EXPECT_LE(a.score, reference_align(s0, s1, scoring).score) << "a path never beats the optimum";
+    }
+}
+
+TEST(BoundPath, APathThatLeavesTheMatrixIsRefused) {
+    const Sequence s = make_sequence("s", "ACGTACGT");
+    MatrixPath path;
+    path.s0_from = 4;
+    path.add('M', 5);
+    EXPECT_THROW(best_stretch(path, s, s, Scoring{}), Error);
+}
+
+/// `text` with about one base in ten substituted.
+std::string substituted(std::string text, std::mt19937_64& rng) {
+    for (char& c : text)
+        if (rng() % 10 == 0) c = "ACGT"[rng() % 4];
+    return text;
+}
+
+TEST(BoundChain, BlocksAreJoinedByTheBestGlobalPathBetweenThem) {
+    const uint64_t seed = test::seed() + 902;
+    std::mt19937_64 rng(seed);
+    for (int t = 0; t < 60; ++t) {
+        const Scoring scoring = t % 2 ? Scoring{} : Scoring(2, -3, 5, 2);
+        // S0 = X G Y and S1 = X' H Y', X' and Y' similar to X and Y, G and H unrelated gaps of up
+        // to 40 bases: blocks along X x X' and Y x Y', to be chained across G x H.
+        const int64_t a_len = 150 + static_cast<int64_t>(rng() % 100), di = static_cast<int64_t>(rng() % 40),
+                      dj = static_cast<int64_t>(rng() % 40), b_len = 150 + static_cast<int64_t>(rng() % 100);
+        const std::string x = gen::random_dna(a_len, rng), y = gen::random_dna(b_len, rng);
+        const Sequence s0 = make_sequence("s0", x + gen::random_dna(di, rng) + y);
+        const Sequence s1 = make_sequence("s1", substituted(x, rng) + gen::random_dna(dj, rng) + substituted(y, rng));
+        MatrixPath a, b;
+        a.add('M', a_len);
+        b.s0_from = a_len + di, b.s1_from = a_len + dj;
+        b.add('M', b_len);
+        const MatrixPath chain = chain_blocks({b, a}, s0, s1, scoring);
+        ASSERT_EQ(chain.s0_from, 0) << "seed " << seed << ", case " << t;
+        ASSERT_EQ(chain.s0_to(), s0.length());
+        ASSERT_EQ(chain.s1_to(), s1.length());
+        const int64_t own = path_score(a, s0, s1, scoring) + path_score(b, s0, s1, scoring);
+        const int64_t bridge = brute_global(s0, s1, a_len, a_len + di, a_len, a_len + dj, scoring);
+        const int64_t joined = path_score(chain, s0, s1, scoring);
+        EXPECT_EQ(joined, own + bridge) << "seed " << seed << ", case " << t << ": " << di << " x " << dj;
+    }
+}
+
+TEST(BoundChain, OverlappingBlocksAreNeverBothChained) {
+    std::mt19937_64 rng(test::seed() + 903);
+    const auto [s0, s1] = test::mutated_pair(300, 300, rng);
+    MatrixPath a, b;
+    a.s0_from = 0, a.s1_from = 0;
+    a.add('M', 150);
+    b.s0_from = 100, b.s1_from = 100;  // overlaps a
+    b.add('M', 150);
+    const MatrixPath chain = chain_blocks({a, b}, s0, s1, Scoring{});
+    int64_t columns = 0;
+    for (const PathRun& r : chain.runs) columns += r.length;
+    EXPECT_EQ(columns, 150);
+}
+
+/// The optimum of s0 x s1 from the cpu backend without pruning (the reference is too slow at
+/// these sizes); the cpu backend is itself checked against the reference elsewhere.
+AlignmentEnd optimum(const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+    BackendOptions options;
+    options.pruning = false;
+    return make_backend("cpu", options)->align(s0, s1, scoring);
+}
+
+TEST(Minimap2Bound, TheBoundIsAPathScoreBelowTheOptimumAndCloseToIt) {
+    const uint64_t seed = test::seed() + 904;
+    std::mt19937_64 rng(seed);
+    Minimap2Bound pass(2);
+    const std::atomic<bool> running{false};
+    struct Case {
+        std::string what;
+        Sequence s0, s1;
+        double at_least;  // of the optimum
+    };
+    std::vector<Case> cases;
+    {
+        const auto [a, b] = test::mutated_pair(60000, 60000, rng);
+        cases.push_back({"mutated", a, b, 0.99});
+    }
+    {
+        auto [a, b] = gen::related_pair(80000, gen::RelatedSpec{}, rng);
+        cases.push_back({"related", make_sequence("a", a), make_sequence("b", b), 0.4});
+    }
+    {
+        const auto [a, b] = test::mutated_pair(40000, 40000, rng);
+        cases.push_back({"reverse-complemented", a, reverse_complement(b), 0});
+    }
+    {
+        cases.push_back({"unrelated", make_sequence("a", gen::random_dna(50000, rng)),
+                         make_sequence("b", gen::random_dna(50000, rng)), 0});
+    }
+    for (const Case& c : cases)
+        for (const Scoring& scoring : {Scoring{}, Scoring(2, -3, 5, 2)}) {
+            const BoundFound found = pass.find(c.s0, c.s1, scoring, running);
+            const AlignmentEnd best = optimum(c.s0, c.s1, scoring);
+            std::printf("[ bound    ] %s: %d of %d (%.2f%%), %lld blocks\n", c.what.c_str(), found.witness.score,
+                        best.score, 100.0 * found.witness.score / std::max(best.score, 1),
+                        static_cast<long long>(found.blocks));
+            EXPECT_LE(found.witness.score, best.score) << c.what << ", seed " << seed;
+            EXPECT_GE(found.witness.score, c.at_least * best.score) << c.what << ", seed " << seed;
+            if (found.witness.score > 0) {
+                EXPECT_EQ(rescore(found.witness, c.s0, c.s1, scoring), found.witness.score) << c.what;
+            }
+        }
+}
+
+TEST(Minimap2Bound, ACancelledPassReturnsNothing) {
+    std::mt19937_64 rng(test::seed() + 905);
+    const auto [s0, s1] = test::mutated_pair(20000, 20000, rng);
+    Minimap2Bound pass(2);
+    const std::atomic<bool> cancelled{true};
+    EXPECT_EQ(pass.find(s0, s1, Scoring{}, cancelled).witness.score, 0);
+}
+
+/// A bound a test chooses, found after `delay`.
+class FixedBound : public BoundSource {
+public:
+    FixedBound(int32_t score, std::chrono::milliseconds delay = {}) : score_(score), delay_(delay) {}
+    std::string name() const override { return "test"; }
+    BoundFound find(const Sequence&, const Sequence&, const Scoring&, const std::atomic<bool>&) override {
+        std::this_thread::sleep_for(delay_);
+        BoundFound found;
+        found.witness.score = score_;
+        return found;
+    }
+
+private:
+    int32_t score_;
+    std::chrono::milliseconds delay_;
+};
+
+class FailingBound : public BoundSource {
+public:
+    std::string name() const override { return "failing"; }
+    BoundFound find(const Sequence&, const Sequence&, const Scoring&, const std::atomic<bool>&) override {
+        throw Error("no bound today");
+    }
+};
+
+JobSpec one_pair(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<Strand> strands) {
+    JobSpec spec;
+    spec.s0 = {s0};
+    spec.s1 = {s1};
+    spec.pairs = {RecordPair{0, 0}};
+    spec.strands = std::move(strands);
+    spec.scoring = scoring;
+    return spec;
+}
+
+TEST(JobBound, InjectedBoundsUpToTheOptimumGiveTheUnprunedAnswer) {
+    const uint64_t seed = test::seed() + 906;
+    std::mt19937_64 rng(seed);
+    std::vector<test::PruningCase> cases = test::pruning_cases(rng, 1500);
+    const std::vector<BackendOptions> grids = {test::grid(0, 0, 1), test::grid(8, 3, 3, 2), test::grid(4, 5, 2)};
+    int64_t pruned_at_optimum = 0, pruned_from_zero = 0;
+    for (const BackendOptions& grid : grids) {
+        const auto backend = make_backend("cpu", grid);
+        for (const test::PruningCase& c : cases)
+            for (const std::vector<Strand>& strands :
+                 {std::vector<Strand>{Strand::kForward}, std::vector<Strand>{Strand::kForward, Strand::kReverse}}) {
+                const test::Expected want = test::expected(c.s0, c.s1, c.scoring, strands);
+                const int32_t top = want.forward.score;
+                const int32_t below = top > 0 ? static_cast<int32_t>(rng() % static_cast<uint64_t>(top)) : 0;
+                for (const int32_t injected : {0, below, std::max(top - 1, 0), top}) {
+                    FixedBound bound(injected);
+                    JobOptions options;
+                    options.bound = &bound;
+                    options.stack = false;  // stacks never prune
+                    const JobResult got = test::run_on(*backend, one_pair(c.s0, c.s1, c.scoring, strands), options);
+                    const PairAnswer& a = got.answers[0];
+                    ASSERT_EQ(a.best, want.best) << c.what << ", bound " << injected << ", seed " << seed;
+                    ASSERT_EQ(a.strand, want.strand) << c.what << ", bound " << injected;
+                    if (strands.size() == 1 && injected == top) pruned_at_optimum += got.cells_pruned;
+                    if (strands.size() == 1 && injected == 0) pruned_from_zero += got.cells_pruned;
+                }
+            }
+    }
+    std::printf("[ pruned   ] %lld cells from the optimum, %lld from zero\n", static_cast<long long>(pruned_at_optimum),
+                static_cast<long long>(pruned_from_zero));
+    EXPECT_GT(pruned_at_optimum, pruned_from_zero) << "a bound from the first row must prune more";
+}
+
+TEST(JobBound, ABoundAboveTheOptimumIsRefusedNotAnswered) {
+    const uint64_t seed = test::seed() + 907;
+    std::mt19937_64 rng(seed);
+    const auto [s0, s1] = test::mutated_pair(3000, 3000, rng);
+    const AlignmentEnd best = reference_align(s0, s1, Scoring{});
+    const auto backend = make_backend("cpu", test::grid(0, 0, 2));
+    for (const int32_t above : {best.score + 1, best.score + 1000, INT32_MAX / 4}) {
+        FixedBound bound(above);
+        JobOptions options;
+        options.bound = &bound;
+        options.stack = false;  // stacks never prune
+        try {
+            test::run_on(*backend, one_pair(s0, s1, Scoring{}, {Strand::kForward}), options);
+            ADD_FAILURE() << "a bound of " << above << " above the optimum " << best.score << " was not refused";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("above its optimum"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(JobBound, ALateOrFailedBoundChangesNothing) {
+    std::mt19937_64 rng(test::seed() + 908);
+    const auto [s0, s1] = test::mutated_pair(20000, 20000, rng);
+    const AlignmentEnd best = optimum(s0, s1, Scoring{});
+    const auto backend = make_backend("cpu", test::grid(0, 0, 2));
+    FixedBound late(best.score, std::chrono::milliseconds(150));
+    FailingBound failing;
+    std::vector<std::string> notes;
+    for (BoundSource* source : std::vector<BoundSource*>{&late, &failing}) {
+        JobOptions options;
+        options.bound = source;
+        options.stack = false;
+        options.on_note = [&notes](const std::string& text) { notes.push_back(text); };
+        const JobResult got = test::run_on(*backend, one_pair(s0, s1, Scoring{}, {Strand::kForward}), options);
+        EXPECT_EQ(got.answers[0].best, best) << source->name();
+        EXPECT_EQ(got.answers[0].bound.source, source->name());
+    }
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("no bound today"), std::string::npos) << notes[0];
+}
+
+TEST(JobBound, Minimap2BoundsKeepEveryAnswerOfAGenomeJob) {
+    const uint64_t seed = test::seed() + 909;
+    std::mt19937_64 rng(seed);
+    // Records related on either strand, and one unrelated.
+    const auto [a, b] = test::mutated_pair(30000, 30000, rng);
+    const auto [c, d] = test::mutated_pair(20000, 20000, rng);
+    JobSpec spec;
+    spec.s0 = {a, c, make_sequence("u", gen::random_dna(10000, rng))};
+    spec.s1 = {b, reverse_complement(d)};
+    for (size_t i = 0; i < spec.s0.size(); ++i)
+        for (size_t j = 0; j < spec.s1.size(); ++j) spec.pairs.push_back(RecordPair{i, j});
+    Minimap2Bound pass(2);
+    const auto backend = make_backend("cpu", test::grid(0, 0, 2));
+    JobOptions with, without;
+    with.bound = &pass;
+    with.stack = without.stack = false;
+    const JobResult bounded = test::run_on(*backend, spec, with);
+    const JobResult plain = test::run_on(*backend, spec, without);
+    ASSERT_EQ(bounded.answers.size(), plain.answers.size());
+    for (size_t k = 0; k < plain.answers.size(); ++k) {
+        EXPECT_EQ(bounded.answers[k].best, plain.answers[k].best) << "pair " << k << ", seed " << seed;
+        EXPECT_EQ(bounded.answers[k].strand, plain.answers[k].strand) << "pair " << k;
+    }
+    EXPECT_GT(bounded.cells_pruned, plain.cells_pruned);
+}
+
+}  // namespace
+}  // namespace chromalign
