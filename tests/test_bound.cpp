@@ -12,6 +12,8 @@
 #include "engine/bound/minimap2_bound.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job.hpp"
+#include "engine/job/job_files.hpp"
+#include "engine/job/job_state.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/registry.hpp"
 #include "tests/job_support.hpp"
@@ -352,6 +354,55 @@ TEST(JobBound, Minimap2BoundsKeepEveryAnswerOfAGenomeJob) {
         EXPECT_EQ(bounded.answers[k].strand, plain.answers[k].strand) << "pair " << k;
     }
     EXPECT_GT(bounded.cells_pruned, plain.cells_pruned);
+}
+
+TEST(JobBound, AResumedComparisonPrunesFromItsSavedBoundAndRefusesAForgedOne) {
+    const uint64_t seed = test::seed() + 910;
+    std::mt19937_64 rng(seed);
+    const auto [s0, s1] = test::mutated_pair(20000, 20000, rng);
+    const AlignmentEnd best = optimum(s0, s1, Scoring{});
+    const JobSpec spec = one_pair(s0, s1, Scoring{}, {Strand::kForward});
+    const auto backend = make_backend("cpu", test::grid(0, 0, 2));
+    test::TempDir dir;
+    const std::string checkpoint = dir.file("run.ckpt");
+    for (const int32_t saved : {best.score - 7, best.score, best.score + 1}) {
+        {  // what a stopped run leaves: the state with the bound its pass found
+            JobState state(checkpoint, job_fingerprint(spec), spec, true, true, true, {});
+            state.add_bound(0, Strand::kForward, saved);
+        }
+        FailingBound pass;  // the saved bound is taken up, the pass not run again
+        JobOptions options;
+        options.bound = &pass;
+        options.stack = false;
+        options.backend.checkpoint.path = checkpoint;
+        if (saved <= best.score) {
+            const JobResult got = test::run_on(*backend, spec, options);
+            EXPECT_EQ(got.answers[0].best, best) << "saved bound " << saved << ", seed " << seed;
+            EXPECT_EQ(got.answers[0].bound.source, "checkpoint");
+            EXPECT_EQ(got.answers[0].bound.score, saved);
+        } else {
+            EXPECT_THROW(test::run_on(*backend, spec, options), Error) << "a forged bound " << saved;
+        }
+        std::remove(job_state_path(checkpoint).c_str());
+    }
+}
+
+TEST(JobBound, ASavedBoundOutOfRangeIsRefusedWithTheState) {
+    std::mt19937_64 rng(test::seed() + 911);
+    const auto [s0, s1] = test::mutated_pair(500, 400, rng);
+    const JobSpec spec = one_pair(s0, s1, Scoring{}, {Strand::kForward});
+    test::TempDir dir;
+    const std::string checkpoint = dir.file("run.ckpt");
+    {
+        JobState state(checkpoint, job_fingerprint(spec), spec, true, true, true, {});
+        state.add_bound(0, Strand::kForward, 401);  // above 400 columns at +1 each
+    }
+    try {
+        JobState state(checkpoint, job_fingerprint(spec), spec, false, true, true, {});
+        ADD_FAILURE() << "a bound no alignment can reach was taken up";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("a bound out of range"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

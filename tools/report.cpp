@@ -184,14 +184,13 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
     j["s0_length"] = p.s0.length;
     j["s1_length"] = p.s1.length;
     if (!p.bound.source.empty()) {
-        nlohmann::ordered_json b{{"source", p.bound.source},
-                                 {"score", p.bound.score},
-                                 {"seconds", p.bound.seconds},
-                                 {"in_time", p.bound.in_time},
-                                 {"blocks", p.bound.blocks},
-                                 {"path_columns", p.bound.path_columns}};
-        if (!p.bound.failure.empty()) b["failure"] = p.bound.failure;
-        j["bound"] = b;
+        j["bound"] = p.bound.score;
+        j["bound_source"] = p.bound.source;
+        j["bound_seconds"] = p.bound.seconds;
+        j["bound_in_time"] = p.bound.in_time;
+        j["bound_blocks"] = p.bound.blocks;
+        j["bound_path_columns"] = p.bound.path_columns;
+        if (!p.bound.failure.empty()) j["bound_failure"] = p.bound.failure;
     }
     if (!p.alignment) return;
     const AlignmentStats s = alignment_stats(*p.alignment);

@@ -325,7 +325,12 @@ private:
         } else {
             run.special_rows.dir.clear();
         }
-        BoundThread bound(run.pruning ? options_.bound : nullptr, s0, s1, spec_.scoring, 0);
+        // A resumed comparison prunes from the bound its first run found. The pass's thread
+        // saves the bound into the state while this thread is inside stage1_.
+        const int32_t known = state_ && run.pruning && options_.bound ? state_->bound(k, strand) : 0;
+        std::function<void(int32_t)> keep;
+        if (state_) keep = [this, k, strand](int32_t score) { state_->add_bound(k, strand, score); };
+        BoundThread bound(run.pruning ? options_.bound : nullptr, s0, s1, spec_.scoring, known, keep);
         run.lower_bound = bound.value();
         const Stage1Outcome outcome = stage1_(s0, s1, spec_.scoring, run);
         bound_report = bound.finish(outcome.best, floor, describe(k, strand));

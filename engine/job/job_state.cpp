@@ -114,6 +114,16 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
             if (t.pair >= spec.pairs.size()) throw Error("a pair out of range");
             traced_[t.pair] = std::move(t);  // the job rescores it against the sequences before use
         }
+        for (const auto& b : j.value("bounds", nlohmann::json::array())) {
+            const size_t pair = b.at("pair").get<size_t>();
+            const Strand strand = strand_named(b.at("strand").get<std::string>());
+            const int32_t score = b.at("score").get<int32_t>();
+            if (pair >= spec.pairs.size()) throw Error("a pair out of range");
+            const int64_t m = spec.s0[spec.pairs[pair].s0].length(), n = spec.s1[spec.pairs[pair].s1].length();
+            if (score <= 0 || score > int64_t{spec.scoring.best_score()} * std::min(m, n))
+                throw Error("a bound out of range for pair " + std::to_string(pair + 1));
+            bounds_[{pair, strand}] = score;
+        }
     } catch (const nlohmann::json::exception& e) {
         throw Error(refuse + "not a job state (" + e.what() + ")" + hint);
     } catch (const Error& e) {
@@ -124,30 +134,48 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
 JobState::~JobState() = default;
 
 std::optional<DoneComparison> JobState::done(size_t pair, Strand strand) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = done_.find({pair, strand});
     return it == done_.end() ? std::nullopt : std::optional<DoneComparison>(it->second);
 }
 
 std::optional<Alignment> JobState::traced(size_t pair) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = traced_.find(pair);
     return it == traced_.end() ? std::nullopt : std::optional<Alignment>(it->second.alignment);
 }
 
 void JobState::add(const DoneComparison& d, double every_seconds) {
+    const std::lock_guard<std::mutex> lock(mutex_);
     done_[{d.pair, d.strand}] = d;
+    bounds_.erase({d.pair, d.strand});
     unsaved_ = true;
     save_if_due(every_seconds);
 }
 
 void JobState::add(const DoneTraceback& t, double every_seconds) {
+    const std::lock_guard<std::mutex> lock(mutex_);
     traced_[t.pair] = t;
     unsaved_ = true;
     save_if_due(every_seconds);
 }
 
+void JobState::add_bound(size_t pair, Strand strand, int32_t score) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    bounds_[{pair, strand}] = score;
+    unsaved_ = true;
+    save_locked();
+}
+
+int32_t JobState::bound(size_t pair, Strand strand) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = bounds_.find({pair, strand});
+    return it == bounds_.end() ? 0 : it->second;
+}
+
 void JobState::save_if_due(double every_seconds) {
     const auto now = std::chrono::steady_clock::now();
-    if (std::chrono::duration<double>(now - saved_).count() >= every_seconds) save();
+    if (std::chrono::duration<double>(now - saved_).count() >= every_seconds) save_locked();
 }
 
 void JobState::finish() {
@@ -155,6 +183,11 @@ void JobState::finish() {
 }
 
 void JobState::save() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    save_locked();
+}
+
+void JobState::save_locked() {
     if (!writer_ || !unsaved_) return;
     nlohmann::ordered_json j;
     j["format"] = kFormat;
@@ -178,6 +211,9 @@ void JobState::save() {
                                    {"s1_start", t.alignment.s1_start},
                                    {"s1_end", t.alignment.s1_end},
                                    {"cigar", t.alignment.runs.empty() ? std::string() : t.alignment.cigar()}});
+    j["bounds"] = nlohmann::ordered_json::array();
+    for (const auto& [key, score] : bounds_)
+        j["bounds"].push_back({{"pair", key.first}, {"strand", strand_name(key.second)}, {"score", score}});
     try {
         write_durably(path_, j.dump(1) + "\n");
     } catch (const Error& e) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,12 @@ public:
     /// checkpoints.
     void add(const DoneComparison& d, double every_seconds);
     void add(const DoneTraceback& t, double every_seconds);
+    /// The lower bound of a comparison in progress (engine/bound), kept so that a resumed run
+    /// prunes from it at once; 0: none. Written at once: the pass may have taken minutes. Any
+    /// thread may call it (the bound pass's does). A bound is checked like any other
+    /// (BoundThread::finish): a forged one above the optimum is refused, never answered.
+    void add_bound(size_t pair, Strand strand, int32_t score);
+    int32_t bound(size_t pair, Strand strand) const;
     /// Writes the file now (a stop), if anything was added since the last write.
     void save();
     /// The job is done: the file goes (a finished job leaves nothing to resume).
@@ -68,6 +75,7 @@ public:
 
 private:
     void save_if_due(double every_seconds);
+    void save_locked();
     std::string path_;
     uint64_t fingerprint_;
     bool writer_, strict_;
@@ -76,6 +84,8 @@ private:
     std::unique_ptr<CheckpointLock> lock_;
     std::map<std::pair<size_t, Strand>, DoneComparison> done_;
     std::map<size_t, DoneTraceback> traced_;
+    std::map<std::pair<size_t, Strand>, int32_t> bounds_;  ///< of comparisons not done yet
+    mutable std::mutex mutex_;  ///< add_bound comes from the bound pass's thread
     bool unsaved_ = false;
     std::chrono::steady_clock::time_point saved_ = std::chrono::steady_clock::now();
 };
