@@ -149,18 +149,29 @@ TEST(BoundChain, BlocksAreJoinedByTheBestGlobalPathBetweenThem) {
     }
 }
 
-TEST(BoundChain, OverlappingBlocksAreNeverBothChained) {
+TEST(BoundChain, ASmallOverlapIsCutAndALargeOneIsNotChained) {
     std::mt19937_64 rng(test::seed() + 903);
-    const auto [s0, s1] = test::mutated_pair(300, 300, rng);
-    MatrixPath a, b;
-    a.s0_from = 0, a.s1_from = 0;
-    a.add('M', 150);
-    b.s0_from = 100, b.s1_from = 100;  // overlaps a
-    b.add('M', 150);
-    const MatrixPath chain = chain_blocks({a, b}, s0, s1, Scoring{});
-    int64_t columns = 0;
-    for (const PathRun& r : chain.runs) columns += r.length;
-    EXPECT_EQ(columns, 150);
+    const Sequence s = make_sequence("s", gen::random_dna(5000, rng));
+    const auto block = [](int64_t from, int64_t length) {
+        MatrixPath p;
+        p.s0_from = p.s1_from = from;
+        p.add('M', length);
+        return p;
+    };
+    const auto columns = [](const MatrixPath& p) {
+        int64_t c = 0;
+        for (const PathRun& r : p.runs) c += r.length;
+        return c;
+    };
+    // 50 bases of overlap: the second block is cut to start where the first ends.
+    const MatrixPath cut = chain_blocks({block(0, 2000), block(1950, 2000)}, s, s, Scoring{});
+    EXPECT_EQ(cut.s0_from, 0);
+    EXPECT_EQ(columns(cut), 3950);
+    EXPECT_EQ(path_score(cut, s, s, Scoring{}), 3950);
+    // 1500 bases of overlap: one block or the other, the better.
+    const MatrixPath either = chain_blocks({block(0, 2000), block(500, 3000)}, s, s, Scoring{});
+    EXPECT_EQ(either.s0_from, 500);
+    EXPECT_EQ(columns(either), 3000);
 }
 
 /// The optimum of s0 x s1 from the cpu backend without pruning (the reference is too slow at
@@ -211,6 +222,22 @@ TEST(Minimap2Bound, TheBoundIsAPathScoreBelowTheOptimumAndCloseToIt) {
                 EXPECT_EQ(rescore(found.witness, c.s0, c.s1, scoring), found.witness.score) << c.what;
             }
         }
+}
+
+TEST(Minimap2Bound, TheBoundDoesNotDependOnHowManyPiecesAreMapped) {
+    // 1 piece against 5 of 200 kbp: the blocks of neighbouring pieces overlap by a few bases
+    // and must still chain, and a long gap must not be credited as if it aligned.
+    const uint64_t seed = test::seed() + 912;
+    std::mt19937_64 rng(seed);
+    const auto [s0, s1] = test::mutated_pair(1000000, 1000000, rng);
+    const std::atomic<bool> running{false};
+    Minimap2Bound one(1), five(5);
+    const BoundFound whole = one.find(s0, s1, Scoring{}, running), pieces = five.find(s0, s1, Scoring{}, running);
+    std::printf("[ bound    ] one piece %d (%lld blocks), five %d (%lld blocks)\n", whole.witness.score,
+                static_cast<long long>(whole.blocks), pieces.witness.score, static_cast<long long>(pieces.blocks));
+    EXPECT_GE(pieces.witness.score, whole.witness.score * 0.999) << "seed " << seed;
+    EXPECT_GT(whole.witness.s0_end - whole.witness.s0_start, 990000) << "seed " << seed;
+    EXPECT_GT(pieces.witness.s0_end - pieces.witness.s0_start, 990000) << "seed " << seed;
 }
 
 TEST(Minimap2Bound, ACancelledPassReturnsNothing) {

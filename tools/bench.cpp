@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <sstream>
 
 #include "kernels/registry.hpp"
+#include "engine/bound/bound_thread.hpp"
+#include "engine/bound/minimap2_bound.hpp"
 #include "engine/error.hpp"
 #include "io/fasta.hpp"
 #include "tools/mutate.hpp"
@@ -30,6 +33,7 @@ struct BenchOptions {
     std::string write_prefix;            ///< write the generated pair as FASTA and stop
     double checkpoint_every = 0;         ///< > 0: time runs with checkpoints at this interval
     std::string pair = "mutated";        ///< what generate_pair makes (see --pair)
+    std::string bound = "minimap2";      ///< --bound, as chromalign's: the pass is timed with the run
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -86,25 +90,38 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
             options.checkpoint.restart = true;  // every timed run starts from scratch
         }
         auto backend = make_backend(name, options);
-        std::vector<double> seconds;
+        std::vector<double> seconds, bound_seconds;
         AlignmentEnd first;
         int64_t pruned = 0;
+        int32_t bound_score = 0;
         for (int r = 0; r < o.runs; ++r) {
+            // A fresh pass each run (no index kept from the last): the whole cost is timed.
+            std::unique_ptr<Minimap2Bound> pass;
+            if (o.bound == "minimap2" && options.pruning) pass = std::make_unique<Minimap2Bound>();
             const auto start = std::chrono::steady_clock::now();
-            const AlignmentEnd result = backend->align(s0, s1, o.scoring);
+            BoundThread bound(pass.get(), s0, s1, o.scoring, 0);
+            BackendOptions run = options;
+            run.lower_bound = bound.value();
+            const AlignmentEnd result = backend->align_run(s0, s1, o.scoring, run);
+            const BoundReport report = bound.finish(result, 0, "the benchmark pair");
             seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            bound_seconds.push_back(report.seconds);
+            bound_score = report.score;
             if (r == 0) first = result;
             pruned = backend->cells_pruned();
             if (result != first) throw Error(name + ": runs of the same pair disagree");
         }
         const double med = median(seconds);
-        const std::string label = o.checkpoint_every > 0 ? name + "+ckpt" : name;
+        const std::string label = name + (o.checkpoint_every > 0 ? "+ckpt" : "") + (bound_score > 0 ? "+bound" : "");
         std::printf("%-10s %12lld %12lld %5d %10.3f %10.2f %7.4f %10.1f %8d %11lld %11lld  %s | %s\n", label.c_str(),
                     static_cast<long long>(s0.length()), static_cast<long long>(s1.length()), o.runs, med,
                     cells / med / 1e9, static_cast<double>(pruned) / cells, backend->device_bytes() / 1048576.0,
                     first.score,
                     static_cast<long long>(first.s0_end), static_cast<long long>(first.s1_end),
                     backend->layout().c_str(), backend->device().c_str());
+        if (bound_score > 0)
+            std::printf("%-10s bound %d (%.4f of the score), its pass %.3f s (median)\n", "", bound_score,
+                        static_cast<double>(bound_score) / std::max(first.score, 1), median(bound_seconds));
         std::fflush(stdout);
     }
 }
@@ -127,6 +144,7 @@ BenchOptions parse(int argc, char** argv) {
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs run at once, a thread each (0: 8 for cuda, 1 for cpu)")
         ("pair", po::value<std::string>(&o.pair)->default_value(o.pair), "generated pairs: mutated (a copy with 5% substitutions, 0.5% short indels), random (unrelated) or related (two descendants of one ancestor, with long indels and rearrangements)")
         ("no-pruning", po::bool_switch()->notifier([&o](bool off) { o.backend_options.pruning = !off; }), "compute every cell")
+        ("bound", po::value<std::string>(&o.bound)->default_value(o.bound), "lower bound pruning starts from, as chromalign's --bound: minimap2 (its pass timed with each run) or none")
         ("checkpoint-every", po::value<double>(&o.checkpoint_every)->default_value(0), "seconds between checkpoints during timed runs (0: none); to measure their cost")
         ("write-fasta", po::value<std::string>(&o.write_prefix), "write the generated pair of the first size to PREFIX_s0.fa and PREFIX_s1.fa, then exit");
     po::variables_map vm;
@@ -139,6 +157,7 @@ BenchOptions parse(int argc, char** argv) {
     for (const auto& s : split(sizes)) o.sizes.push_back(parse_size(s));
     o.backends = split(backends);
     if (o.runs < 1) throw Error("--runs must be at least 1");
+    if (o.bound != "minimap2" && o.bound != "none") throw Error("--bound must be minimap2 or none");
     if (o.backend_options.threads < 0) throw Error("--threads must be >= 0");
     if (o.s0_path.empty() != o.s1_path.empty()) throw Error("--s0 and --s1 go together");
     return o;

@@ -36,8 +36,20 @@ struct Bridge {
     bool diagonal = true;
 };
 
-Bridge bridge(int64_t di, int64_t dj, double unrelated, const Scoring& scoring) {
-    const int64_t diagonal = static_cast<int64_t>(static_cast<double>(std::min(di, dj)) * unrelated) -
+/// How diagonal columns of a bridge are expected to score: the first `related` of them as the
+/// blocks score on average (a short gap between two blocks is mostly related sequence the
+/// mapper's seeds missed), the rest as unrelated sequence does (the mean of the matrix): a
+/// long one is mostly not related, and crediting it as the blocks would let a chain skip a
+/// block as if the gap aligned as well as the block does.
+struct BridgeRates {
+    double related = 0, unrelated = 0;
+    static constexpr int64_t kRelatedColumns = 1000;
+};
+
+Bridge bridge(int64_t di, int64_t dj, const BridgeRates& rates, const Scoring& scoring) {
+    const int64_t pairs = std::min(di, dj), near = std::min(pairs, BridgeRates::kRelatedColumns);
+    const int64_t diagonal = static_cast<int64_t>(static_cast<double>(near) * rates.related +
+                                                  static_cast<double>(pairs - near) * rates.unrelated) -
                              gap_cost(std::llabs(di - dj), scoring);
     const int64_t gaps = -gap_cost(di, scoring) - gap_cost(dj, scoring);
     return diagonal >= gaps ? Bridge{diagonal, true} : Bridge{gaps, false};
@@ -117,6 +129,29 @@ void add_bridge(MatrixPath& path, int64_t di, int64_t dj, bool diagonal) {
     }
 }
 
+/// Blocks that overlap by up to this many bases in S0 or S1 may still be chained, the later
+/// one cut to start after the earlier one: minimap2 aligns the pieces of S1 each on their own,
+/// and the alignments of two neighbouring pieces often overlap by a few bases in S0.
+constexpr int64_t kOverlap = 1000;
+
+/// `path` without its first columns, up to the first place at or beyond (i, j).
+MatrixPath trimmed(const MatrixPath& path, int64_t i, int64_t j) {
+    MatrixPath out;
+    out.s0_from = path.s0_from, out.s1_from = path.s1_from;
+    for (const PathRun& r : path.runs) {
+        int64_t drop = 0;
+        if (out.s0_from < i || out.s1_from < j) {
+            const int64_t need_i = r.op == 'D' ? 0 : std::max<int64_t>(0, i - out.s0_from);
+            const int64_t need_j = r.op == 'I' ? 0 : std::max<int64_t>(0, j - out.s1_from);
+            drop = std::min(r.length, std::max(need_i, need_j));
+            if (r.op != 'D') out.s0_from += drop;
+            if (r.op != 'I') out.s1_from += drop;
+        }
+        out.add(r.op, r.length - drop);
+    }
+    return out;
+}
+
 }  // namespace
 
 MatrixPath chain_blocks(std::vector<MatrixPath> blocks, const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
@@ -128,11 +163,10 @@ MatrixPath chain_blocks(std::vector<MatrixPath> blocks, const Sequence& s0, cons
     const size_t k = blocks.size();
     std::vector<int64_t> own(k), best(k), s0_to(k), s1_to(k);
     std::vector<size_t> from(k);
-    // What a diagonal column of a bridge is expected to score: as the blocks score on average
-    // where they align, and at least the mean of the matrix (unrelated sequence).
-    double unrelated = 0, scored = 0, columns = 0;
+    BridgeRates rates;  // the blocks' average where they align, the mean of the matrix
+    double scored = 0, columns = 0;
     for (const auto& row : scoring.matrix)
-        for (const int32_t s : row) unrelated += s / 16.0;
+        for (const int32_t s : row) rates.unrelated += s / 16.0;
     for (size_t b = 0; b < k; ++b) {
         own[b] = path_score(blocks[b], s0, s1, scoring);
         s0_to[b] = blocks[b].s0_to();
@@ -141,16 +175,19 @@ MatrixPath chain_blocks(std::vector<MatrixPath> blocks, const Sequence& s0, cons
         scored += static_cast<double>(own[b]);
         columns += static_cast<double>(std::max(s0_to[b] - blocks[b].s0_from, s1_to[b] - blocks[b].s1_from));
     }
-    if (columns > 0) unrelated = std::max(unrelated, scored / columns);
+    rates.related = columns > 0 ? std::max(rates.unrelated, scored / columns) : rates.unrelated;
     // Invariant: best[b] is the highest estimated score of a chain that ends with block b,
     // and from[b] the block before b in it (b itself when b starts it).
     for (size_t b = 0; b < k; ++b) {
         best[b] = own[b];
         from[b] = b;
         for (size_t a = 0; a < b; ++a) {
-            if (s0_to[a] > blocks[b].s0_from || s1_to[a] > blocks[b].s1_from) continue;
-            const int64_t via = best[a] + own[b] +
-                                bridge(blocks[b].s0_from - s0_to[a], blocks[b].s1_from - s1_to[a], unrelated, scoring).score;
+            if (s0_to[a] > blocks[b].s0_from + kOverlap || s1_to[a] > blocks[b].s1_from + kOverlap ||
+                s0_to[a] >= s0_to[b] || s1_to[a] >= s1_to[b])
+                continue;
+            const int64_t di = std::max<int64_t>(0, blocks[b].s0_from - s0_to[a]),
+                          dj = std::max<int64_t>(0, blocks[b].s1_from - s1_to[a]);
+            const int64_t via = best[a] + own[b] + bridge(di, dj, rates, scoring).score;
             if (via > best[b]) {
                 best[b] = via;
                 from[b] = a;
@@ -167,15 +204,18 @@ MatrixPath chain_blocks(std::vector<MatrixPath> blocks, const Sequence& s0, cons
     chain.s1_from = blocks[order.front()].s1_from;
     for (size_t t = 0; t < order.size(); ++t) {
         const size_t b = order[t];
-        if (t > 0) {
-            const size_t a = order[t - 1];
-            const int64_t di = blocks[b].s0_from - s0_to[a], dj = blocks[b].s1_from - s1_to[a];
-            if ((di + 1) * (dj + 1) <= kExactBridgeCells)
-                add_exact_bridge(chain, s0_to[a], s1_to[a], di, dj, s0, s1, scoring);
-            else
-                add_bridge(chain, di, dj, bridge(di, dj, unrelated, scoring).diagonal);
+        if (t == 0) {
+            for (const PathRun& r : blocks[b].runs) chain.add(r.op, r.length);
+            continue;
         }
-        for (const PathRun& r : blocks[b].runs) chain.add(r.op, r.length);
+        const size_t a = order[t - 1];
+        const MatrixPath block = trimmed(blocks[b], s0_to[a], s1_to[a]);
+        const int64_t di = block.s0_from - s0_to[a], dj = block.s1_from - s1_to[a];
+        if ((di + 1) * (dj + 1) <= kExactBridgeCells)
+            add_exact_bridge(chain, s0_to[a], s1_to[a], di, dj, s0, s1, scoring);
+        else
+            add_bridge(chain, di, dj, bridge(di, dj, rates, scoring).diagonal);
+        for (const PathRun& r : block.runs) chain.add(r.op, r.length);
     }
     return chain;
 }

@@ -10,10 +10,12 @@ namespace chromalign {
 
 /// The collinear chain of `blocks` (paths that each start at their first aligned pair) with
 /// the highest estimated score, joined into one path. Each block counts its exact score; the
-/// gap between two chained blocks is bridged by the cheaper, by estimate, of a diagonal run
-/// (scored as unrelated sequence would score) plus one gap for the difference, or two gaps.
-/// The estimate only chooses the chain: best_stretch scores the joined path exactly. Blocks
-/// that overlap in S0 or S1 are never both chained. An empty path when there are no blocks.
+/// gap between two chained blocks counts an estimate: the better of a diagonal run (scored as
+/// the blocks score on average) plus one gap for the difference, or two gaps. The estimate
+/// only chooses the chain. The chosen blocks are joined by the best global path between them
+/// (exact where the gap is small enough) and best_stretch scores the result. Of two blocks
+/// that overlap by a few bases, the later is cut to start after the earlier; blocks that
+/// overlap more are never both chained. An empty path when there are no blocks.
 MatrixPath chain_blocks(std::vector<MatrixPath> blocks, const Sequence& s0, const Sequence& s1, const Scoring& scoring);
 
 /// The exact score of every column of `path` from its start to its end (no best stretch).
