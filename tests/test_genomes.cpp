@@ -16,6 +16,7 @@
 #include "kernels/reference/reference.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
+#include "tools/mutate.hpp"
 
 namespace chromalign {
 namespace {
@@ -154,6 +155,25 @@ TEST_F(Genomes, PairsFileAndRepeatedRecordOptionsChooseThePairs) {
     EXPECT_EQ(split(twice.out, '\n').size(), 5u) << twice.out;
     const test::ChildRun both = run({"-q", "--pairs", path("pairs.tsv"), "--s0-record", "query0"});
     EXPECT_EQ(both.exit_code, 2) << both.err;
+}
+
+TEST_F(Genomes, PairsMappedComparesOnlyThePairsMinimap2Links) {
+    // query0 lies on chr0's forward strand, query1 on chr1's reverse one; query2 nowhere.
+    const test::ChildRun r = run({"-b", "cpu", "-f", "json", "--pairs", "mapped"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("--pairs mapped: 2 of 6 record pairs"), std::string::npos) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.at("pairs").size(), 2u) << r.out;
+    std::map<std::string, std::string> strand;
+    for (const auto& p : j["pairs"])
+        strand[p.at("s0_name").get<std::string>() + " " + p.at("s1_name").get<std::string>()] = p.at("strand");
+    EXPECT_EQ(strand, (std::map<std::string, std::string>{{"query0 chr0", "+"}, {"query1 chr1", "-"}}));
+    // Unrelated records: nothing to compare is an error, not an empty answer.
+    std::mt19937_64 rng(test::seed() + 602);
+    write_records(path("other.fa"), {make_sequence("other", gen::random_dna(3000, rng))});
+    const test::ChildRun none = run({"-q", "-b", "cpu", "--pairs", "mapped", path("s0.fa"), path("other.fa")}, false);
+    EXPECT_EQ(none.exit_code, 1) << none.err;
+    EXPECT_NE(none.err.find("links no record"), std::string::npos) << none.err;
 }
 
 TEST_F(Genomes, OneSamOfEveryPairThatSamtoolsReads) {

@@ -242,7 +242,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     general.add_options()
         ("s0-record", po::value<std::vector<std::string>>(&s0_records)->composing(), "record of S0 to compare: NAME or NAME:START-END (1-based, inclusive); give it again for more, or name a file of them, one a line (default: every record)")
         ("s1-record", po::value<std::vector<std::string>>(&s1_records)->composing(), "record of S1 to compare, as --s0-record (default: every record)")
-        ("pairs", po::value<std::string>(&pairs), "compare only the record pairs of this file: lines 'S0_RECORD<TAB>S1_RECORD' (regions allowed; default: every S0 record against every S1 record)")
+        ("pairs", po::value<std::string>(&pairs), "compare only the record pairs of this file: lines 'S0_RECORD<TAB>S1_RECORD' (regions allowed); or 'mapped': only the pairs minimap2 links, on either strand (a heuristic: a pair it misses is not compared); default: every S0 record against every S1 record")
         ("strand", po::value<std::string>(&strand)->default_value(strand), "strand of S1 to compare S0 with: both, forward or reverse (S1's reverse complement); with both, a pair's answer is its better strand, forward on a tie")
         ("min-score", po::value<int32_t>(&o.min_score)->default_value(0), "leave pairs scoring below this out of the alignment output (--traceback; default: every pair)")
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), backend_help().c_str())
@@ -325,7 +325,9 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         throw UsageError("two sequence files are needed: S0 and S1");
     o.s0_records = parse_records(s0_records, "--s0-record");
     o.s1_records = parse_records(s1_records, "--s1-record");
-    if (!pairs.empty()) {
+    if (pairs == "mapped") {
+        o.pairs_mapped = true;
+    } else if (!pairs.empty()) {
         if (!is_regular_file(pairs)) throw UsageError("--pairs: '" + pairs + "' is not a regular file");
         try {
             o.pairs = io::read_pairs_file(pairs);

@@ -29,6 +29,8 @@ struct Options {
     /// --pairs FILE (or a traceback directory's job): exactly these record pairs, instead of
     /// every S0 record against every S1 record.
     std::vector<io::SelectorPair> pairs;
+    /// --pairs mapped: only the record pairs minimap2 links (engine/bound/mapped_pairs.hpp).
+    bool pairs_mapped = false;
     std::vector<Strand> strands{Strand::kForward, Strand::kReverse};  ///< --strand
     int32_t min_score = 0;     ///< --min-score: pairs below it stay out of the alignment output
     bool stack = true;         ///< short S0 records stacked (engine/job/stack.hpp); --no-stack: one by one

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/bound/mapped_pairs.hpp"
 #include "engine/error.hpp"
 #include "io/fasta.hpp"
 
@@ -34,6 +35,9 @@ std::string duration(double seconds) {
     return text;
 }
 
+/// What --pairs mapped takes as a link: an alignment over this many bases of S0.
+constexpr int64_t kMappedPairBases = 500;
+
 }  // namespace
 
 JobSpec load_job(const Options& o, std::vector<std::string>* notes) {
@@ -50,6 +54,15 @@ JobSpec load_job(const Options& o, std::vector<std::string>* notes) {
     }
     spec.s0 = io::read_fasta_records(o.s0_path, o.s0_records, notes);
     spec.s1 = io::read_fasta_records(o.s1_path, o.s1_records, notes);
+    if (o.pairs_mapped) {
+        spec.pairs = mapped_pairs(spec.s0, spec.s1, kMappedPairBases);
+        if (spec.pairs.empty()) throw Error("--pairs mapped: minimap2 links no record of S0 to one of S1");
+        if (notes)
+            notes->push_back("--pairs mapped: " + std::to_string(spec.pairs.size()) + " of " +
+                             std::to_string(spec.s0.size() * spec.s1.size()) +
+                             " record pairs are linked by minimap2; the others are not compared");
+        return spec;
+    }
     spec.pairs.reserve(spec.s0.size() * spec.s1.size());
     for (size_t a = 0; a < spec.s0.size(); ++a)
         for (size_t b = 0; b < spec.s1.size(); ++b) spec.pairs.push_back(RecordPair{a, b});

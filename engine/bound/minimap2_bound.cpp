@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/bound/chain.hpp"
+#include "engine/bound/minimap2_text.hpp"
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
 
@@ -21,13 +22,6 @@ namespace {
 /// piece holds many of minimap2's chains (a block cut at a piece's edge is joined again by
 /// chain_blocks).
 constexpr int64_t kMinPiece = 200'000;
-
-std::string letters(const Sequence& s, int64_t from, int64_t to) {
-    static const char kLetters[] = {'A', 'C', 'G', 'T', 'N'};
-    std::string text(static_cast<size_t>(to - from), 'N');
-    for (int64_t p = from; p < to; ++p) text[static_cast<size_t>(p - from)] = kLetters[std::min<uint8_t>(s.codes[static_cast<size_t>(p)], 4)];
-    return text;
-}
 
 /// A minimap2 alignment of piece [from, ...) of S1 against S0 as a path of the matrix. Its
 /// CIGAR names S0 the reference: 'D' skips S0 bases (our 'I'), 'I' skips S1 bases (our 'D').
@@ -79,7 +73,7 @@ BoundFound Minimap2Bound::find(const Sequence& s0, const Sequence& s1, const Sco
         // Defaults first: a preset only changes some of them.
         if (mm_set_opt(nullptr, &index->iopt, &index->mopt) != 0 || mm_set_opt("asm20", &index->iopt, &index->mopt) != 0)
             throw Error("internal: minimap2 has no preset asm20");
-        const std::string text = letters(s0, 0, s0.length());
+        const std::string text = minimap2_letters(s0, 0, s0.length());
         const char* seq = text.c_str();
         const char* name = "s0";
         index->idx = mm_idx_str(index->iopt.w, index->iopt.k, index->iopt.flag & MM_I_HPC, index->iopt.bucket_bits, 1,
@@ -104,7 +98,7 @@ BoundFound Minimap2Bound::find(const Sequence& s0, const Sequence& s1, const Sco
         try {
         for (int64_t k; !cancel.load(std::memory_order_relaxed) && (k = next.fetch_add(1)) < pieces;) {
             const int64_t from = k * piece, to = std::min(n, from + piece);
-            const std::string text = letters(s1, from, to);
+            const std::string text = minimap2_letters(s1, from, to);
             int count = 0;
             mm_reg1_t* regs = mm_map(index_->idx, static_cast<int>(to - from), text.c_str(), &count, buffer,
                                      &index_->mopt, "s1");

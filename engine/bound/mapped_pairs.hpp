@@ -1,0 +1,19 @@
+//! @file `--pairs mapped`: the record pairs a fast mapping links, for a job over genomes of
+//! many records. A heuristic choice, never the default: a pair the mapper misses is not
+//! compared at all, so its exact answer is not known (with every pair, it would be).
+#pragma once
+
+#include <vector>
+
+#include "engine/job/job.hpp"
+
+namespace chromalign {
+
+/// The pairs (S0 record, S1 record) for which minimap2 (preset asm20, all S0 records in one
+/// index, each S1 record mapped on both strands) reports an alignment spanning at least
+/// `min_bases` of S0 (or half the S1 record, when shorter), in the order of S0's records, then S1's. `threads`: cores to map with
+/// (0: every core). The result does not depend on `threads`.
+std::vector<RecordPair> mapped_pairs(const std::vector<Sequence>& s0, const std::vector<Sequence>& s1,
+                                     int64_t min_bases, int threads = 0);
+
+}  // namespace chromalign
