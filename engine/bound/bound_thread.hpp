@@ -1,15 +1,8 @@
 //! @file The bound pass beside stage 1: it runs on its own thread while stage 1 starts at once,
 //! and its bound enters the run's shared best when ready (BackendOptions::lower_bound); a late
 //! bound only prunes less. When stage 1 ends, the answer is checked against the bound it used.
-//!
-//! Why a bound may prune from the first row (engine/pruning/prune_rule.hpp): the rule needs G
-//! <= S*, the optimum, and nothing else; a score some cell reached is one such G, the exact
-//! score L of any path through the matrix is another (S* is the best over all local paths).
-//! Pruning compares strictly (bound(Q) < G), so a cell scoring exactly L = S* is never in a
-//! skipped region, and the tie rule's choice is the unpruned run's. A bound above S* would
-//! break that; it cannot come from a path, but a bug or a forged checkpoint could supply one.
-//! It is caught: with G > S*, every computed value is still a lower bound of its true one, so
-//! the best score found is below G, and finish() refuses the answer.
+//! Why a bound may prune from the first row, and why one above the optimum is always caught:
+//! engine/pruning/prune_rule.hpp.
 #pragma once
 
 #include <atomic>

@@ -2,8 +2,11 @@
 //! and what a skipped region hands on. One rule for every backend that prunes (cpu, cuda); the
 //! reference never prunes, it is the oracle.
 //!
-//! The bound. Let G be a score some cell already reached (the best so far: of this slab, of
-//! the process, or of another rank; any such score is a lower bound of the final best S*).
+//! The bound. Let G be a lower bound of the final best S*: a score some cell already reached
+//! (the best so far: of this slab, of the process, or of another rank), or the exact score of
+//! any local path through the matrix, which no cell of the run need have reached yet (a bound
+//! pass, engine/bound/bound_thread.hpp: S* is the best score over all local paths). The
+//! argument below uses G <= S* and nothing else, so it holds from the first row on.
 //! Let Q be a region of the matrix whose cells are reached only through its input cells X (the
 //! row above it, the column left of it) or by an alignment that starts inside Q. With
 //! gain(i, j) = best_score * max(0, min(m - i, n - j)), the most any alignment can add after
@@ -28,7 +31,13 @@
 //! still bounds every alignment that could reach G. An optimal alignment passes no skipped
 //! region, so every cell on it, the end cell included, is computed exactly, and no cell is
 //! computed above its true value: the best score, its end cell and the tie rule's choice
-//! among tied cells are those of the unpruned run.
+//! among tied cells are those of the unpruned run. With G = S* exactly (a bound pass that
+//! found an optimal path), the optimal cells' regions have bound(Q) >= S* = G and stay live.
+//!
+//! A G above S* (a bug, or a forged checkpoint) breaks the argument, and is always caught:
+//! every computed value is still a lower bound of its true one, so the best found is at most
+//! S* < G, and a caller whose G came from outside the run refuses an answer below it
+//! (BoundThread::finish).
 #pragma once
 
 #include <cstdint>
