@@ -12,9 +12,11 @@
 #include <cstdlib>
 #include <string>
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "kernels/registry.hpp"
+#include "engine/bound/minimap2_bound.hpp"
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
 #include "kernels/reference/reference.hpp"
@@ -160,6 +162,30 @@ TEST(SlabRun, ProgressCountsTheCellsOfEverySlabOfTheProcess) {
             EXPECT_LT(reports.back().cells_left_live, reports.back().cells_left) << "no cell expected to be skipped";
         }
     }
+}
+
+TEST(SlabRun, WithABoundTheEtaExpectsWhatPruningSkips) {
+    // A lower bound from the start (minimap2's): the first report's expectation of the cells
+    // left to compute matches what the run then computes, within a quarter.
+    std::mt19937_64 rng(test::seed() + 6);
+    const auto [s0, s1] = test::mutated_pair(700000, 700000, rng);
+    const std::atomic<bool> running{false};
+    std::atomic<int32_t> bound{Minimap2Bound(2).find(s0, s1, kScorings[0], running).witness.score};
+    ASSERT_GT(bound.load(), 0);
+    BackendOptions o;
+    o.lower_bound = &bound;
+    std::vector<Progress> reports;
+    o.on_progress = [&reports](const Progress& p) { reports.push_back(p); };
+    const auto backend = make_backend("cpu", o);
+    EXPECT_GE(backend->align(s0, s1, kScorings[0]).score, bound.load());
+    ASSERT_FALSE(reports.empty()) << "the run ended before its first report";
+    const Progress& first = reports.front();
+    const int64_t cells = s0.length() * s1.length();
+    const double computed_after = static_cast<double>(cells - backend->cells_pruned() -
+                                                      (first.cells_this_run - first.cells_pruned));
+    std::printf("[ eta      ] expected %lld cells to compute after the first report, computed %.0f\n",
+                static_cast<long long>(first.cells_left_live), computed_after);
+    EXPECT_NEAR(static_cast<double>(first.cells_left_live), computed_after, 0.25 * computed_after);
 }
 
 TEST(SlabRun, SharedRealPairMatchesSingleProcess) {

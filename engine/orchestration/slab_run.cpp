@@ -453,7 +453,10 @@ private:
     /// gap that leads there: at a distance of k columns, about k * extend below, while the
     /// gain falls by up to k * best_score, so cells within best * (m - i) / (best + extend)
     /// of it on either side are kept. The model counts, row by row, the larger of the two.
-    /// A lower bound L (BackendOptions::lower_bound) holds G at L or above from the start.
+    /// A lower bound L (BackendOptions::lower_bound) holds G at L or above from the start, and
+    /// tells how much the alignment scores per column, about rho = L / min(m, n): the slack
+    /// near it is then (best - rho) * (m - i) rather than best * (m - i), and the wedge narrows
+    /// by best / (best - rho).
     double live_fraction_below(int64_t front, int64_t rows, int64_t cols) {
         const int32_t best_score = scoring_.best_score();
         if (!options_.pruning || front >= rows || best_score <= 0 || best_ <= 0) return 1.0;
@@ -461,7 +464,8 @@ private:
         const int32_t found = std::max(best(c0_).score, best_ > bound() ? best_ : 0);
         const double per_row = static_cast<double>(found) / best_score / static_cast<double>(std::max<int64_t>(front, 1));
         const double floor = static_cast<double>(bound()) / best_score;
-        const double wedge = 2.0 * best_score / (best_score + scoring_.gap_extend);
+        const double rho = std::min(1.0, floor / static_cast<double>(std::min(rows, cols)));  // of best_score
+        const double wedge = 2.0 * best_score * (1.0 - rho) / (best_score + scoring_.gap_extend);
         constexpr int kSamples = 256;
         double live = 0;
         for (int k = 0; k < kSamples; ++k) {
