@@ -20,6 +20,16 @@ Expected expected(const Sequence& s0, const Sequence& s1, const Scoring& scoring
     return e;
 }
 
+JobSpec one_pair(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<Strand> strands) {
+    JobSpec spec;
+    spec.s0 = {s0};
+    spec.s1 = {s1};
+    spec.pairs = {RecordPair{0, 0}};
+    spec.strands = std::move(strands);
+    spec.scoring = scoring;
+    return spec;
+}
+
 JobResult run_on(Backend& backend, const JobSpec& spec, JobOptions options) {
     const Stage1Runner stage1 = [&backend](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                            const BackendOptions& run) {

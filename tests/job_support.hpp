@@ -17,6 +17,9 @@ struct Expected {
 };
 Expected expected(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const std::vector<Strand>& strands);
 
+/// A job of one record pair, s0 against s1, on `strands`.
+JobSpec one_pair(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<Strand> strands);
+
 /// Runs `spec` on `backend` in this process.
 JobResult run_on(Backend& backend, const JobSpec& spec, JobOptions options = {});
 

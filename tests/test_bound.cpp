@@ -273,15 +273,7 @@ public:
     }
 };
 
-JobSpec one_pair(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<Strand> strands) {
-    JobSpec spec;
-    spec.s0 = {s0};
-    spec.s1 = {s1};
-    spec.pairs = {RecordPair{0, 0}};
-    spec.strands = std::move(strands);
-    spec.scoring = scoring;
-    return spec;
-}
+using test::one_pair;
 
 TEST(JobBound, InjectedBoundsUpToTheOptimumGiveTheUnprunedAnswer) {
     const uint64_t seed = test::seed() + 906;

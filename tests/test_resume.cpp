@@ -82,6 +82,35 @@ TEST_F(Resume, KillNineAtRandomMomentsThenResume) {
     EXPECT_FALSE(one_slab_checkpoint_exists(ck) || file_exists(ck + ".complete")) << "a completed run removes its checkpoint";
 }
 
+TEST_F(Resume, KillNineWithTheBoundResumesFromTheSavedBound) {
+    // The bound pass's bound is saved in the job's state as soon as it is found; a killed run
+    // resumes from it (its closing line says so) and gives the same answer.
+    std::mt19937_64 rng(test::seed() + 11);
+    const std::string ck = harness_->path("bound.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "--bound", "minimap2", "--checkpoint", ck,
+                                           "--checkpoint-every", "0.2s"};
+    int killed = 0, from_state = 0;
+    for (int moment = 0; moment < 5; ++moment) {
+        const test::ChildRun r = harness_->run(args, static_cast<int>(rng() % 300), SIGKILL, ck + ".slab0of1.1");
+        from_state += r.err.find("from checkpoint") != std::string::npos;
+        if (r.exit_code == 0) {
+            EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), expected_);
+            continue;
+        }
+        ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+        killed += one_slab_checkpoint_exists(ck);
+    }
+    const test::ChildRun last = harness_->run(args);
+    ASSERT_EQ(last.exit_code, 0) << last.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(last.out), expected_);
+    from_state += last.err.find("from checkpoint") != std::string::npos;
+    std::printf("[ kill -9  ] %d runs killed mid-way, %d finished from the saved bound\n", killed, from_state);
+    if (killed > 0) {
+        EXPECT_GE(from_state, 1) << "a resumed run mapped again instead of taking the saved bound\n" << last.err;
+    }
+    EXPECT_FALSE(file_exists(ck + ".job")) << "a finished job removes its state";
+}
+
 /// Stops a run with `signal`, then resumes it; `scoring` are extra options (a preset).
 void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEnd& expected,
                            const std::vector<std::string>& scoring = {}) {

@@ -152,10 +152,40 @@ MatrixPath trimmed(const MatrixPath& path, int64_t i, int64_t j) {
     return out;
 }
 
+/// Gaps at least this long split a block in two: a mapper may join two alignments across a
+/// long indel that costs more than either side scores (a 17 kbp one in an 80 kbp related
+/// pair), and a block is chained whole. Split, the chain decides, with the gap as a bridge.
+constexpr int64_t kSplitGap = 100;
+
+/// `blocks` cut at their gaps of kSplitGap columns or more (the gaps left out).
+std::vector<MatrixPath> split_at_long_gaps(const std::vector<MatrixPath>& blocks) {
+    std::vector<MatrixPath> parts;
+    for (const MatrixPath& block : blocks) {
+        MatrixPath part;
+        part.s0_from = block.s0_from, part.s1_from = block.s1_from;
+        int64_t i = block.s0_from, j = block.s1_from;
+        for (const PathRun& r : block.runs) {
+            if (r.op != 'M' && r.length >= kSplitGap) {
+                if (!part.runs.empty()) parts.push_back(std::move(part));
+                (r.op == 'I' ? i : j) += r.length;
+                part = MatrixPath{};
+                part.s0_from = i, part.s1_from = j;
+                continue;
+            }
+            part.add(r.op, r.length);
+            if (r.op != 'D') i += r.length;
+            if (r.op != 'I') j += r.length;
+        }
+        if (!part.runs.empty()) parts.push_back(std::move(part));
+    }
+    return parts;
+}
+
 }  // namespace
 
 MatrixPath chain_blocks(std::vector<MatrixPath> blocks, const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
     MatrixPath chain;
+    blocks = split_at_long_gaps(blocks);
     if (blocks.empty()) return chain;
     std::sort(blocks.begin(), blocks.end(), [](const MatrixPath& a, const MatrixPath& b) {
         return a.s0_from != b.s0_from ? a.s0_from < b.s0_from : a.s1_from < b.s1_from;

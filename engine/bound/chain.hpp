@@ -8,8 +8,9 @@
 
 namespace chromalign {
 
-/// The collinear chain of `blocks` (paths that each start at their first aligned pair) with
-/// the highest estimated score, joined into one path. Each block counts its exact score; the
+/// The collinear chain of `blocks` (paths that each start at their first aligned pair; cut
+/// in two at each gap of 100 columns or more) with the highest estimated score, joined into
+/// one path. Each block counts its exact score; the
 /// gap between two chained blocks counts an estimate: the better of a diagonal run (scored as
 /// the blocks score on average) plus one gap for the difference, or two gaps. The estimate
 /// only chooses the chain. The chosen blocks are joined by the best global path between them

@@ -1,17 +1,14 @@
 //! @file Minimap2Bound: the only code that calls minimap2.
 #include "engine/bound/minimap2_bound.hpp"
 
-#include <minimap.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "engine/bound/chain.hpp"
-#include "engine/bound/minimap2_text.hpp"
+#include "engine/bound/minimap2_support.hpp"
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
 
@@ -46,12 +43,7 @@ MatrixPath block_path(const mm_reg1_t& r, int64_t from) {
 struct Minimap2Bound::Index {
     int64_t length = 0;
     uint64_t fingerprint = 0;
-    mm_idxopt_t iopt{};
-    mm_mapopt_t mopt{};
-    mm_idx_t* idx = nullptr;
-    ~Index() {
-        if (idx) mm_idx_destroy(idx);
-    }
+    std::unique_ptr<Minimap2Index> minimap2;
 };
 
 Minimap2Bound::Minimap2Bound(int threads)
@@ -69,18 +61,8 @@ BoundFound Minimap2Bound::find(const Sequence& s0, const Sequence& s1, const Sco
     if (!index_ || index_->length != s0.length() || index_->fingerprint != fingerprint) {
         index_.reset();
         auto index = std::make_unique<Index>();
-        mm_verbose = 1;  // errors only: its progress lines are not ours to print
-        // Defaults first: a preset only changes some of them.
-        if (mm_set_opt(nullptr, &index->iopt, &index->mopt) != 0 || mm_set_opt("asm20", &index->iopt, &index->mopt) != 0)
-            throw Error("internal: minimap2 has no preset asm20");
-        const std::string text = minimap2_letters(s0, 0, s0.length());
-        const char* seq = text.c_str();
-        const char* name = "s0";
-        index->idx = mm_idx_str(index->iopt.w, index->iopt.k, index->iopt.flag & MM_I_HPC, index->iopt.bucket_bits, 1,
-                                &seq, &name);
-        if (!index->idx) throw Error("minimap2 could not index S0 (" + s0.name + ")");
-        mm_mapopt_update(&index->mopt, index->idx);
-        index->mopt.flag |= MM_F_CIGAR | MM_F_FOR_ONLY;
+        index->minimap2 = std::make_unique<Minimap2Index>(std::vector<const Sequence*>{&s0}, MM_F_CIGAR | MM_F_FOR_ONLY,
+                                                          "the bound pass");
         index->length = s0.length();
         index->fingerprint = fingerprint;
         index_ = std::move(index);
@@ -90,37 +72,15 @@ BoundFound Minimap2Bound::find(const Sequence& s0, const Sequence& s1, const Sco
     const int64_t pieces = (n + piece - 1) / piece;
     std::vector<MatrixPath> blocks;
     std::mutex mutex;
-    std::atomic<int64_t> next{0};
-    std::string failure;
-    const auto map_pieces = [&] {
-        mm_tbuf_t* buffer = mm_tbuf_init();
+    map_in_parallel(pieces, threads_, &cancel, "the bound pass", [&](int64_t k, mm_tbuf_t* buffer) {
+        const int64_t from = k * piece, to = std::min(n, from + piece);
         std::vector<MatrixPath> mine;
-        try {
-        for (int64_t k; !cancel.load(std::memory_order_relaxed) && (k = next.fetch_add(1)) < pieces;) {
-            const int64_t from = k * piece, to = std::min(n, from + piece);
-            const std::string text = minimap2_letters(s1, from, to);
-            int count = 0;
-            mm_reg1_t* regs = mm_map(index_->idx, static_cast<int>(to - from), text.c_str(), &count, buffer,
-                                     &index_->mopt, "s1");
-            for (int r = 0; r < count; ++r) {
-                if (!regs[r].rev && regs[r].p) mine.push_back(block_path(regs[r], from));
-                std::free(regs[r].p);
-            }
-            std::free(regs);
-        }
-        } catch (const std::exception& e) {  // (out of memory) a worker thread must not throw
-            const std::lock_guard<std::mutex> lock(mutex);
-            failure = e.what();
-        }
-        mm_tbuf_destroy(buffer);
+        map_text(*index_->minimap2, minimap2_letters(s1, from, to), buffer, [&](const mm_reg1_t& r) {
+            if (!r.rev && r.p) mine.push_back(block_path(r, from));
+        });
         const std::lock_guard<std::mutex> lock(mutex);
         for (MatrixPath& b : mine) blocks.push_back(std::move(b));
-    };
-    std::vector<std::thread> workers;
-    for (int t = 1; t < std::min<int64_t>(threads_, pieces); ++t) workers.emplace_back(map_pieces);
-    map_pieces();
-    for (std::thread& w : workers) w.join();
-    if (!failure.empty()) throw Error("minimap2's pass failed: " + failure);
+    });
     if (cancel.load(std::memory_order_relaxed)) return found;
     found.blocks = static_cast<int64_t>(blocks.size());
     const MatrixPath chain = chain_blocks(std::move(blocks), s0, s1, scoring);
