@@ -199,7 +199,7 @@ TEST(Minimap2Bound, TheBoundIsAPathScoreBelowTheOptimumAndCloseToIt) {
     }
     {
         auto [a, b] = gen::related_pair(80000, gen::RelatedSpec{}, rng);
-        cases.push_back({"related", make_sequence("a", a), make_sequence("b", b), 0.4});
+        cases.push_back({"related", make_sequence("a", a), make_sequence("b", b), 0.6});
     }
     {
         const auto [a, b] = test::mutated_pair(40000, 40000, rng);
