@@ -5,16 +5,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "engine/bound/chain.hpp"
+#include "engine/bound/mapped_pairs.hpp"
 #include "engine/bound/minimap2_bound.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job.hpp"
 #include "engine/job/job_files.hpp"
 #include "engine/job/job_state.hpp"
 #include "kernels/reference/reference.hpp"
+#include "io/fasta.hpp"
 #include "kernels/registry.hpp"
 #include "tests/job_support.hpp"
 #include "tests/pruning_support.hpp"
@@ -422,6 +426,34 @@ TEST(JobBound, ASavedBoundOutOfRangeIsRefusedWithTheState) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("a bound out of range"), std::string::npos) << e.what();
     }
+}
+
+TEST(MappedPairs, EveryLongContigKeepsItsNucmerChromosomeAndShortOnesKeepAll) {
+    const std::string contigs = test::shared_data("genomes/V_cholerae_H1_contigs.fasta.gz");
+    const std::string h1 = test::shared_data("genomes/V_cholerae_H1.fasta.gz");
+    const std::string coords = test::shared_data("genomes/V_cholerae_H1_contigs.nucmer.coords.gz");
+    if (contigs.empty() || h1.empty() || coords.empty()) GTEST_SKIP() << "../shared/data is absent";
+    const std::vector<Sequence> s0 = io::read_fasta_records(contigs, {}), s1 = io::read_fasta_records(h1, {});
+    const std::vector<RecordPair> pairs = mapped_pairs(s0, s1, 500, 1000, 2);
+    std::set<std::pair<std::string, std::string>> kept;
+    for (const RecordPair& p : pairs) kept.insert({s0[p.s0].name, s1[p.s1].name});
+    std::map<std::string, int64_t> length;
+    for (const Sequence& s : s0) length[s.name] = s.length();
+    int long_placed = 0, short_kept = 0;
+    for (const auto& [contig, places] : test::nucmer_places(coords, length, 95)) {
+        if (length[contig] < 1000) {
+            for (const Sequence& chromosome : s1) short_kept += kept.count({contig, chromosome.name});
+            continue;
+        }
+        bool found = false;
+        for (const test::NucmerPlace& p : places) found = found || kept.count({contig, p.record});
+        EXPECT_TRUE(found) << contig << " (" << length[contig] << " bases) lost its nucmer chromosome " << places[0].record;
+        ++long_placed;
+    }
+    std::printf("[ mapped   ] %zu of %zu pairs kept; %d long contigs nucmer places, %d short pairs kept\n",
+                pairs.size(), s0.size() * s1.size(), long_placed, short_kept);
+    EXPECT_GT(long_placed, 50);
+    EXPECT_LT(pairs.size(), s0.size() * s1.size()) << "nothing was left out";
 }
 
 }  // namespace

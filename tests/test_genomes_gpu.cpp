@@ -202,26 +202,7 @@ TEST(GenomesGpu, CholeraeContigsLandWhereNucmerPlacesThem) {
     std::map<std::string, int64_t> length;
     for (const Sequence& s : io::read_fasta_records(contigs, {})) length[s.name] = s.length();
     // nucmer's placements: contig -> (H1 record, strand, start, end) with the asked identity and cover.
-    struct Place {
-        std::string record;
-        char strand;
-        int64_t from, to;
-    };
-    std::map<std::string, std::vector<Place>> nucmer;
-    FILE* pipe = popen(("zcat " + coords).c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    char buffer[4096];
-    while (std::fgets(buffer, sizeof buffer, pipe)) {
-        std::stringstream line(buffer);
-        int64_t s1 = 0, e1 = 0, s2 = 0, e2 = 0, len1 = 0, len2 = 0;
-        double identity = 0;
-        std::string bar, record, contig;
-        if (!(line >> s1 >> e1 >> bar >> s2 >> e2 >> bar >> len1 >> len2 >> bar >> identity >> bar >> record >> contig))
-            continue;
-        if (identity >= 95 && length.count(contig) && len2 * 10 >= length[contig] * 9)
-            nucmer[contig].push_back({record, s2 <= e2 ? '+' : '-', std::min(s1, e1), std::max(s1, e1)});
-    }
-    pclose(pipe);
+    const auto nucmer = test::nucmer_places(coords, length, 95);
     ASSERT_GT(nucmer.size(), 100u);
     std::map<std::string, std::vector<std::string>> ours;  // contig -> its primary PAF line's fields
     std::ifstream paf(h.path("contigs.paf"));
@@ -234,13 +215,13 @@ TEST(GenomesGpu, CholeraeContigsLandWhereNucmerPlacesThem) {
     for (const auto& [contig, places] : nucmer) {
         const auto it = ours.find(contig);
         bool found = false;
-        for (const Place& p : places)
+        for (const test::NucmerPlace& p : places)
             found = found || (it != ours.end() && it->second[5] == p.record && it->second[4][0] == p.strand &&
                               std::stoll(it->second[7]) < p.to && std::stoll(it->second[8]) >= p.from);
         agree += found;
         if (found) continue;
         listed += "  " + contig + " (" + std::to_string(length[contig]) + " bases): nucmer";
-        for (const Place& p : places)
+        for (const test::NucmerPlace& p : places)
             listed += " " + p.record + " " + p.strand + " " + std::to_string(p.from) + "-" + std::to_string(p.to);
         listed += "; chromalign " + (it == ours.end() ? std::string("none")
                                                       : it->second[5] + " " + it->second[4] + " " + it->second[7] + "-" +

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -161,6 +162,28 @@ bool have_tool(const std::string& tool) {
     bool ok = false;
     command_output(tool + " --version > /dev/null 2>&1", ok);
     return ok;
+}
+
+std::map<std::string, std::vector<NucmerPlace>> nucmer_places(const std::string& coords_gz,
+                                                             const std::map<std::string, int64_t>& length,
+                                                             double identity) {
+    std::map<std::string, std::vector<NucmerPlace>> places;
+    FILE* pipe = popen(("zcat " + coords_gz).c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot read " + coords_gz);
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe)) {
+        std::stringstream line(buffer);
+        int64_t s1 = 0, e1 = 0, s2 = 0, e2 = 0, len1 = 0, len2 = 0;
+        double idy = 0;
+        std::string bar, record, contig;
+        if (!(line >> s1 >> e1 >> bar >> s2 >> e2 >> bar >> len1 >> len2 >> bar >> idy >> bar >> record >> contig))
+            continue;
+        const auto it = length.find(contig);
+        if (idy >= identity && it != length.end() && len2 * 10 >= it->second * 9)
+            places[contig].push_back({record, s2 <= e2 ? '+' : '-', std::min(s1, e1), std::max(s1, e1)});
+    }
+    pclose(pipe);
+    return places;
 }
 
 }  // namespace chromalign::test

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -75,6 +76,19 @@ std::string command_output(const std::string& command, bool& ok);
 
 /// Whether `tool --version` runs (samtools, minimap2: tests that need one skip without it).
 bool have_tool(const std::string& tool);
+
+/// Where nucmer places a contig: on `record`, on `strand`, over [from, to] of it.
+struct NucmerPlace {
+    std::string record;
+    char strand = '+';
+    int64_t from = 0, to = 0;
+};
+
+/// nucmer's placements in a gzipped show-coords file, contig -> places, of the contigs in
+/// `length` (contig -> its length) with at least `identity` percent over at least 90% of it.
+std::map<std::string, std::vector<NucmerPlace>> nucmer_places(const std::string& coords_gz,
+                                                             const std::map<std::string, int64_t>& length,
+                                                             double identity);
 
 /// Decodes a Sequence to ACGTN for failure messages (long ones are cut).
 std::string preview(const Sequence& s, size_t max_chars = 120);

@@ -35,8 +35,10 @@ std::string duration(double seconds) {
     return text;
 }
 
-/// What --pairs mapped takes as a link: an alignment over this many bases of S0.
+/// What --pairs mapped takes as a link: an alignment over this many bases of S0; and records
+/// shorter than kMappedShortRecord are always compared (minimap2 maps few of them).
 constexpr int64_t kMappedPairBases = 500;
+constexpr int64_t kMappedShortRecord = 1000;
 
 }  // namespace
 
@@ -55,12 +57,13 @@ JobSpec load_job(const Options& o, std::vector<std::string>* notes) {
     spec.s0 = io::read_fasta_records(o.s0_path, o.s0_records, notes);
     spec.s1 = io::read_fasta_records(o.s1_path, o.s1_records, notes);
     if (o.pairs_mapped) {
-        spec.pairs = mapped_pairs(spec.s0, spec.s1, kMappedPairBases);
+        spec.pairs = mapped_pairs(spec.s0, spec.s1, kMappedPairBases, kMappedShortRecord);
         if (spec.pairs.empty()) throw Error("--pairs mapped: minimap2 links no record of S0 to one of S1");
         if (notes)
             notes->push_back("--pairs mapped: " + std::to_string(spec.pairs.size()) + " of " +
                              std::to_string(spec.s0.size() * spec.s1.size()) +
-                             " record pairs are linked by minimap2; the others are not compared");
+                             " record pairs are linked by minimap2 or hold a record under " + std::to_string(kMappedShortRecord) +
+                             " bases; the others are not compared");
         return spec;
     }
     spec.pairs.reserve(spec.s0.size() * spec.s1.size());

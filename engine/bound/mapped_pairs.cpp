@@ -13,7 +13,7 @@
 namespace chromalign {
 
 std::vector<RecordPair> mapped_pairs(const std::vector<Sequence>& s0, const std::vector<Sequence>& s1,
-                                     int64_t min_bases, int threads) {
+                                     int64_t min_bases, int64_t short_record, int threads) {
     if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     std::vector<const Sequence*> records;
     for (const Sequence& s : s0) records.push_back(&s);
@@ -30,7 +30,10 @@ std::vector<RecordPair> mapped_pairs(const std::vector<Sequence>& s0, const std:
         });
     });
     std::vector<RecordPair> pairs;
-    for (const auto& [a, b] : linked) pairs.push_back(RecordPair{a, b});
+    for (size_t a = 0; a < s0.size(); ++a)
+        for (size_t b = 0; b < s1.size(); ++b)
+            if (linked.count({a, b}) || s0[a].length() < short_record || s1[b].length() < short_record)
+                pairs.push_back(RecordPair{a, b});
     return pairs;
 }
 
