@@ -1,5 +1,6 @@
 //! @file chromalign: compare two sequences with exact Smith-Waterman and report the best local score.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -28,6 +29,7 @@
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
+#include "tools/whole_output.hpp"
 #include "tools/job_input.hpp"
 #include "tools/job_output.hpp"
 #ifdef CHROMALIGN_HAVE_MPI
@@ -289,8 +291,38 @@ void write_plot(const std::string& path, const JobSpec& spec, const PairAnswer& 
                              io::ScoreMap{SpecialRows::kPeakColumns, best.score_map}, best.strand);
 }
 
+/// Whether two paths name one file: the same device and inode where both exist, else the same
+/// path once made absolute and free of `.`, `..` and links.
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa{}, sb{};
+    const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+    if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea != eb) return false;
+    std::error_code ec;
+    return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+}
+
+/// Refuses, before stage 1, an output that would overwrite an input or another output.
+void check_distinct_files(const cli::Options& o) {
+    const std::vector<std::pair<std::string, std::string>> outputs = {
+        {"-o", o.output}, {"--traceback", o.traceback}, {"--plot", o.plot}};
+    const std::vector<std::pair<std::string, std::string>> inputs = {
+        {"S0", o.s0_path}, {"S1", o.s1_path}, {"--matrix", o.matrix_file}, {"--checkpoint", o.backend_options.checkpoint.path}};
+    for (size_t k = 0; k < outputs.size(); ++k) {
+        const auto& [option, path] = outputs[k];
+        if (path.empty() || path == "-") continue;
+        for (const auto& [what, input] : inputs)
+            if (!input.empty() && same_file(path, input))
+                throw Error(option + " " + path + " is " + what + " (" + input + "): it would be overwritten");
+        for (size_t l = k + 1; l < outputs.size(); ++l)
+            if (!outputs[l].second.empty() && outputs[l].second != "-" && same_file(path, outputs[l].second))
+                throw Error(option + " and " + outputs[l].first + " name one file, " + path);
+    }
+}
+
 int run(const cli::Options& o, const std::string& command_line, const RankInfo& ranks) {
     const auto wall_start = std::chrono::steady_clock::now();
+    check_distinct_files(o);
     check_writable("-o", o.output);
     check_writable("--traceback", o.traceback);
     check_writable("--plot", o.plot);  // (a checkpoint warns at once, or stops with --checkpoint-strict)
@@ -377,8 +409,11 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     if (!o.traceback.empty()) {
         const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
                                                                       : io::parse_alignment_format(o.alignment_format);
-        cli::write_job_alignments(o.traceback, format, spec, result, o.min_score, command_line);
-        if (!o.plot.empty()) write_plot(o.plot, spec, result.answers.front());
+        cli::write_whole(o.traceback, [&](const std::string& target) {
+            cli::write_job_alignments(target, format, spec, result, o.min_score, command_line);
+        });
+        if (!o.plot.empty())
+            cli::write_whole(o.plot, [&](const std::string& target) { write_plot(target, spec, result.answers.front()); });
     }
     const std::string text = cli::format_report(report, o.format);
     if (o.output.empty() && o.traceback == "-") {  // standard output holds the alignment, for a pipe
@@ -387,10 +422,12 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         std::cout << text << std::flush;
         if (!std::cout) throw Error("cannot write the result to standard output");
     } else {
-        std::ofstream out(o.output);
-        out << text;
-        out.close();
-        if (!out) throw Error("cannot write the result to '" + o.output + "'");
+        cli::write_whole(o.output, [&text](const std::string& target) {
+            std::ofstream out(target);
+            out << text;
+            out.close();
+            if (!out) throw Error("cannot write the result to '" + target + "'");
+        });
     }
     if (!o.quiet) {
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -283,15 +283,21 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
                      scoring_flags);
         if (vm.count("config")) {
             const std::string path = vm["config"].as<std::string>();
+            // The kind first: opening a FIFO would wait for a writer.
+            if (!is_regular_file(path)) throw UsageError("--config: '" + path + "' is not a regular file");
             std::ifstream in(path);
-            if (!is_regular_file(path) || !in) throw UsageError("--config: cannot read '" + path + "'");
+            if (!in) throw UsageError("--config: cannot read '" + path + "'");
             store_source(po::parse_config_file(in, in_config), directory_of(path), vm, scoring_flags);
         }
         if (vm.count("preset")) {
             const std::string name = vm["preset"].as<std::string>();
             const std::string path = config_dir() + "/" + name + ".cfg";
-            std::ifstream in(path);
-            if (!is_regular_file(path) || !in) {
+            struct stat st{};
+            const bool exists = stat(path.c_str(), &st) == 0;
+            if (exists && !S_ISREG(st.st_mode)) throw UsageError("preset " + path + " is not a regular file");
+            std::ifstream in;
+            if (exists) in.open(path);
+            if (!in.is_open()) {
                 std::string known;
                 for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
                 throw UsageError("unknown preset '" + name + "' (known: " + known + ")");

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
@@ -42,6 +43,11 @@ FileJournal::FileJournal(std::string dir, const RowsIdentity& id, const Scoring&
       every_(every_seconds), last_(std::chrono::steady_clock::now()) {}
 
 bool FileJournal::load(TracebackPoint& p) {
+    // The kind first: opening a FIFO would wait for a writer.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path_, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw Error(path_ + " is not a regular file; remove it (a traceback journal is one)");
     std::ifstream in(path_, std::ios::binary);
     if (!in) return false;
     Header h{};

@@ -1,0 +1,113 @@
+//! @file Files a hostile user or cluster hands the CLI (issue 42): FIFOs where files are read,
+//! outputs that name an input or each other, and writes that fail part-way.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/resume_harness.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+std::string read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool exists(const std::string& path) {
+    struct stat st{};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+/// Files in `dir` whose name holds `part` (a temporary left behind).
+int files_named(const std::string& dir, const std::string& part) {
+    bool ok = false;
+    const std::string listed = test::command_output("ls -a '" + dir + "'", ok);
+    int n = 0;
+    for (const std::string& name : test::split(listed, '\n')) n += name.find(part) != std::string::npos;
+    return n;
+}
+
+TEST(HostileFiles, FifosAreRefusedAtOnceNotWaitedOn) {
+    test::ResumeHarness h(3000, 3000, test::seed());
+    h.set_watchdog(30);  // a run that waits on a FIFO is killed and fails, rather than hanging
+    ASSERT_EQ(::mkfifo(h.path("fifo.cfg").c_str(), 0600), 0);
+    const test::ChildRun config = h.run({"-q", "-b", "cpu", "--config", h.path("fifo.cfg")});
+    EXPECT_FALSE(config.watchdog) << "waited on a FIFO given as --config";
+    EXPECT_EQ(config.exit_code, 2) << config.err;
+    EXPECT_NE(config.err.find("is not a regular file"), std::string::npos) << config.err;
+
+    ASSERT_EQ(::mkdir(h.path("presets").c_str(), 0700), 0);
+    ASSERT_EQ(::mkfifo(h.path("presets/slow.cfg").c_str(), 0600), 0);
+    ::setenv("CHROMALIGN_CONFIG_DIR", h.path("presets").c_str(), 1);
+    const test::ChildRun preset = h.run({"-q", "-b", "cpu", "-x", "slow"});
+    ::unsetenv("CHROMALIGN_CONFIG_DIR");
+    EXPECT_FALSE(preset.watchdog) << "waited on a FIFO as a preset";
+    EXPECT_EQ(preset.exit_code, 2) << preset.err;
+    EXPECT_NE(preset.err.find("is not a regular file"), std::string::npos) << preset.err;
+
+    // A traceback journal that is a FIFO: the traceback names it and stops.
+    const std::string dir = h.path("rows");
+    const test::ChildRun stage1 = h.run({"-q", "-b", "cpu", "--traceback-dir", dir});
+    ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
+    ASSERT_EQ(::mkfifo((dir + "/traceback.journal").c_str(), 0600), 0);
+    const test::ChildRun traceback =
+        h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", h.path("out.paf")});
+    EXPECT_FALSE(traceback.watchdog) << "waited on a FIFO as the traceback journal";
+    EXPECT_EQ(traceback.exit_code, 1) << traceback.err;
+    EXPECT_NE(traceback.err.find("traceback.journal is not a regular file"), std::string::npos) << traceback.err;
+}
+
+TEST(HostileFiles, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeStage1) {
+    test::ResumeHarness h(3000, 3000, test::seed());
+    const std::string a = h.path("a.fa"), before = read_all(a);
+    // By name, through another spelling of its path, and through a link.
+    ASSERT_EQ(::symlink(a.c_str(), h.path("link.fa").c_str()), 0);
+    for (const std::vector<std::string>& outputs :
+         {std::vector<std::string>{"-o", a}, {"--traceback", h.path("./a.fa")}, {"--traceback", h.path("link.fa")},
+          {"--traceback", h.path("x.paf"), "--plot", h.path("b.fa")}}) {
+        std::vector<std::string> args = {"-q", "-b", "cpu"};
+        args.insert(args.end(), outputs.begin(), outputs.end());
+        const test::ChildRun r = h.run(args);
+        EXPECT_EQ(r.exit_code, 1) << outputs[1] << "\n" << r.err;
+        EXPECT_NE(r.err.find("it would be overwritten"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("stage 1"), std::string::npos) << "refused before stage 1:\n" << r.err;
+    }
+    EXPECT_EQ(read_all(a), before) << "an input was overwritten";
+    const test::ChildRun same = h.run({"-q", "-b", "cpu", "--traceback", h.path("x.paf"), "-o", h.path("./x.paf")});
+    EXPECT_EQ(same.exit_code, 1) << same.err;
+    EXPECT_NE(same.err.find("name one file"), std::string::npos) << same.err;
+    EXPECT_FALSE(exists(h.path("x.paf")));
+}
+
+TEST(HostileFiles, AWriteThatFailsLeavesNoPartialOutput) {
+    // A 20 kbp alignment's SAM record is larger than a file size limit of 4 KiB: its write
+    // fails part-way, as on a full disk.
+    test::ResumeHarness h(20000, 20000, test::seed());
+    for (const char* name : {"out.sam", "out.paf.svg"}) {
+        const std::string out = h.path(name);
+        std::ofstream(out) << "an earlier result\n";
+        const bool plot = std::string(name).find(".svg") != std::string::npos;
+        std::vector<std::string> args = {"-q", "-b", "cpu", "--traceback", plot ? "/dev/null" : out};
+        if (plot) args.insert(args.end(), {"--alignment-format", "paf", "--plot", out});
+        const test::ChildRun r = h.run_limited("ulimit -f 4", args);
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        EXPECT_NE(r.err.find(out), std::string::npos) << "the message names the file\n" << r.err;
+        EXPECT_EQ(read_all(out), "an earlier result\n") << name << ": a failed write replaced the earlier file";
+        EXPECT_EQ(files_named(h.path(""), ".tmp"), 0) << "a temporary was left behind";
+    }
+    // Without the limit the same run writes the whole file.
+    const test::ChildRun whole = h.run({"-q", "-b", "cpu", "--traceback", h.path("out.sam")});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    EXPECT_GT(read_all(h.path("out.sam")).size(), 20000u);
+}
+
+}  // namespace
+}  // namespace chromalign
