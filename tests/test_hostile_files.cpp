@@ -1,8 +1,10 @@
 //! @file Files a hostile user or cluster hands the CLI (issue 42): FIFOs where files are read,
 //! outputs that name an input or each other, and writes that fail part-way.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -19,6 +21,13 @@ std::string read_all(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+void write_all(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    ASSERT_TRUE(out.good()) << path;
 }
 
 bool exists(const std::string& path) {
@@ -107,6 +116,31 @@ TEST(HostileFiles, AWriteThatFailsLeavesNoPartialOutput) {
     const test::ChildRun whole = h.run({"-q", "-b", "cpu", "--traceback", h.path("out.sam")});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
     EXPECT_GT(read_all(h.path("out.sam")).size(), 20000u);
+}
+
+TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
+    test::ResumeHarness h(3000, 3000, test::seed());
+    const std::string dir = h.path("rows"), record = dir + "/stage1.json", out = h.path("out.paf");
+    const test::ChildRun stage1 = h.run({"-q", "-b", "cpu", "--traceback-dir", dir});
+    ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
+    const nlohmann::json truth = nlohmann::json::parse(read_all(record));
+    const int32_t score = truth.at("result").at("score").get<int32_t>();
+    ASSERT_GT(score, 100);
+    // Score 0 at the real end cell (an empty alignment, before), one more, one less, far less.
+    for (const int32_t lie : {0, score + 1, score - 1, score / 2}) {
+        nlohmann::json forged = truth;
+        forged["result"]["score"] = lie;
+        write_all(record, forged.dump(1));
+        ASSERT_EQ(nlohmann::json::parse(read_all(record)).at("result").at("score"), lie);
+        const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
+        EXPECT_EQ(r.exit_code, 1) << "score " << lie << " for " << score << "\n" << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(exists(out)) << "an alignment was written for a forged score " << lie;
+    }
+    write_all(record, truth.dump(1));
+    const test::ChildRun honest = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
+    EXPECT_EQ(honest.exit_code, 0) << honest.err;
+    EXPECT_TRUE(exists(out));
 }
 
 }  // namespace

@@ -185,7 +185,9 @@ private:
     /// nominal rate), so that a kill loses no more than a comparison's checkpoints would.
     void run_stacks() {
         SlabEngine* engine = backend_.slab_engine();
-        if (!engine || !options_.stack) return;
+        // A traceback from kept records runs no stage 1: each comparison's record is read (and
+        // checked) by stage1_of instead.
+        if (!engine || !options_.stack || options_.traceback_only) return;
         const int64_t below = engine->stack_below(spec_.scoring);
         const double rate = backend_.nominal_gcups() * 1e9;
         const int64_t most = rate > 0 ? std::max<int64_t>(int64_t{1} << 34, static_cast<int64_t>(every() * rate))

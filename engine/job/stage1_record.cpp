@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -133,6 +134,15 @@ std::optional<Stage1Record> read_stage1_record(const std::string& dir) {
         if (r.id.m < 1 || r.id.n < 1 || r.result.score < 0 || r.result.s0_end < 0 || r.result.s0_end > r.id.m ||
             r.result.s1_end < 0 || r.result.s1_end > r.id.n || r.floor < 0)
             throw Error("values out of range");
+        // A score of 0 has no end cell (0, 0); a positive one ends in the matrix and is at most
+        // what the shorter of the two prefixes could score.
+        const AlignmentEnd& e = r.result;
+        const bool none = e.score == 0 && e.s0_end == 0 && e.s1_end == 0;
+        const bool cell = e.score > 0 && e.s0_end >= 1 && e.s1_end >= 1 &&
+                          e.score <= int64_t{r.scoring.best_score()} * std::min(e.s0_end, e.s1_end);
+        if (!none && !cell)
+            throw Error("a result no alignment has (score " + std::to_string(e.score) + " at " +
+                        std::to_string(e.s0_end) + ", " + std::to_string(e.s1_end) + ")");
         return r;
     } catch (const nlohmann::json::exception& e) {
         throw Error(path + ": not a stage 1 record (" + e.what() + ")");

@@ -238,7 +238,8 @@ private:
                 if (from_e < 0) return Outcome::kWiden;
                 if (from_e == 0)
                     throw Error("traceback: no move into cell " + std::to_string(p.i) + ", " + std::to_string(p.j) +
-                                " with score " + std::to_string(p.v) + " (is the end cell a best one?)");
+                                " with score " + std::to_string(p.v) +
+                                ": the end cell and score traced from, or the rows, are not this comparison's");
                 p.state = State::kE;
             } else if (p.state == State::kF) {
                 const int opens = certain(w, p.i - 1, p.j, c.h[at(p.i - 1, p.j)], p.v + t_.open);
