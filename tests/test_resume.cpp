@@ -111,6 +111,33 @@ TEST_F(Resume, KillNineWithTheBoundResumesFromTheSavedBound) {
     EXPECT_FALSE(file_exists(ck + ".job")) << "a finished job removes its state";
 }
 
+TEST_F(Resume, AStopDuringTheTracebackSavesItsWalkAndExits) {
+    // With --checkpoint the handlers keep a signal's default action away: the walk itself must
+    // stop, save where it stands, and exit 128 + the signal; a rerun takes the walk up.
+    const std::string ck = harness_->path("walk.ckpt"), paf = harness_->path("walk.paf");
+    const std::string whole_paf = harness_->path("whole.paf");
+    const test::ChildRun whole = harness_->run({"-q", "-b", "cpu", "--traceback", whole_paf});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "0.1s",
+                                           "--traceback", paf};
+    // The journal appears once the walk has gone 0.1 s; the signal follows it.
+    const test::ChildRun stopped = harness_->run(args, 20, SIGINT, ck + ".rows/traceback.journal");
+    if (stopped.exit_code == 0 && stopped.after_signal < 0) GTEST_SKIP() << "the traceback ended before the signal";
+    ASSERT_EQ(stopped.exit_code, 128 + SIGINT) << stopped.err;
+    EXPECT_NE(stopped.err.find("during the traceback"), std::string::npos) << stopped.err;
+    EXPECT_LT(stopped.after_signal, 5.0) << "the stop took " << stopped.after_signal << " s";
+    EXPECT_FALSE(file_exists(paf)) << "a stopped run wrote the alignment";
+    const test::ChildRun again = harness_->run(args);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.err.find("taking up the traceback at row"), std::string::npos) << again.err;
+    EXPECT_EQ(test::ResumeHarness::parse_tsv(again.out), expected_);
+    std::ifstream a(paf), b(whole_paf);
+    std::string line_a, line_b;
+    std::getline(a, line_a);
+    std::getline(b, line_b);
+    EXPECT_EQ(line_a, line_b) << "the resumed traceback's alignment differs";
+}
+
 /// Stops a run with `signal`, then resumes it; `scoring` are extra options (a preset).
 void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEnd& expected,
                            const std::vector<std::string>& scoring = {}) {

@@ -392,7 +392,7 @@ private:
                 note("taking up the traceback at row " + std::to_string(saved.i) + " from " + journal->path());
         }
         Alignment a = linear_traceback(s0, s1, spec_.scoring, answer.best, *rows, {}, &answer.traceback, sweeper.get(),
-                                       journal.get());
+                                       journal.get(), options_.backend.checkpoint.stop);
         if (journal) journal->finish();
         if (rescore(a, s0, s1, spec_.scoring) != answer.best.score)
             throw Error("internal: the alignment found does not score " + std::to_string(answer.best.score));

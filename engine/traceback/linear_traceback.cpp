@@ -73,12 +73,18 @@ WalkPoint walk_point(const TracebackPoint& p) {
 /// its later steps need less where they mismatch or open a gap.
 constexpr int64_t kBoundMargin = 64;
 
+/// Thrown by a walk whose stop was asked, at any depth of its windows; the outermost walk's
+/// point, which only moves once a window is walked through, is where it stands.
+struct StopAsked {};
+
 class Walker {
 public:
     /// `cancel` (if any): once set, the walk stops where it is, as if its window were too narrow.
+    /// `stop` (if any): once set, the walk throws StopAsked before its next window.
     Walker(const Sequence& s0, const Sequence& s1, const Scoring& sc, const TracebackLimits& limits,
-           WindowSweeper& sweeper, TracebackCounts& counts, const std::atomic<bool>* cancel = nullptr)
-        : s0_(s0), s1_(s1), t_(sc), limits_(limits), sweeper_(sweeper), counts_(counts), cancel_(cancel) {}
+           WindowSweeper& sweeper, TracebackCounts& counts, const std::atomic<bool>* cancel = nullptr,
+           const volatile std::sig_atomic_t* stop = nullptr)
+        : s0_(s0), s1_(s1), t_(sc), limits_(limits), sweeper_(sweeper), counts_(counts), cancel_(cancel), stop_(stop) {}
 
     /// Children of about step x step cells are held whole; the rows kept fit their budget.
     SweepSteps steps(const WindowSpec& w) const {
@@ -120,6 +126,7 @@ public:
                 }
             }
             if (cancel_ && *cancel_) return Outcome::kWiden;
+            if (stop_ && *stop_ != 0) throw StopAsked{};
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
             const int64_t r = src.row_above(p.i), height = p.i - r;
@@ -267,6 +274,7 @@ private:
     TracebackCounts& counts_;
     WindowCells cells_;  ///< the window held whole, reused
     const std::atomic<bool>* const cancel_;
+    const volatile std::sig_atomic_t* const stop_;
 };
 
 /// The walk from `entry` through the rows of a window swept ahead, until it leaves them, by
@@ -293,7 +301,7 @@ WalkAhead walk_ahead(const Sequence& s0, const Sequence& s1, const Scoring& scor
 
 Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
                            RowSource& rows, const TracebackLimits& limits, TracebackCounts* counts,
-                           WindowSweeper* sweeper, TracebackJournal* journal) {
+                           WindowSweeper* sweeper, TracebackJournal* journal, const volatile std::sig_atomic_t* stop) {
     Alignment a;
     if (end.score <= 0) return a;
     if (end.s0_end < 1 || end.s0_end > s0.length() || end.s1_end < 1 || end.s1_end > s1.length())
@@ -302,7 +310,7 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
     TracebackCounts ignored;
     CpuSweeper cpu(s0, s1, scoring);
     WindowSweeper& sweep = sweeper ? *sweeper : cpu;
-    Walker walker(s0, s1, scoring, limits, sweep, counts ? *counts : ignored);
+    Walker walker(s0, s1, scoring, limits, sweep, counts ? *counts : ignored, nullptr, stop);
     WalkPoint p{end.s0_end, end.s1_end, State::kH, end.score};
     ReversedRuns runs;
     if (TracebackPoint saved; journal && journal->load(saved)) {
@@ -331,7 +339,17 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
                                                                         dropped);
                                                 return s;
                                             });
-    if (walker.walk_rows(rows, p, runs, ahead.get(), journal, true) != Outcome::kStart)
+    Outcome outcome = Outcome::kTop;
+    try {
+        outcome = walker.walk_rows(rows, p, runs, ahead.get(), journal, true);
+    } catch (const StopAsked&) {
+        const int signal = *stop;
+        if (journal) journal->save(point_of(p, runs));
+        throw Interrupted(signal, "interrupted by signal " + std::to_string(signal) + " during the traceback, at row " +
+                                      std::to_string(p.i) + (journal ? " (saved)" : "") +
+                                      ": run the same command again to resume");
+    }
+    if (outcome != Outcome::kStart)
         throw Error("internal: the traceback found no start above row " + std::to_string(p.i));
     a.score = end.score;
     a.s0_start = p.i;

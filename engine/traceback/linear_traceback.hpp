@@ -11,6 +11,7 @@
 //! were kept, whatever the windows were, and whatever computed them.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <vector>
 
@@ -73,9 +74,12 @@ public:
 /// The alignment that ends at `end` (stage 1's answer), from the rows of `rows` (row 0 at
 /// least), sweeping large windows with `sweeper` (null: CpuSweeper), taking up and saving
 /// its walk in `journal` (if any). Throws Error when `end` is not a best cell of s0 x s1
-/// under `scoring`.
+/// under `scoring`. `stop` (if any; a signal handler sets it to the signal number) is read
+/// before each window: once set, the walk saves where it stands in `journal` and throws
+/// Interrupted, losing at most the window in progress.
 Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const AlignmentEnd& end,
                            RowSource& rows, const TracebackLimits& limits = {}, TracebackCounts* counts = nullptr,
-                           WindowSweeper* sweeper = nullptr, TracebackJournal* journal = nullptr);
+                           WindowSweeper* sweeper = nullptr, TracebackJournal* journal = nullptr,
+                           const volatile std::sig_atomic_t* stop = nullptr);
 
 }  // namespace chromalign
