@@ -143,5 +143,26 @@ TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
     EXPECT_TRUE(exists(out));
 }
 
+TEST(HostileFiles, ATracebackDirOfAnotherScoringIsNotTakenAsThisOnes) {
+    // Rows of another substitution scoring (the same lengths, sequences and gap costs) in the
+    // directory, with its stage 1 record and without it (a stage 1 stopped before its end):
+    // the run with --match 2 keeps fewer rows of its own, and must not walk through the others.
+    test::ResumeHarness h(12000, 12000, test::seed());
+    const std::string fresh = h.path("fresh.paf");
+    const test::ChildRun truth = h.run({"-q", "-b", "cpu", "--match", "2", "--traceback", fresh});
+    ASSERT_EQ(truth.exit_code, 0) << truth.err;
+    for (const bool with_record : {true, false}) {
+        const std::string dir = h.path(with_record ? "with" : "without"), out = h.path("out.paf");
+        const test::ChildRun other = h.run({"-q", "-b", "cpu", "--traceback-dir", dir});
+        ASSERT_EQ(other.exit_code, 0) << other.err;
+        if (!with_record) std::remove((dir + "/stage1.json").c_str());
+        const test::ChildRun r = h.run({"-q", "-b", "cpu", "--match", "2", "--traceback-disk", "200K",
+                                        "--traceback-dir", dir, "--traceback", out});
+        ASSERT_EQ(r.exit_code, 0) << (with_record ? "with" : "without") << " the record\n" << r.err;
+        EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), test::ResumeHarness::parse_tsv(truth.out));
+        EXPECT_EQ(read_all(out), read_all(fresh)) << "the alignments differ";
+    }
+}
+
 }  // namespace
 }  // namespace chromalign

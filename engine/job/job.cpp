@@ -317,7 +317,13 @@ private:
             if (options_.traceback_only)
                 throw Error(stage1_record_path(dir) + (record ? " is of another comparison than " : " is missing for ") +
                             describe(k, strand) + " (run stage 1 with --traceback-dir first)");
-            if (record) note(stage1_record_path(dir) + " is of another comparison: running stage 1");
+            if (record) {
+                // Its rows and walk are another comparison's too: gone before stage 1 writes this one's.
+                remove_special_rows(dir);
+                std::error_code ec;
+                std::filesystem::remove(dir + "/traceback.journal", ec);
+                note(stage1_record_path(dir) + " is of another comparison: its rows removed, running stage 1");
+            }
         }
         if (!dir.empty()) {
             std::error_code ec;

@@ -27,12 +27,26 @@ struct Header {
     char magic[8];
     int64_t row, m, n, first, width;
     uint64_t fingerprint0, fingerprint1;
-    int32_t open, ext, gap, reserved;
+    int32_t open, ext, gap;
+    uint32_t substitution;  ///< substitution_key of the scoring; 0 in rows of 0.1.0 (not checked)
     int64_t blocks;
     uint32_t crc;  ///< of the bytes above
     uint32_t pad;
 };
 static_assert(sizeof(Header) == 96, "the header is written as it is in memory");
+
+/// The substitution scores as a key, never 0: with the lengths, fingerprints and gap costs of
+/// the header, everything that defines what a row holds.
+uint32_t substitution_key(const Scoring& sc) {
+    uint32_t key = 2166136261u;  // FNV-1a over the 16 entries and `other`
+    const auto mix = [&key](int32_t v) {
+        for (int b = 0; b < 4; ++b) key = (key ^ ((static_cast<uint32_t>(v) >> (8 * b)) & 0xff)) * 16777619u;
+    };
+    for (const auto& row : sc.matrix)
+        for (const int32_t v : row) mix(v);
+    mix(sc.other);
+    return key | 1u;
+}
 
 uint32_t header_crc(const Header& h) {
     return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(&h), offsetof(Header, crc)));
@@ -74,7 +88,7 @@ int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t 
 SpecialRowWriter::SpecialRowWriter(std::string dir, const RowsIdentity& id, int64_t first_col, int64_t width,
                                    const Scoring& sc, std::function<void(const std::string&)> warn)
     : dir_(std::move(dir)), id_(id), first_(first_col), width_(width), open_(sc.gap_open), ext_(sc.gap_extend),
-      gap_(std::min(sc.gap_open, sc.gap_extend)), warn_(std::move(warn)) {
+      gap_(std::min(sc.gap_open, sc.gap_extend)), substitution_(substitution_key(sc)), warn_(std::move(warn)) {
     if (int64_t{open_} - ext_ >= kMaxDelta) {
         failed_ = true;  // F could not be kept exactly in 16 bits
         if (warn_) warn_("warning: gap open - extend >= 65535: no special rows kept, the traceback starts from row 0");
@@ -126,6 +140,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
     hd.open = open_;
     hd.ext = ext_;
     hd.gap = gap_;
+    hd.substitution = substitution_;
     hd.blocks = block_count(first_, width_);
     hd.crc = header_crc(hd);
     std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks), INT64_MIN);
@@ -177,6 +192,7 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
                       hd.crc == header_crc(hd) &&
                       hd.m == id.m && hd.n == n && hd.fingerprint0 == id.fingerprint0 &&
                       hd.fingerprint1 == id.fingerprint1 && hd.open == sc.gap_open && hd.ext == sc.gap_extend &&
+                      (hd.substitution == 0 || hd.substitution == substitution_key(sc)) &&
                       hd.gap == gap_ && hd.first >= 1 && hd.width >= 1 && hd.first + hd.width - 1 <= n &&
                       hd.row >= 1 && hd.row < id.m &&
                       hd.blocks == block_count(hd.first, hd.width) &&

@@ -58,6 +58,7 @@ private:
     RowsIdentity id_;
     int64_t first_, width_;
     int32_t open_, ext_, gap_;
+    uint32_t substitution_;  ///< the scoring's substitution scores as a key (special_rows.cpp)
     std::function<void(const std::string&)> warn_;
     std::future<void> pending_;
     bool failed_ = false;
