@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "tests/resume_harness.hpp"
@@ -16,12 +15,7 @@
 namespace chromalign {
 namespace {
 
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::read_text;
 
 void write_all(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -76,7 +70,7 @@ TEST(HostileFiles, FifosAreRefusedAtOnceNotWaitedOn) {
 
 TEST(HostileFiles, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeStage1) {
     test::ResumeHarness h(3000, 3000, test::seed());
-    const std::string a = h.path("a.fa"), before = read_all(a);
+    const std::string a = h.path("a.fa"), before = read_text(a);
     // By name, through another spelling of its path, and through a link.
     ASSERT_EQ(::symlink(a.c_str(), h.path("link.fa").c_str()), 0);
     for (const std::vector<std::string>& outputs :
@@ -89,7 +83,7 @@ TEST(HostileFiles, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeStage1) {
         EXPECT_NE(r.err.find("it would be overwritten"), std::string::npos) << r.err;
         EXPECT_EQ(r.err.find("stage 1"), std::string::npos) << "refused before stage 1:\n" << r.err;
     }
-    EXPECT_EQ(read_all(a), before) << "an input was overwritten";
+    EXPECT_EQ(read_text(a), before) << "an input was overwritten";
     const test::ChildRun same = h.run({"-q", "-b", "cpu", "--traceback", h.path("x.paf"), "-o", h.path("./x.paf")});
     EXPECT_EQ(same.exit_code, 1) << same.err;
     EXPECT_NE(same.err.find("name one file"), std::string::npos) << same.err;
@@ -109,13 +103,13 @@ TEST(HostileFiles, AWriteThatFailsLeavesNoPartialOutput) {
         const test::ChildRun r = h.run_limited("ulimit -f 4", args);
         EXPECT_EQ(r.exit_code, 1) << r.err;
         EXPECT_NE(r.err.find(out), std::string::npos) << "the message names the file\n" << r.err;
-        EXPECT_EQ(read_all(out), "an earlier result\n") << name << ": a failed write replaced the earlier file";
+        EXPECT_EQ(read_text(out), "an earlier result\n") << name << ": a failed write replaced the earlier file";
         EXPECT_EQ(files_named(h.path(""), ".tmp"), 0) << "a temporary was left behind";
     }
     // Without the limit the same run writes the whole file.
     const test::ChildRun whole = h.run({"-q", "-b", "cpu", "--traceback", h.path("out.sam")});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
-    EXPECT_GT(read_all(h.path("out.sam")).size(), 20000u);
+    EXPECT_GT(read_text(h.path("out.sam")).size(), 20000u);
 }
 
 TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
@@ -123,7 +117,7 @@ TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
     const std::string dir = h.path("rows"), record = dir + "/stage1.json", out = h.path("out.paf");
     const test::ChildRun stage1 = h.run({"-q", "-b", "cpu", "--traceback-dir", dir});
     ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
-    const nlohmann::json truth = nlohmann::json::parse(read_all(record));
+    const nlohmann::json truth = nlohmann::json::parse(read_text(record));
     const int32_t score = truth.at("result").at("score").get<int32_t>();
     ASSERT_GT(score, 100);
     // Score 0 at the real end cell (an empty alignment, before), one more, one less, far less.
@@ -131,7 +125,7 @@ TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
         nlohmann::json forged = truth;
         forged["result"]["score"] = lie;
         write_all(record, forged.dump(1));
-        ASSERT_EQ(nlohmann::json::parse(read_all(record)).at("result").at("score"), lie);
+        ASSERT_EQ(nlohmann::json::parse(read_text(record)).at("result").at("score"), lie);
         const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
         EXPECT_EQ(r.exit_code, 1) << "score " << lie << " for " << score << "\n" << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -160,7 +154,7 @@ TEST(HostileFiles, ATracebackDirOfAnotherScoringIsNotTakenAsThisOnes) {
                                         "--traceback-dir", dir, "--traceback", out});
         ASSERT_EQ(r.exit_code, 0) << (with_record ? "with" : "without") << " the record\n" << r.err;
         EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), test::ResumeHarness::parse_tsv(truth.out));
-        EXPECT_EQ(read_all(out), read_all(fresh)) << "the alignments differ";
+        EXPECT_EQ(read_text(out), read_text(fresh)) << "the alignments differ";
     }
 }
 

@@ -186,4 +186,11 @@ std::map<std::string, std::vector<NucmerPlace>> nucmer_places(const std::string&
     return places;
 }
 
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 }  // namespace chromalign::test

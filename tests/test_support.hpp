@@ -71,6 +71,9 @@ std::vector<std::string> split(const std::string& text, char separator);
 /// A SAM file's records, without its header (whose @PG line holds the command line).
 std::string sam_records(const std::string& path);
 
+/// The whole of a file (empty when it cannot be read).
+std::string read_text(const std::string& path);
+
 /// Standard output of a shell command, and in `ok` whether it exited 0.
 std::string command_output(const std::string& command, bool& ok);
 
