@@ -88,6 +88,10 @@ TEST(HostileFiles, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeStage1) {
     EXPECT_EQ(same.exit_code, 1) << same.err;
     EXPECT_NE(same.err.find("name one file"), std::string::npos) << same.err;
     EXPECT_FALSE(exists(h.path("x.paf")));
+    // Devices are not overwritten: both outputs thrown away is a run like any other.
+    const test::ChildRun discarded =
+        h.run({"-q", "-b", "cpu", "--traceback", "/dev/null", "--alignment-format", "paf", "-o", "/dev/null"});
+    EXPECT_EQ(discarded.exit_code, 0) << discarded.err;
 }
 
 TEST(HostileFiles, AWriteThatFailsLeavesNoPartialOutput) {
@@ -156,6 +160,29 @@ TEST(HostileFiles, ATracebackDirOfAnotherScoringIsNotTakenAsThisOnes) {
         EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), test::ResumeHarness::parse_tsv(truth.out));
         EXPECT_EQ(read_text(out), read_text(fresh)) << "the alignments differ";
     }
+}
+
+TEST(HostileFiles, ADamagedRecordExitsOneAndAMissingParentIsRefused) {
+    test::ResumeHarness h(3000, 3000, test::seed());
+    const std::string dir = h.path("rows");
+    const test::ChildRun stage1 = h.run({"-q", "-b", "cpu", "--traceback-dir", dir});
+    ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
+    // A damaged record is an error of the file (1), not of the command line (2).
+    for (const char* name : {"stage1.json", "job.json"}) {
+        const std::string record = dir + "/" + name, kept = read_text(record);
+        write_all(record, kept.substr(0, kept.size() / 2));
+        const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", h.path("out.paf")});
+        EXPECT_EQ(r.exit_code, 1) << name << "\n" << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+        write_all(record, kept);
+    }
+    // --traceback-dir makes DIR, not its parents.
+    const std::string deep = h.path("no/such/parent/rows");
+    const test::ChildRun missing = h.run({"-q", "-b", "cpu", "--traceback-dir", deep});
+    EXPECT_EQ(missing.exit_code, 1) << missing.err;
+    EXPECT_NE(missing.err.find("no directory"), std::string::npos) << missing.err;
+    EXPECT_FALSE(exists(h.path("no"))) << "a parent was made";
 }
 
 }  // namespace

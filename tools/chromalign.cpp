@@ -139,12 +139,8 @@ cli::Options traceback_command(int argc, char** argv) {
     // DIR/job.json, or the stage1.json alone of a release before jobs: one pair, forward.
     std::optional<JobRecord> job;
     std::optional<Stage1Record> single;
-    try {
-        job = read_job_record(dir);
-        if (!job) single = read_stage1_record(dir);
-    } catch (const Error& e) {
-        throw cli::UsageError(e.what());
-    }
+    job = read_job_record(dir);  // a damaged record is an Error (exit 1), not a usage error
+    if (!job) single = read_stage1_record(dir);
     if (!job && !single)
         throw cli::UsageError(dir + ": no stage 1 record (run stage 1 with --traceback-dir " + dir + " first)");
     const Scoring& recorded = job ? job->scoring : single->scoring;
@@ -164,7 +160,7 @@ cli::Options traceback_command(int argc, char** argv) {
             o.strands = {Strand::kForward};
         }
     } catch (const Error& e) {
-        throw cli::UsageError(where + ": " + e.what());
+        throw Error(where + ": " + e.what());
     }
     o.scoring = recorded;
     o.matrix_file.clear();
@@ -215,10 +211,15 @@ struct SpecialRowsDir {
     }
 
 private:
+    /// DIR itself, not its parents: a missing parent is refused, as for any output.
     void make(const std::string& dir, const std::string& option) {
+        namespace fs = std::filesystem;
         std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (!std::filesystem::is_directory(dir)) throw Error(option + ": cannot make directory '" + dir + "'");
+        const fs::path parent = fs::path(dir).lexically_normal().parent_path();
+        if (!parent.empty() && !fs::is_directory(parent, ec))
+            throw Error(option + " " + dir + ": no directory " + parent.string());
+        fs::create_directory(dir, ec);
+        if (!fs::is_directory(dir)) throw Error(option + ": cannot make directory '" + dir + "'");
         path = dir;
     }
 };
@@ -308,14 +309,19 @@ void check_distinct_files(const cli::Options& o) {
         {"-o", o.output}, {"--traceback", o.traceback}, {"--plot", o.plot}};
     const std::vector<std::pair<std::string, std::string>> inputs = {
         {"S0", o.s0_path}, {"S1", o.s1_path}, {"--matrix", o.matrix_file}, {"--checkpoint", o.backend_options.checkpoint.path}};
+    // Only a regular file (or one still to be made) can be overwritten: /dev/null twice is fine.
+    const auto replaceable = [](const std::string& path) {
+        struct stat st{};
+        return !path.empty() && path != "-" && (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode));
+    };
     for (size_t k = 0; k < outputs.size(); ++k) {
         const auto& [option, path] = outputs[k];
-        if (path.empty() || path == "-") continue;
+        if (!replaceable(path)) continue;
         for (const auto& [what, input] : inputs)
             if (!input.empty() && same_file(path, input))
                 throw Error(option + " " + path + " is " + what + " (" + input + "): it would be overwritten");
         for (size_t l = k + 1; l < outputs.size(); ++l)
-            if (!outputs[l].second.empty() && outputs[l].second != "-" && same_file(path, outputs[l].second))
+            if (replaceable(outputs[l].second) && same_file(path, outputs[l].second))
                 throw Error(option + " and " + outputs[l].first + " name one file, " + path);
     }
 }
@@ -482,6 +488,9 @@ int main(int argc, char** argv) {
     } catch (const cli::UsageError& e) {
         if (ranks.rank == 0) std::cerr << "chromalign: " << e.what() << " (see chromalign --help)\n";
         return 2;  // every rank parses the same command line and stops here alike
+    } catch (const Error& e) {  // a traceback directory's damaged record
+        if (ranks.rank == 0) std::cerr << "chromalign: " << e.what() << "\n";
+        return 1;
     }
     if (options.help) {
         if (ranks.rank == 0) std::cout << options.help_text;
