@@ -21,6 +21,13 @@
 namespace chromalign::io {
 namespace {
 
+/// A record name as messages quote it: in full up to 80 bytes, else its first 60 and its
+/// length (a 50 MB name must not become a 50 MB message).
+std::string quoted(const std::string& name) {
+    if (name.size() <= 80) return "'" + name + "'";
+    return "'" + name.substr(0, 60) + "...' (a name of " + std::to_string(name.size()) + " bytes)";
+}
+
 /// Table value for bytes that may not appear in a sequence line. It has a bit that no BaseCode
 /// uses, so OR-ing the codes of a whole line tells in one pass whether any byte was invalid.
 constexpr uint8_t kInvalid = 0x80;
@@ -203,7 +210,7 @@ public:
     /// sequence; `more` ends the message.
     [[noreturn]] void fail_empty(const std::string& name, int64_t header_line,
                                  const std::string& more) const {
-        throw InputError(path_ + ": record '" + name + "', line " + std::to_string(header_line) +
+        throw InputError(path_ + ": record " + quoted(name) + ", line " + std::to_string(header_line) +
                          ": empty sequence (the header is followed by another header or the "
                          "end of the file)" + more);
     }
@@ -329,7 +336,7 @@ private:
 
     [[noreturn]] void fail(const std::string& what) const {
         if (record_.empty()) fail_file(what);
-        throw InputError(path_ + ": record '" + record_ + "', line " + std::to_string(line_no_) +
+        throw InputError(path_ + ": record " + quoted(record_) + ", line " + std::to_string(line_no_) +
                          ": " + what);
     }
 
@@ -363,9 +370,9 @@ private:
 
 std::string missing_record_message(const std::string& path, const std::string& wanted,
                                    const std::vector<std::string>& listed, int64_t total) {
-    std::string text = path + ": no record named '" + wanted + "'; the file holds " +
+    std::string text = path + ": no record named " + quoted(wanted) + "; the file holds " +
                        std::to_string(total) + (total == 1 ? " record: " : " records: ");
-    for (size_t i = 0; i < listed.size(); ++i) text += (i ? ", '" : "'") + listed[i] + "'";
+    for (size_t i = 0; i < listed.size(); ++i) text += (i ? ", " : "") + quoted(listed[i]);
     if (total > static_cast<int64_t>(listed.size()))
         text += ", ... (" + std::to_string(total - static_cast<int64_t>(listed.size())) + " more)";
     return text;
@@ -398,7 +405,7 @@ void place_region(const std::string& path, const RecordSelector& selector, int64
                   Sequence& seq) {
     if (!selector.has_region()) return;
     if (selector.end > length)
-        throw InputError(path + ": record '" + seq.name + "': region " +
+        throw InputError(path + ": record " + quoted(seq.name) + ": region " +
                          std::to_string(selector.start) + "-" + std::to_string(selector.end) +
                          " extends beyond the record, which is " + std::to_string(length) +
                          " bases long");
@@ -564,7 +571,7 @@ std::vector<Sequence> read_fasta_records(const std::string& path,
         const auto [entry, added] = header_lines.emplace(in.record(), header_line);
         const std::string& name = entry->first;  // a key stays put while the map grows
         if (!added)
-            throw InputError(path + ": record '" + name + "' at line " +
+            throw InputError(path + ": record " + quoted(name) + " at line " +
                              std::to_string(header_line) + " has the name of the record at line " +
                              std::to_string(entry->second) + " (record names must be unique)");
         if (listed.size() < kNamesListed) listed.push_back(name);

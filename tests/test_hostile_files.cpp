@@ -185,5 +185,19 @@ TEST(HostileFiles, ADamagedRecordExitsOneAndAMissingParentIsRefused) {
     EXPECT_FALSE(exists(h.path("no"))) << "a parent was made";
 }
 
+TEST(HostileFiles, AHugeRecordNameIsNotEchoedInFull) {
+    test::ResumeHarness h(3000, 3000, test::seed());
+    write_all(h.path("long.fa"), ">" + std::string(500000, 'N') + "\n>b\nACGT\n");  // an empty first record
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--s0-record", std::string(100000, 'Q')}}) {
+        std::vector<std::string> args = {"-q", "-b", "cpu"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.insert(args.end(), {h.path("long.fa"), h.path("b.fa")});
+        const test::ChildRun r = h.run_command(args);
+        EXPECT_EQ(r.exit_code, 1) << r.err.substr(0, 300);
+        EXPECT_LT(r.err.size(), 1000u) << r.err.substr(0, 300);
+        EXPECT_NE(r.err.find("bytes)"), std::string::npos) << r.err.substr(0, 300);
+    }
+}
+
 }  // namespace
 }  // namespace chromalign
