@@ -433,13 +433,15 @@ private:
         p.cells_left = c.total - c.done;
         p.cells_done = ck_.first_row() * s1.length() +
                        static_cast<int64_t>(fraction * static_cast<double>(left_rows) * static_cast<double>(s1.length()));
+        // This slab's best, with its rows above a resume (best() waits for the executor: once).
+        const int32_t own = best(c0_).score;
         const int64_t front = std::min(s0.length(), p.cells_done / s1.length());
         p.cells_left_live = static_cast<int64_t>(static_cast<double>(p.cells_left) *
-                                                 live_fraction_below(front, s0.length(), s1.length()));
+                                                 live_fraction_below(front, s0.length(), s1.length(), own));
         p.seconds = seconds;
-        // This slab's best, with its rows above a resume, or the best any slab of the process has
-        // shared (share_best: theirs above a resume too), whichever is higher.
-        p.best_score = std::max(best(c0_).score, best_);
+        // Or the best any slab of the process has shared (share_best: theirs above a resume
+        // too), whichever is higher.
+        p.best_score = std::max(own, best_);
         options_.on_progress(p);
     }
 
@@ -456,12 +458,12 @@ private:
     /// A lower bound L (BackendOptions::lower_bound) holds G at L or above from the start, and
     /// tells how much the alignment scores per column, about rho = L / min(m, n): the slack
     /// near it is then (best - rho) * (m - i) rather than best * (m - i), and the wedge narrows
-    /// by best / (best - rho).
-    double live_fraction_below(int64_t front, int64_t rows, int64_t cols) {
+    /// by best / (best - rho). `own`: this slab's best cell's score.
+    double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own) const {
         const int32_t best_score = scoring_.best_score();
         if (!options_.pruning || front >= rows || best_score <= 0 || best_ <= 0) return 1.0;
         const double m = static_cast<double>(rows), n = static_cast<double>(cols);
-        const int32_t found = std::max(best(c0_).score, best_ > bound() ? best_ : 0);
+        const int32_t found = std::max(own, best_ > bound() ? best_ : 0);
         const double per_row = static_cast<double>(found) / best_score / static_cast<double>(std::max<int64_t>(front, 1));
         const double floor = static_cast<double>(bound()) / best_score;
         const double rho = std::min(1.0, floor / static_cast<double>(std::min(rows, cols)));  // of best_score
