@@ -15,7 +15,6 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
         report_.source = "checkpoint";
         report_.score = known;
         report_.in_time = true;
-        done_.store(true);
         return;
     }
     if (!source) return;
@@ -35,7 +34,6 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
             report_.failure = e.what();
         }
         report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        done_.store(true);
     });
 }
 

@@ -48,7 +48,7 @@ public:
 
 private:
     std::atomic<int32_t> value_{0};
-    std::atomic<bool> cancel_{false}, done_{false};
+    std::atomic<bool> cancel_{false};
     BoundReport report_;
     std::thread thread_;
 };

@@ -122,7 +122,6 @@ public:
             result.traceback_seconds += answer.traceback_seconds;
             result.answers.push_back(std::move(answer));
         }
-        result.bound_seconds = bound_seconds_;
         if (state_) state_->finish();
         std::stable_sort(result.answers.begin(), result.answers.end(),
                          [](const PairAnswer& a, const PairAnswer& b) { return a.best.score > b.best.score; });
@@ -342,7 +341,6 @@ private:
         run.lower_bound = bound.value();
         const Stage1Outcome outcome = stage1_(s0, s1, spec_.scoring, run);
         bound_report = bound.finish(outcome.best, floor, describe(k, strand));
-        bound_seconds_ += bound_report.seconds;
         if (!bound_report.failure.empty())
             note("warning: the bound pass of " + describe(k, strand) + " failed (" + bound_report.failure +
                  "); stage 1 pruned without it");
@@ -443,7 +441,6 @@ private:
     const Stage1Runner& stage1_;
     JobProgress progress_;
     std::unique_ptr<JobState> state_;
-    double bound_seconds_ = 0;  ///< JobResult::bound_seconds
     /// What run_stacks found for each comparison it ran, and its share of the stack's time.
     struct Stacked {
         Stage1Outcome outcome;

@@ -123,7 +123,6 @@ struct JobResult {
     int64_t cells = 0, cells_pruned = 0, cells_resumed = 0;
     double seconds = 0;            ///< stage 1 of every comparison, this run
     double traceback_seconds = 0;  ///< every traceback, this run
-    double bound_seconds = 0;      ///< every bound pass, this run (beside stage 1, not after it)
 };
 
 /// A record as --s0-record and --pairs name it: NAME, or NAME:START-END for a region.
