@@ -1,8 +1,6 @@
 //! @file Alignment: CIGAR text, statistics and rescoring.
 #include "engine/alignment/alignment.hpp"
 
-#include <algorithm>
-
 #include "engine/error.hpp"
 
 namespace chromalign {
@@ -29,9 +27,6 @@ AlignmentStats alignment_stats(const Alignment& a) {
 }
 
 int64_t rescore(const Alignment& a, const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
-    // Gotoh's recurrence may open a gap right after another of the same kind (from an H that
-    // took the first gap's value): a run of k gap columns costs open + (k - 1) * min(extend, open).
-    const int64_t further = std::min(scoring.gap_extend, scoring.gap_open);
     if (a.runs.empty()) {
         if (a.s0_start || a.s0_end || a.s1_start || a.s1_end) throw Error("an empty alignment has coordinates");
         return 0;
@@ -54,11 +49,11 @@ int64_t rescore(const Alignment& a, const Sequence& s0, const Sequence& s1, cons
             break;
         case 'I':
             i += r.length;
-            score -= scoring.gap_open + (r.length - 1) * further;
+            score -= scoring.gap_run_cost(r.length);
             break;
         case 'D':
             j += r.length;
-            score -= scoring.gap_open + (r.length - 1) * further;
+            score -= scoring.gap_run_cost(r.length);
             break;
         default:
             throw Error(std::string("an alignment run of unknown kind '") + r.op + "'");

@@ -45,9 +45,8 @@ struct AlignmentStats {
 AlignmentStats alignment_stats(const Alignment& alignment);
 
 /// The score of `alignment` recomputed from the sequences: each pair's substitution score,
-/// minus open + (k - 1) * min(extend, open) for each run of k gap columns (the recurrence lets
-/// a gap open next to one of its kind, so with extend > open a run costs open per column). Throws Error when the runs do not span the
-/// coordinates, leave the sequences, or call a pair '=' or 'X' wrongly.
+/// minus Scoring::gap_run_cost for each run of gap columns. Throws Error when the runs do not
+/// span the coordinates, leave the sequences, or call a pair '=' or 'X' wrongly.
 int64_t rescore(const Alignment& alignment, const Sequence& s0, const Sequence& s1, const Scoring& scoring);
 
 }  // namespace chromalign

@@ -8,14 +8,13 @@
 namespace chromalign {
 
 int64_t path_score(const MatrixPath& path, const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
-    const int64_t further = std::min(scoring.gap_extend, scoring.gap_open);
     int64_t score = 0, i = path.s0_from, j = path.s1_from;
     for (const PathRun& r : path.runs) {
         if (r.op == 'M') {
             for (int64_t c = 0; c < r.length; ++c, ++i, ++j)
                 score += scoring.score(s0.codes[static_cast<size_t>(i)], s1.codes[static_cast<size_t>(j)]);
         } else {
-            score -= scoring.gap_open + (r.length - 1) * further;
+            score -= scoring.gap_run_cost(r.length);
             (r.op == 'I' ? i : j) += r.length;
         }
     }
@@ -23,11 +22,6 @@ int64_t path_score(const MatrixPath& path, const Sequence& s0, const Sequence& s
 }
 
 namespace {
-
-/// What a gap of k columns costs (0 for none).
-int64_t gap_cost(int64_t k, const Scoring& scoring) {
-    return k > 0 ? scoring.gap_open + (k - 1) * std::min(scoring.gap_extend, scoring.gap_open) : 0;
-}
 
 /// The bridge from the end of one block to the start of the next: `di` bases of S0 and `dj`
 /// of S1 (both >= 0), with its estimated score, and whether it runs diagonally.
@@ -50,8 +44,8 @@ Bridge bridge(int64_t di, int64_t dj, const BridgeRates& rates, const Scoring& s
     const int64_t pairs = std::min(di, dj), near = std::min(pairs, BridgeRates::kRelatedColumns);
     const int64_t diagonal = static_cast<int64_t>(static_cast<double>(near) * rates.related +
                                                   static_cast<double>(pairs - near) * rates.unrelated) -
-                             gap_cost(std::llabs(di - dj), scoring);
-    const int64_t gaps = -gap_cost(di, scoring) - gap_cost(dj, scoring);
+                             scoring.gap_run_cost(std::llabs(di - dj));
+    const int64_t gaps = -scoring.gap_run_cost(di) - scoring.gap_run_cost(dj);
     return diagonal >= gaps ? Bridge{diagonal, true} : Bridge{gaps, false};
 }
 

@@ -43,14 +43,13 @@ Alignment best_stretch(const MatrixPath& path, const Sequence& s0, const Sequenc
         throw Error("internal: a bound path leaves the matrix (" + std::to_string(path.s0_to()) + " x " +
                     std::to_string(path.s1_to()) + " of " + std::to_string(s0.length()) + " x " +
                     std::to_string(s1.length()) + ")");
-    const int64_t further = std::min(scoring.gap_extend, scoring.gap_open);
     // Invariant: `score` is the best score of a stretch that ends at the current place and
     // starts at `start` (an 'M' column), or <= 0 when no stretch ending here is worth keeping.
     int64_t score = 0, best = 0;
     PathPlace at{0, path.s0_from, path.s1_from}, start, best_start, best_end;
     for (const PathRun& r : path.runs) {
         if (r.op != 'M') {
-            score -= scoring.gap_open + (r.length - 1) * further;
+            score -= scoring.gap_run_cost(r.length);
             at.column += r.length;
             (r.op == 'I' ? at.i : at.j) += r.length;
             continue;

@@ -36,6 +36,12 @@ struct Scoring {
     int32_t score(uint8_t a, uint8_t b) const { return a < 4 && b < 4 ? matrix[a][b] : other; }
     int32_t best_score() const;    ///< the largest substitution score
     int32_t lowest_score() const;  ///< the smallest one (other, once valid)
+    /// What a run of k gap columns of one kind costs, 0 for none: open + (k - 1) * min(extend,
+    /// open). Gotoh's recurrence may open a gap right after another of its kind (from an H that
+    /// took the first gap's value), so with extend > open each further column costs open.
+    int64_t gap_run_cost(int64_t k) const {
+        return k > 0 ? gap_open + (k - 1) * int64_t{gap_extend < gap_open ? gap_extend : gap_open} : 0;
+    }
     /// One value on the diagonal and `other` everywhere else: the kernels' equality fast paths.
     bool is_match_mismatch() const;
     int32_t match() const { return matrix[0][0]; }  ///< the diagonal, when is_match_mismatch()
