@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "engine/checkpoint/checkpoint_file.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
 
@@ -22,11 +23,6 @@ void write_all(const std::string& path, const std::string& text) {
     out << text;
     out.close();
     ASSERT_TRUE(out.good()) << path;
-}
-
-bool exists(const std::string& path) {
-    struct stat st{};
-    return ::lstat(path.c_str(), &st) == 0;
 }
 
 /// Files in `dir` whose name holds `part` (a temporary left behind).
@@ -87,7 +83,7 @@ TEST(HostileFiles, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeStage1) {
     const test::ChildRun same = h.run({"-q", "-b", "cpu", "--traceback", h.path("x.paf"), "-o", h.path("./x.paf")});
     EXPECT_EQ(same.exit_code, 1) << same.err;
     EXPECT_NE(same.err.find("name one file"), std::string::npos) << same.err;
-    EXPECT_FALSE(exists(h.path("x.paf")));
+    EXPECT_FALSE(file_exists(h.path("x.paf")));
     // Devices are not overwritten: both outputs thrown away is a run like any other.
     const test::ChildRun discarded =
         h.run({"-q", "-b", "cpu", "--traceback", "/dev/null", "--alignment-format", "paf", "-o", "/dev/null"});
@@ -133,12 +129,12 @@ TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
         const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
         EXPECT_EQ(r.exit_code, 1) << "score " << lie << " for " << score << "\n" << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-        EXPECT_FALSE(exists(out)) << "an alignment was written for a forged score " << lie;
+        EXPECT_FALSE(file_exists(out)) << "an alignment was written for a forged score " << lie;
     }
     write_all(record, truth.dump(1));
     const test::ChildRun honest = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
     EXPECT_EQ(honest.exit_code, 0) << honest.err;
-    EXPECT_TRUE(exists(out));
+    EXPECT_TRUE(file_exists(out));
 }
 
 TEST(HostileFiles, ATracebackDirOfAnotherScoringIsNotTakenAsThisOnes) {
@@ -182,7 +178,7 @@ TEST(HostileFiles, ADamagedRecordExitsOneAndAMissingParentIsRefused) {
     const test::ChildRun missing = h.run({"-q", "-b", "cpu", "--traceback-dir", deep});
     EXPECT_EQ(missing.exit_code, 1) << missing.err;
     EXPECT_NE(missing.err.find("no directory"), std::string::npos) << missing.err;
-    EXPECT_FALSE(exists(h.path("no"))) << "a parent was made";
+    EXPECT_FALSE(file_exists(h.path("no"))) << "a parent was made";
 }
 
 TEST(HostileFiles, AHugeRecordNameIsNotEchoedInFull) {
