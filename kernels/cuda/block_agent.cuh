@@ -47,7 +47,7 @@ struct BlockPlace {
 
 __device__ __forceinline__ BlockPlace place_block(const PhaseArgs& p) {
     BlockPlace at;
-    at.b = p.b_first + static_cast<int32_t>(blockIdx.x);
+    at.b = p.launch.column(static_cast<int32_t>(blockIdx.x));
     at.band = p.d - at.b;
     at.main_valid = at.band >= 0 && at.band < p.bands;
     at.dband = p.d - p.blocks;
@@ -164,7 +164,8 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
 /// codes one group of Tuning::kPrefetch steps ahead, so the loads are in flight while the
 /// previous group computes. The bus columns C-T+1 .. C-1 of the band above are the right neighbour's
 /// delegated cells of this same diagonal (block 0's for the last block): they are loaded only
-/// after its flag says its short phase wrote them.
+/// after its flag says its short phase wrote them; a neighbour left out of the launch wrote
+/// them dead in an earlier diagonal (engine/scheduling/live_window.hpp), and has no flag to wait for.
 /// Invariant on entry: L holds the band's rows after step T-1 (short phase), codes included.
 template <int A, Substitution kSub>
 __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32_t b, int64_t band) {
@@ -217,9 +218,10 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     // the flag is acquired once, and the rest reads through L2 (a plain load could hit an L1
     // line loaded before the neighbour wrote it). Band 0 waits for nobody: its row above is
     // the starting row, which no block writes.
-    const int32_t plain_end = band > 0 ? first_delegated - 2 * Tuning::kPrefetch + 1 : p.block_cols;
+    const bool waits = band > 0 && p.launch.has(right);
+    const int32_t plain_end = waits ? first_delegated - 2 * Tuning::kPrefetch + 1 : p.block_cols;
     int32_t s0 = kWarp;
-    const bool early = band > 0 && kWarp + Tuning::kPrefetch > first_delegated;  // C < 71
+    const bool early = waits && kWarp + Tuning::kPrefetch > first_delegated;  // C < 71
     if (early) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
 #pragma unroll
     for (int u = 0; u < Tuning::kPrefetch; ++u) {
@@ -228,7 +230,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     }
     if (!early) {
         for (; s0 < plain_end; s0 += Tuning::kPrefetch) group(s0, plain);
-        if (band > 0) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
+        if (waits) acquire_flag(p.flags + right, static_cast<int32_t>(p.d + 1));
     }
     for (; s0 < p.block_cols; s0 += Tuning::kPrefetch) group(s0, l2_only);
     BestCell mine{0, 0, 0, 0};

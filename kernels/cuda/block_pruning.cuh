@@ -91,14 +91,23 @@ __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPla
 /// (one warp per block, as the diagonal's launch): p.dead[blockIdx.x] says whether the block's
 /// run is skipped. A skipped run's outputs are written here, and its flag is released here,
 /// so that the left neighbour's long phase does not wait for it; block 0 with delegated cells
-/// still runs them in the diagonal kernel, which releases its flag as always.
+/// still runs them in the diagonal kernel, which releases its flag as always. The live runs
+/// go to p.live_span, from which the host chooses the launches ahead (live_window.hpp).
 template <int A>
 __global__ void __launch_bounds__(kWarp) prune_block_runs(const PhaseArgs p) {
     const BlockPlace at = place_block(p);
     const int32_t right = at.b + 1 == p.blocks ? 0 : at.b + 1;
     const bool dead = main_run_dead<A>(p, at, right);
     if (threadIdx.x == 0) p.dead[blockIdx.x] = dead ? 1 : 0;
-    if (!dead) return;
+    if (!dead) {
+        if (p.live_span && at.main_valid && threadIdx.x == 0) {
+            const unsigned long long tag = static_cast<unsigned long long>(p.d + 1) << 32;
+            unsigned long long* slot = p.live_span + 2 * (p.d % Tuning::kEdgeSlots);
+            atomicMax(slot, tag | static_cast<unsigned>(at.b));
+            atomicMax(slot + 1, tag | static_cast<unsigned>(p.blocks - 1 - at.b));
+        }
+        return;
+    }
     skip_main_run<A>(p, at, right);
     if (!at.del_valid) release_flag(p.flags + at.b, static_cast<int32_t>(p.d + 1));
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engine/pruning/prune_rule.hpp"
+#include "engine/scheduling/launch_map.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
 
@@ -71,13 +72,17 @@ struct PhaseArgs {
     int64_t bands;            ///< number of bands
     int32_t blocks;           ///< B
     int32_t block_cols;       ///< C
-    int32_t b_first;          ///< block column of blockIdx.x == 0
+    LaunchMap launch;         ///< the block columns of this launch (engine/scheduling/live_window.hpp)
     CudaScoringTerms terms;   ///< open, ext, ext_f and the diagonal terms, as engine/scoring made them
     const int32_t* diag_table;  ///< kTable: kTableWords diagonal terms (see kTableStride), or null
     PruneRule prune;          ///< when a block's run is skipped (block_pruning.cuh)
     int32_t shared_best;      ///< a best score reached elsewhere, as the host knew it at the launch
     unsigned long long* pruned;  ///< real cells of the skipped runs, summed
     int32_t* dead;            ///< per blockIdx: 1 when prune_block_runs skipped its run; null: none decided
+    /// Where prune_block_runs reports the live runs of diagonal d, for the host's next windows:
+    /// [0] the largest (d + 1) << 32 | b, [1] the largest (d + 1) << 32 | (B - 1 - b), over
+    /// the blocks b whose run is live (atomicMax; a slot of an older diagonal is smaller).
+    unsigned long long* live_span;
     BandKeeping keep;         ///< count 0 and no peaks: nothing kept, diagonal_phases without its kKeep code
 };
 

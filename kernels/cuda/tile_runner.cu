@@ -1,5 +1,6 @@
 //! @file CudaTileRunner: device buffers of one comparison and the launches of each external diagonal.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <deque>
@@ -16,6 +17,7 @@
 #include "kernels/cuda/diagonal_kernel.cuh"
 #include "kernels/cuda/window_kernel.cuh"
 #include "kernels/cuda/tile_runner.hpp"
+#include "engine/scheduling/live_window.hpp"
 
 namespace chromalign::kernels {
 
@@ -137,6 +139,13 @@ struct BusPieces {
     BusPiece piece[kPiecesPerCopy];
 };
 
+/// A capture row before its first piece: the columns of blocks a compact launch leaves out
+/// are never copied, and hold the dead outputs (H = 0, F = -inf) those blocks handed on.
+__global__ void fill_dead_row(int2* row, int64_t n) {
+    for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; c < n; c += int64_t{gridDim.x} * blockDim.x)
+        row[c] = make_int2(0, cuda::kNegInf);
+}
+
 /// Block i copies piece i.
 __global__ void copy_bus_pieces(const int2* hbus, BusPieces pieces) {
     const BusPiece p = pieces.piece[blockIdx.x];
@@ -227,6 +236,17 @@ struct CudaTileRunner::Impl {
     int64_t records = 1;
     unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
     int32_t* d_dead = nullptr;               ///< see PhaseArgs::dead
+    /// Compact launches (pruning): PhaseArgs::live_span on the device, copied per diagonal
+    /// into pinned h_live; per diagonal slot, what the host launched and the G it passed.
+    unsigned long long* d_live = nullptr;
+    unsigned long long* h_live = nullptr;
+    struct Launched {
+        int32_t g = 0;
+        bool decided = false;  ///< prune_block_runs ran: h_live holds its live runs
+        BlockSpan blocks;      ///< the launch's first to last block column
+    };
+    Launched launched[kEdgeSlots];
+    std::atomic<int64_t> cells_left_out{0};  ///< real cells of the blocks compact launches left out (pruned)
     int32_t* h_best_seen = nullptr;          ///< pinned: d_best_score, copied every kBestCopyEvery diagonals
     unsigned long long* h_pruned_seen = nullptr;  ///< pinned: d_pruned, copied with it and at synchronize()
     int32_t shared_best = 0;                 ///< see share_best_score
@@ -339,6 +359,19 @@ struct CudaTileRunner::Impl {
         }
     }
 
+    bool diagonal_done(int64_t d) {
+        if (d < 0) return true;
+        if (d >= enqueued) throw Error("done(" + std::to_string(d) + ") asks for a diagonal not enqueued yet");
+        // Events complete in stream order: the first diagonal from d on whose event is still
+        // recorded answers for it (the last one enqueued always is).
+        d = std::max(d, enqueued - kEdgeSlots);
+        while (recorded[d % kEdgeSlots] != d) ++d;
+        const cudaError_t status = cudaEventQuery(done[d % kEdgeSlots]);
+        if (status == cudaErrorNotReady) return false;
+        CUDA_CHECK(status);
+        return true;
+    }
+
     /// Records the event of diagonal d, the last one enqueued.
     void record_done(int64_t d) {
         CUDA_CHECK(cudaEventRecord(done[d % kEdgeSlots], stream));
@@ -366,20 +399,65 @@ struct CudaTileRunner::Impl {
     /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
     /// which is safe only when all of them are resident. Before it, when blocks may be
     /// skipped, the decision kernel (block_pruning.cuh) on the same blocks.
+    /// What the host knows of diagonal e's live runs (e done): prune_block_runs' report, or
+    /// every block launched when no run could be skipped.
+    LiveSpan live_of(int64_t e) const {
+        const Launched& l = launched[e % kEdgeSlots];
+        if (!l.decided) return LiveSpan{e, l.blocks};
+        const unsigned long long* slot = h_live + 2 * (e % kEdgeSlots);
+        const auto tag = static_cast<unsigned long long>(e + 1);
+        if (slot[0] >> 32 != tag) return LiveSpan{e, BlockSpan{}};  // no live run
+        return LiveSpan{e, BlockSpan{grid.blocks - 1 - static_cast<int64_t>(slot[1] & 0xffffffffu),
+                                     static_cast<int64_t>(slot[0] & 0xffffffffu)}};
+    }
+
+    /// The blocks diagonal d launches: with pruning, the live window from the latest diagonal
+    /// e <= d - 2 whose decisions have landed; the cells of those left out count as pruned.
+    LaunchMap choose_launch(int64_t d) {
+        const int64_t first = grid.first_busy_block(d), last = grid.last_block(d);
+        if (!args.prune.on || d < 2) return LaunchMap::all(first, last);
+        const int64_t oldest = std::max<int64_t>(0, d - kEdgeSlots + 2);
+        int64_t e = d - 2;
+        while (e > oldest && !diagonal_done(e)) --e;
+        while (!diagonal_done(e)) std::this_thread::yield();
+        const LaunchMap map = live_window(grid, args.prune, d, live_of(e), launched[e % kEdgeSlots].g);
+        const int64_t rows = grid.rows_per_band();
+        for (int64_t b = grid.first_block(d); b <= last; ++b) {
+            if (map.has(static_cast<int32_t>(b))) continue;
+            const int64_t row0 = (d - b) * rows, col0 = b * grid.block_cols;
+            cells_left_out += std::clamp<int64_t>(grid.m - row0, 0, rows) *
+                              std::clamp<int64_t>(grid.n - col0, 0, grid.block_cols);
+        }
+        return map;
+    }
+
     template <int A, cuda::Substitution kSub>
     void launch(int64_t d, PhaseArgs a) {
-        const int64_t last = grid.last_block(d);
-        a.b_first = static_cast<int32_t>(grid.first_busy_block(d));
-        if (last < a.b_first) return;
-        const dim3 blocks(static_cast<unsigned>(last - a.b_first + 1));
-        a.dead = nullptr;
+        if (grid.last_block(d) < grid.first_busy_block(d)) return;
         // h_best_seen exists with pruning only.
         const int32_t seen = args.prune.on ? *reinterpret_cast<const volatile int32_t*>(h_best_seen) : 0;
-        if (may_prune(d, std::max(a.shared_best, seen))) {
+        const int32_t g = std::max(a.shared_best, seen);
+        a.launch = choose_launch(d);
+        const dim3 blocks(static_cast<unsigned>(a.launch.blocks()));
+        Launched& record = launched[d % kEdgeSlots];
+        record = Launched{g, false, BlockSpan{}};
+        for (int r = 0; r < LaunchMap::kRanges; ++r)
+            if (a.launch.count[r] > 0)
+                record.blocks = BlockSpan{record.blocks.empty() ? a.launch.first[r] : record.blocks.first,
+                                          a.launch.first[r] + a.launch.count[r] - 1};
+        a.dead = nullptr;
+        a.live_span = nullptr;
+        if (blocks.x > 0 && may_prune(d, g)) {
             a.dead = d_dead;
+            a.live_span = d_live;
             cuda::prune_block_runs<A><<<blocks, cuda::kWarp, 0, stream>>>(a);
             CUDA_CHECK(cudaGetLastError());
+            const size_t slot = static_cast<size_t>(2 * (d % kEdgeSlots));
+            CUDA_CHECK(cudaMemcpyAsync(h_live + slot, d_live + slot, 2 * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream));
+            record.decided = true;
         }
+        if (blocks.x == 0) return;
         cudaLaunchAttribute cooperative{};
         cooperative.id = cudaLaunchAttributeCooperative;
         cooperative.val.cooperative = 1;
@@ -419,13 +497,14 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept), static_cast<void*>(d_right),
                             static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
-                            static_cast<void*>(d_band_record)})
+                            static_cast<void*>(d_band_record), static_cast<void*>(d_live)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
         }
         cudaFreeHost(h_best_seen);
         cudaFreeHost(h_pruned_seen);
+        cudaFreeHost(h_live);
         cudaFreeHost(h_left);
         cudaFreeHost(h_regions);
         for (const auto& [band, c] : capturing) cudaFreeHost(c.staging_row);
@@ -478,6 +557,11 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
             CUDA_CHECK(cudaMallocHost(&im.h_pruned_seen, sizeof(unsigned long long)));
             *im.h_best_seen = 0;
             *im.h_pruned_seen = 0;
+            const size_t live_words = 2 * kEdgeSlots;
+            im.d_live = im.alloc<unsigned long long>(live_words);
+            CUDA_CHECK(cudaMemsetAsync(im.d_live, 0, live_words * sizeof(unsigned long long), im.stream));
+            CUDA_CHECK(cudaMallocHost(&im.h_live, live_words * sizeof(unsigned long long)));
+            std::fill_n(im.h_live, live_words, 0ull);
         }
         std::vector<int32_t> table;
         if (scoring.substitution == cuda::Substitution::kTable) {
@@ -606,10 +690,11 @@ void CudaTileRunner::enqueue_window(int64_t from, int64_t to, int32_t corner) {
                                    cudaMemcpyHostToDevice, im.stream));
     }
     PhaseArgs a = im.args;
-    a.b_first = 0;
+    a.launch = LaunchMap::all(0, g.blocks - 1);
     a.left_edge = nullptr;
     a.right_edge = nullptr;
     a.dead = nullptr;
+    a.live_span = nullptr;
     a.stamps = nullptr;
     WindowArgs w{};
     w.from = from;
@@ -641,7 +726,9 @@ void CudaTileRunner::enqueue_window(int64_t from, int64_t to, int32_t corner) {
 
 int64_t CudaTileRunner::cells_pruned() {
     const unsigned long long* seen = impl_->h_pruned_seen;  // null without pruning
-    return seen ? static_cast<int64_t>(*reinterpret_cast<const volatile unsigned long long*>(seen)) : 0;
+    return seen ? static_cast<int64_t>(*reinterpret_cast<const volatile unsigned long long*>(seen)) +
+                      impl_->cells_left_out.load(std::memory_order_relaxed)
+                : 0;
 }
 
 int32_t CudaTileRunner::best_score_seen() {
@@ -737,6 +824,10 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
         const size_t bytes = static_cast<size_t>(g.n) * sizeof(int2);
         c.device_row = take_or(im.spare_device_rows, [&](int2** p) { return cudaMallocAsync(p, bytes, im.stream); });
         c.staging_row = take_or(im.spare_staging_rows, [&](int2** p) { return cudaMallocHost(p, bytes); });
+        if (im.args.prune.on) {  // compact launches copy no columns of the blocks they leave out
+            fill_dead_row<<<256, 256, 0, im.stream>>>(c.device_row, g.n);
+            CUDA_CHECK(cudaGetLastError());
+        }
         im.pieces.push_back(BusPiece{c.device_row, first, last});  // diagonal d is enqueued already
         c.in_kernel = last < g.n && im.keep_in_kernel(band, c.device_row);
     } else if (!c.in_kernel) {
@@ -840,18 +931,6 @@ void CudaTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
     CUDA_CHECK(cudaMemcpy(e, slot + rows, rows * sizeof(int32_t), cudaMemcpyDeviceToHost));
 }
 
-bool CudaTileRunner::done(int64_t d) {
-    Impl& im = *impl_;
-    if (d < 0) return true;
-    if (d >= im.enqueued) throw Error("done(" + std::to_string(d) + ") asks for a diagonal not enqueued yet");
-    // Events complete in stream order: the first diagonal from d on whose event is still
-    // recorded answers for it (the last one enqueued always is).
-    d = std::max(d, im.enqueued - kEdgeSlots);
-    while (im.recorded[d % kEdgeSlots] != d) ++d;
-    const cudaError_t status = cudaEventQuery(im.done[d % kEdgeSlots]);
-    if (status == cudaErrorNotReady) return false;
-    CUDA_CHECK(status);
-    return true;
-}
+bool CudaTileRunner::done(int64_t d) { return impl_->diagonal_done(d); }
 
 }  // namespace chromalign::kernels

@@ -23,7 +23,7 @@ __device__ __forceinline__ void keep_columns(const int2* hbus, const WindowArgs&
     for (int64_t c = first + threadIdx.x; c < last; c += kWarp) row[c] = hbus[c];
 }
 
-/// Diagonals [w.from, w.to), every block column in the grid (p.b_first = 0). Iteration d runs
+/// Diagonals [w.from, w.to), every block column in the grid (p.launch: all of them). Iteration d runs
 /// diagonal d as diagonal_phases does, then each block copies the bus columns that d made
 /// final into its band's kept row, as keep_band_pieces would after a launch of d.
 /// Invariant at the top of iteration d, as at the start of a launch of diagonal d: the bus
