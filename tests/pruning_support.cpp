@@ -3,10 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <csignal>
 #include <filesystem>
-#include <thread>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
@@ -14,6 +11,7 @@
 
 #include "kernels/reference/reference.hpp"
 #include "kernels/registry.hpp"
+#include "tests/slab_support.hpp"
 #include "tests/test_support.hpp"
 #include "tools/mutate.hpp"
 
@@ -121,27 +119,13 @@ int64_t expect_pruning_exact(const std::string& backend, const std::vector<Pruni
 
 StopAndResume stop_then_resume(const std::string& first, BackendOptions first_options, const std::string& second,
                                BackendOptions second_options, const Sequence& s0, const Sequence& s1,
-                               const Scoring& scoring, const std::string& path, double stop_after) {
+                               const Scoring& scoring, const std::string& path, int64_t stop_at) {
     StopAndResume out;
     first_options.checkpoint.path = path;
     first_options.checkpoint.every_seconds = 3600;
     first_options.checkpoint.restart = true;
-    // A loaded machine may run faster than when stop_after was measured: a run that ends
-    // before its stop is run again with a stop twice as early.
-    for (int attempt = 0; attempt < 4 && !out.stopped; ++attempt, stop_after /= 2) {
-        volatile std::sig_atomic_t stop = 0;
-        first_options.checkpoint.stop = &stop;
-        std::thread timer([&stop, stop_after] {
-            std::this_thread::sleep_for(std::chrono::duration<double>(stop_after));
-            stop = SIGINT;
-        });
-        try {
-            make_backend(first, first_options)->align(s0, s1, scoring);
-        } catch (const Interrupted&) {
-            out.stopped = true;
-        }
-        timer.join();
-    }
+    const auto run = [&](const BackendOptions& with) { return make_backend(first, with)->align(s0, s1, scoring); };
+    out.stopped = stopped_at(stop_at, first_options, run);
     // Every piece of the stop checkpoint: F = -inf below row 0 only where a region was skipped.
     const std::filesystem::path file(path);
     for (const auto& entry : std::filesystem::directory_iterator(file.parent_path())) {

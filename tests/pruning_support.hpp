@@ -47,11 +47,12 @@ struct StopAndResume {
     int64_t steps = 0;           ///< the steps of its pieces (a cpu wavefront's)
 };
 
-/// Runs `first` with checkpoints at `path` and stops it `stop_after` seconds in, as a signal
-/// would (a checkpoint, then Interrupted), so that the row it keeps lies deep in the matrix;
-/// then finishes the comparison with `second` from that checkpoint.
+/// Runs `first` with checkpoints at `path` and stops it once rank 0 has enqueued diagonal
+/// `stop_at` (slab_support.hpp's stopped_at), as a signal would (a checkpoint, then
+/// Interrupted), so that the row it keeps lies deep in the matrix; then finishes the
+/// comparison with `second` from that checkpoint.
 StopAndResume stop_then_resume(const std::string& first, BackendOptions first_options, const std::string& second,
                                BackendOptions second_options, const Sequence& s0, const Sequence& s1,
-                               const Scoring& scoring, const std::string& path, double stop_after);
+                               const Scoring& scoring, const std::string& path, int64_t stop_at);
 
 }  // namespace chromalign::test

@@ -4,11 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <random>
-#include <thread>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/checkpoint/pieces.hpp"
@@ -147,23 +146,30 @@ void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& 
     std::printf("[ pieces   ] %zu parts (slabs and their steps) checked cell by cell\n", parts.size());
 }
 
-bool stopped_after(int after_ms, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run,
-                   const AlignmentEnd& want) {
+AlignmentEnd counting_diagonals(BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run,
+                                int64_t& diagonals) {
+    std::atomic<int64_t> count{0};
+    options.on_diagonal = [&count](int rank, int64_t d) {
+        if (rank == 0) count.store(d + 1, std::memory_order_relaxed);
+    };
+    const AlignmentEnd got = run(options);
+    diagonals = count.load();
+    return got;
+}
+
+bool stopped_at(int64_t at, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run) {
     static volatile std::sig_atomic_t stop = 0;
     stop = 0;
     options.checkpoint.stop = &stop;
-    std::thread signal([after_ms] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
-        stop = SIGTERM;
-    });
-    bool stopped = false;
+    options.on_diagonal = [at](int rank, int64_t d) {
+        if (rank == 0 && d == at) stop = SIGTERM;
+    };
     try {
-        EXPECT_EQ(run(options), want) << "finished before the stop";
+        run(options);
     } catch (const Interrupted&) {
-        stopped = true;
+        return true;
     }
-    signal.join();
-    return stopped;
+    return false;
 }
 
 void expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0, const Sequence& s1,
@@ -174,18 +180,18 @@ void expect_staircases_resume_exactly(const std::string& backend, const Sequence
     BackendOptions o = options;
     o.checkpoint.path = dir.file("stair.ckpt");
     o.checkpoint.every_seconds = 1e9;
-    const auto t0 = std::chrono::steady_clock::now();
-    EXPECT_EQ(slab_align(backend, s0, s1, scoring, 3, o), want);
-    const int whole_ms = static_cast<int>(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    const auto run = [&](const BackendOptions& with) { return slab_align(backend, s0, s1, scoring, 3, with); };
+    int64_t diagonals = 0;
+    EXPECT_EQ(counting_diagonals(o, run, diagonals), want);
     int staircases = 0;
     bool checked[2] = {false, false};  // a staircase without pruning, and one with
     for (int trial = 0; trial < 8; ++trial) {
         BackendOptions stopping = o;
         stopping.pruning = trial % 2 == 1;
-        const int after_ms = static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, whole_ms * 3 / 4)));
-        const auto run = [&](const BackendOptions& with) { return slab_align(backend, s0, s1, scoring, 3, with); };
-        if (!stopped_after(after_ms, stopping, run, want)) continue;
+        const int64_t at = static_cast<int64_t>(rng() % static_cast<uint64_t>(std::max<int64_t>(1, diagonals * 3 / 4)));
+        const bool stopped = stopped_at(at, stopping, run);
+        EXPECT_TRUE(stopped) << "a stop at diagonal " << at << " of " << diagonals << " was not taken";
+        if (!stopped) continue;
         const std::vector<int64_t> rows = piece_rows(o.checkpoint.path, 3);
         const bool stair = rows[0] != rows[1] || rows[1] != rows[2];
         if (stair && !checked[trial % 2]) {
@@ -195,7 +201,8 @@ void expect_staircases_resume_exactly(const std::string& backend, const Sequence
         staircases += stair;
         const int again[] = {3, 2, 4, 1};
         const int ranks = again[trial % 4];
-        std::printf("[ stop     ] %d ms in: rows %lld %lld %lld; resumed with %d slab(s)\n", after_ms,
+        std::printf("[ stop     ] diagonal %lld: rows %lld %lld %lld; resumed with %d slab(s)\n",
+                    static_cast<long long>(at),
                     static_cast<long long>(rows[0]), static_cast<long long>(rows[1]), static_cast<long long>(rows[2]),
                     ranks);
         std::vector<std::string> notes;

@@ -24,15 +24,19 @@ void expect_slab_matches_reference(const std::string& backend, const Sequence& s
 /// The row of each rank's latest checkpoint piece of a run of `ranks` slabs at `path`.
 std::vector<int64_t> piece_rows(const std::string& path, int ranks);
 
+/// Runs `run` with `options` and returns its answer; `diagonals` gets how many external
+/// diagonals rank 0 enqueued (BackendOptions::on_diagonal), for stopped_at.
+AlignmentEnd counting_diagonals(BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run,
+                                int64_t& diagonals);
+
+/// Runs `run` with `options`, raising its stop flag as SIGTERM would once rank 0 has enqueued
+/// diagonal `at` (a point of the run, not of the clock): true when the run stopped.
+bool stopped_at(int64_t at, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run);
+
 /// Checks every rank's latest piece at `path` against a row-by-row Gotoh written out here: H
 /// and F of its row over its columns, and H and E of the left edge rows it kept, with the
 /// corner above them. Equal, or with `pruned` (a run that pruned) no higher: pruning leaves
 /// lower bounds in and beside the cells it skipped.
-/// Runs `run` with `options` whose stop flag a timer sets `after_ms` in, as SIGTERM would;
-/// true when the run stopped, else expects it to have given `want`.
-bool stopped_after(int after_ms, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run,
-                   const AlignmentEnd& want);
-
 void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const std::string& path,
                          int ranks, bool pruned);
 

@@ -2,7 +2,6 @@
 //! pruning against the reference (every lane width, several grids, slabs and ranks).
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <random>
 
@@ -121,9 +120,9 @@ TEST(CpuPruning, CheckpointsResumeWithOrWithoutPruning) {
     BackendOptions on, off;
     on.threads = off.threads = 2;
     off.pruning = false;
-    const auto start = std::chrono::steady_clock::now();
-    const AlignmentEnd want = make_backend("cpu", on)->align(s0, s1, scoring);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    int64_t diagonals = 0;
+    const AlignmentEnd want = test::counting_diagonals(
+        on, [&](const BackendOptions& o) { return make_backend("cpu", o)->align(s0, s1, scoring); }, diagonals);
     test::TempDir dir;
     struct Leg {
         const char* what;
@@ -133,7 +132,7 @@ TEST(CpuPruning, CheckpointsResumeWithOrWithoutPruning) {
     for (const Leg& leg : {Leg{"pruned, resumed unpruned", on, off}, Leg{"unpruned, resumed pruned", off, on},
                            Leg{"pruned, resumed pruned", on, on}}) {
         const auto r = test::stop_then_resume("cpu", leg.first, "cpu", leg.second, s0, s1, scoring,
-                                              dir.file("run.ckpt"), 0.7 * seconds);
+                                              dir.file("run.ckpt"), diagonals * 7 / 10);
         ASSERT_TRUE(r.stopped) << leg.what << ": the run ended before the stop";
         EXPECT_EQ(r.result, want) << leg.what << ", seed " << test::seed();
         // GCUPS after a resume count only what this run finished.
@@ -148,7 +147,7 @@ TEST(CpuPruning, CheckpointsResumeWithOrWithoutPruning) {
     {
         IsaScope scope("scalar");  // resumed on 32-bit lanes from a row written by 16-bit ones
         const auto r = test::stop_then_resume("cpu", on, "cpu", scalar_on, s0, s1, scoring, dir.file("isa.ckpt"),
-                                              0.7 * seconds);
+                                              diagonals * 7 / 10);
         ASSERT_TRUE(r.stopped);
         EXPECT_EQ(r.result, want);
     }

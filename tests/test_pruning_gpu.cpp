@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <random>
 
 #include "kernels/reference/reference.hpp"
 #include "kernels/registry.hpp"
 #include "tests/pruning_support.hpp"
+#include "tests/slab_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -119,10 +119,9 @@ TEST(CudaPruning, CheckpointsCrossBackendsAndPruningSettings) {
     const Scoring scoring(1, -3, 5, 2);
     BackendOptions on, off;
     off.pruning = false;
-    const auto start = std::chrono::steady_clock::now();
-    const AlignmentEnd want = make_backend("cuda", on)->align(s0, s1, scoring);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("[ timing   ] 3M x 3M mutated, pruning on: %.2f s\n", seconds);
+    int64_t diagonals = 0;
+    const AlignmentEnd want = test::counting_diagonals(
+        on, [&](const BackendOptions& o) { return make_backend("cuda", o)->align(s0, s1, scoring); }, diagonals);
     test::TempDir dir;
     struct Leg {
         const char* what;
@@ -130,7 +129,7 @@ TEST(CudaPruning, CheckpointsCrossBackendsAndPruningSettings) {
     };
     for (const Leg& leg : {Leg{"pruned, resumed unpruned", on, off}, Leg{"unpruned, resumed pruned", off, on}}) {
         const auto r = test::stop_then_resume("cuda", leg.first, "cuda", leg.second, s0, s1, scoring,
-                                              dir.file("run.ckpt"), 0.7 * seconds);
+                                              dir.file("run.ckpt"), diagonals * 7 / 10);
         ASSERT_TRUE(r.stopped) << leg.what << ": the run ended before the stop";
         EXPECT_EQ(r.result, want) << leg.what << ", seed " << test::seed();
         if (leg.first.pruning) {
@@ -141,15 +140,16 @@ TEST(CudaPruning, CheckpointsCrossBackendsAndPruningSettings) {
     }
     // A smaller pair for the cpu leg: its pruned row resumes on the GPU, and the other way.
     auto [a, b] = test::mutated_pair(400000, 400000, rng);
-    const auto cpu_start = std::chrono::steady_clock::now();
-    const AlignmentEnd small = make_backend("cpu", on)->align(a, b, scoring);
-    const double cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cpu_start).count();
+    int64_t cpu_diagonals = 0;
+    const AlignmentEnd small = test::counting_diagonals(
+        on, [&](const BackendOptions& o) { return make_backend("cpu", o)->align(a, b, scoring); }, cpu_diagonals);
     const auto to_cuda =
-        test::stop_then_resume("cpu", on, "cuda", off, a, b, scoring, dir.file("cpu.ckpt"), 0.7 * cpu_seconds);
+        test::stop_then_resume("cpu", on, "cuda", off, a, b, scoring, dir.file("cpu.ckpt"), cpu_diagonals * 7 / 10);
     ASSERT_TRUE(to_cuda.stopped);
     EXPECT_GT(to_cuda.pruned_columns, 0);
     EXPECT_EQ(to_cuda.result, small) << "cpu pruned -> cuda unpruned";
-    const auto to_cpu = test::stop_then_resume("cuda", on, "cpu", on, s0, s1, scoring, dir.file("gpu.ckpt"), 0.7 * seconds);
+    const auto to_cpu =
+        test::stop_then_resume("cuda", on, "cpu", on, s0, s1, scoring, dir.file("gpu.ckpt"), diagonals * 7 / 10);
     ASSERT_TRUE(to_cpu.stopped);
     // The cpu finishes the last 30% of a 3M pair in a minute or two on the GPU machine's cores.
     EXPECT_EQ(to_cpu.result, want) << "cuda pruned -> cpu pruned";

@@ -1,7 +1,6 @@
 //! @file GPU resume tests: kill -9 a CUDA run and resume it; checkpoints cross between CUDA and CPU.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include "engine/error.hpp"
 #include "kernels/reference/reference.hpp"
 #include "tests/pruning_support.hpp"
+#include "tests/slab_support.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/stop_latency.hpp"
 #include "tests/test_support.hpp"
@@ -63,16 +63,17 @@ TEST(ResumeGpu, ACpuWavefrontResumesOnCuda) {
     cpu.threads = 4;
     cuda.alpha = 4;
     const AlignmentEnd want = make_backend("cuda", BackendOptions{})->align(s0, s1, scoring);
-    const auto start = std::chrono::steady_clock::now();
-    EXPECT_EQ(make_backend("cpu", cpu)->align(s0, s1, scoring), want);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    int64_t diagonals = 0;
+    EXPECT_EQ(test::counting_diagonals(
+                  cpu, [&](const BackendOptions& o) { return make_backend("cpu", o)->align(s0, s1, scoring); }, diagonals),
+              want);
     test::TempDir dir;
-    const auto r = test::stop_then_resume("cpu", cpu, "cuda", cuda, s0, s1, scoring, dir.file("wave.ckpt"), 0.5 * seconds);
+    const auto r = test::stop_then_resume("cpu", cpu, "cuda", cuda, s0, s1, scoring, dir.file("wave.ckpt"), diagonals / 2);
     ASSERT_TRUE(r.stopped);
     EXPECT_GT(r.steps, 0) << "the cpu stop left a row, not a wavefront";
     EXPECT_EQ(r.result, want);
-    std::printf("[ wave     ] cpu stopped after %.2f s (of %.2f), %lld steps, resumed on cuda\n", 0.5 * seconds,
-                seconds, static_cast<long long>(r.steps));
+    std::printf("[ wave     ] cpu stopped at diagonal %lld of %lld, %lld steps, resumed on cuda\n",
+                static_cast<long long>(diagonals / 2), static_cast<long long>(diagonals), static_cast<long long>(r.steps));
 }
 
 TEST(ResumeGpu, KillNineAtRandomMomentsThenResume) {

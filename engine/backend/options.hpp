@@ -82,6 +82,9 @@ struct BackendOptions {
     const std::vector<int64_t>* stack_rows = nullptr;
     std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
     std::function<void(const std::string&)> on_note;    ///< informational lines, if set
+    /// Called by each column slab as it enqueues external diagonal d (its rank, d), if set:
+    /// how a test stops a run at a chosen point rather than after a delay a busy machine stretches.
+    std::function<void(int, int64_t)> on_diagonal;
     CheckpointOptions checkpoint;
     SpecialRowOptions special_rows;
 };

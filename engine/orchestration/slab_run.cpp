@@ -132,6 +132,7 @@ public:
             interruptible_.store(interruptible(d), std::memory_order_relaxed);
             if (d % kDiagonalsPerShare == 0) share_best(0);
             ex_.enqueue_diagonal(d);
+            if (options_.on_diagonal) options_.on_diagonal(link_.rank(), d);
             if (ck_.capture(ex_, d)) {  // written by pump() once the left neighbour's piece is known
                 wait_until([&] { return ex_.done(d); }, d + 1);
                 capture_ready_ = true;
