@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "tests/resume_harness.hpp"
@@ -131,6 +133,17 @@ TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_FALSE(file_exists(out)) << "an alignment was written for a forged score " << lie;
     }
+    // Numbers of no field's type: a float beyond any integer (undefined behaviour in
+    // nlohmann's conversion before) and an integer beyond the score's 32 bits.
+    for (const nlohmann::json& lie : {nlohmann::json(1e30), nlohmann::json(int64_t{1} << 40), nlohmann::json(2.5)}) {
+        nlohmann::json forged = truth;
+        forged["result"]["score"] = lie;
+        write_all(record, forged.dump(1));
+        const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
+        EXPECT_EQ(r.exit_code, 1) << "score " << lie.dump() << "\n" << r.err;
+        EXPECT_NE(r.err.find("not an integer"), std::string::npos) << r.err;
+        EXPECT_FALSE(file_exists(out));
+    }
     write_all(record, truth.dump(1));
     const test::ChildRun honest = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
     EXPECT_EQ(honest.exit_code, 0) << honest.err;
@@ -179,6 +192,69 @@ TEST(HostileFiles, ADamagedRecordExitsOneAndAMissingParentIsRefused) {
     EXPECT_EQ(missing.exit_code, 1) << missing.err;
     EXPECT_NE(missing.err.find("no directory"), std::string::npos) << missing.err;
     EXPECT_FALSE(file_exists(h.path("no"))) << "a parent was made";
+}
+
+/// The special rows (.srow) under dir, found by `find`.
+std::vector<std::string> special_rows_under(const std::string& dir) {
+    bool ok = false;
+    std::vector<std::string> out;
+    for (const std::string& line : test::split(test::command_output("find '" + dir + "' -name '*.srow'", ok), '\n'))
+        if (!line.empty()) out.push_back(line);
+    return out;
+}
+
+/// Overwrites `size` bytes of `path` at `offset` with `bytes`.
+void patch(const std::string& path, int64_t offset, const void* bytes, size_t size) {
+    std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(offset);
+    f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(size));
+    ASSERT_TRUE(f.good()) << path;
+}
+
+TEST(HostileFiles, ForgedSpecialRowValuesAreNotUsed) {
+    // Only a row's header has a CRC. Its block bounds and peaks (read at once) must be values
+    // stage 1 could write, or the piece is left out and the traceback does without it (INT64_MAX
+    // overflowed TracebackTerms::bound before); its H (read where the walk needs it) must be
+    // too, or the run stops naming the file.
+    test::ResumeHarness h(12000, 12000, test::seed());
+    const std::string dir = h.path("rows"), kept = h.path("kept"), out = h.path("out.paf");
+    const test::ChildRun truth = h.run({"-q", "-b", "cpu", "--traceback", h.path("fresh.paf")});
+    ASSERT_EQ(truth.exit_code, 0) << truth.err;
+    ASSERT_EQ(h.run({"-q", "-b", "cpu", "--traceback-dir", dir}).exit_code, 0);
+    const std::vector<std::string> rows = special_rows_under(dir);
+    ASSERT_GE(rows.size(), 4u) << "no special rows to forge";
+    bool ok = false;
+    test::command_output("cp -r '" + dir + "' '" + kept + "'", ok);
+    const auto reset = [&] { test::command_output("rm -rf '" + dir + "' && cp -r '" + kept + "' '" + dir + "'", ok); };
+    constexpr int64_t kHeader = 96, kBlocks = 3;  // 12000 columns: 3 blocks of 4096
+    const int64_t bound_max = INT64_MAX, bound_min = INT64_MIN + 1;
+    const int32_t peak_max = INT32_MAX, negative = -1;
+    struct Forgery {
+        const char* what;
+        int64_t offset;
+        const void* value;
+        size_t size;
+    };
+    for (const Forgery& f : {Forgery{"a block bound of INT64_MAX", kHeader, &bound_max, 8},
+                             Forgery{"a block bound of INT64_MIN + 1", kHeader + 8, &bound_min, 8},
+                             Forgery{"a peak of INT32_MAX", kHeader + 8 * kBlocks, &peak_max, 4},
+                             Forgery{"a negative region peak", kHeader + 12 * kBlocks + 4, &negative, 4}}) {
+        reset();
+        for (const std::string& row : rows) patch(row, f.offset, f.value, f.size);
+        const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
+        ASSERT_EQ(r.exit_code, 0) << f.what << "\n" << r.err;
+        EXPECT_EQ(read_text(out), read_text(h.path("fresh.paf"))) << f.what;
+    }
+    reset();
+    for (const std::string& row : rows)
+        for (int64_t c = 0; c < 12000; c += 97) patch(row, kHeader + 16 * kBlocks + 4 * c, &peak_max, 4);
+    std::remove(out.c_str());
+    const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(".srow: special row"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is damaged"), std::string::npos) << r.err;
+    EXPECT_FALSE(file_exists(out));
 }
 
 TEST(HostileFiles, AHugeRecordNameIsNotEchoedInFull) {

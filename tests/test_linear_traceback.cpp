@@ -311,13 +311,16 @@ TEST(SpecialRows, CrossingColumnIsTheRightmostLargestBiasedH) {
             SpecialRowWriter writer(dir.path(), rows_identity(s0, s1), first, width, sc, nullptr);
             std::vector<int32_t> h(static_cast<size_t>(width)), f(h.size());
             for (size_t k = 0; k < h.size(); ++k) {
-                h[k] = static_cast<int32_t>(rng() % (row == 16 ? 5 : 400));
+                // At most min(row, column): what a row could hold (the reader checks).
+                const int64_t most = std::min<int64_t>(row, first + static_cast<int64_t>(k));
+                const int64_t values = std::min<int64_t>(row == 16 ? 5 : 400, most + 1);
+                h[k] = static_cast<int32_t>(rng() % static_cast<uint64_t>(values));
                 f[k] = h[k] - 7;
             }
             // The pieces share the block the split falls in: the reader keeps the larger peak.
             std::vector<int32_t> region(static_cast<size_t>(writer.runs()));
             for (size_t r = 0; r < region.size(); ++r) {
-                region[r] = 1000 + static_cast<int32_t>(rng() % 1000);
+                region[r] = static_cast<int32_t>(rng() % 65);  // at most m = 64
                 int32_t& want = regions[row][static_cast<size_t>(first / SpecialRows::kPeakColumns) + r];
                 want = std::max(want, region[r]);
             }
@@ -397,7 +400,8 @@ TEST(SpecialRows, RowsWithoutRegionPeaksStillRead) {
     const Scoring sc(1, -3, 5, 2);
     test::TempDir dir;
     std::vector<int32_t> h(static_cast<size_t>(n)), f(h.size());
-    for (size_t k = 0; k < h.size(); ++k) h[k] = static_cast<int32_t>(rng() % 300), f[k] = h[k] - 9;
+    for (size_t k = 0; k < h.size(); ++k)  // at most min(40, column)
+        h[k] = static_cast<int32_t>(rng() % std::min<uint64_t>(300, std::min<uint64_t>(40, k + 1) + 1)), f[k] = h[k] - 9;
     {
         SpecialRowWriter writer(dir.path(), rows_identity(s0, s1), 1, n, sc, nullptr);
         writer.write(40, h, f, std::vector<int32_t>(static_cast<size_t>(writer.runs()), 7));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the readers of untrusted files (tests/fuzz/: FASTA through htslib, checkpoints) with
-# libFuzzer, ASan and UBSan: builds them with clang++ in build-fuzz/, then runs each for
+# Fuzzes the readers of untrusted files (tests/fuzz/: FASTA through htslib, checkpoints, and the
+# special rows and stage 1 records of --traceback-dir) with libFuzzer, ASan and UBSan: builds
+# them with clang++ in build-fuzz/, then runs each for
 # FUZZ_SECONDS (default 60) from a copy of its committed seeds (tests/fuzz/seeds/NAME/).
 # A crash, a sanitizer report, a leak or an input slower than 10 s fails, leaving the input
 # in build-fuzz/ (libFuzzer's crash-* / timeout-* files): add it to the seeds once fixed.
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 CXX=clang++ cmake -S tests/fuzz -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j"$(nproc)" >/dev/null
-for name in fasta checkpoint; do
+for name in fasta checkpoint special_rows stage1; do
   corpus=build-fuzz/corpus-$name
   mkdir -p "$corpus"
   cp tests/fuzz/seeds/$name/* "$corpus"/

@@ -11,6 +11,7 @@
 #include "engine/checkpoint/durable_file.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job_files.hpp"
+#include "engine/job/json_integer.hpp"
 
 namespace chromalign {
 namespace {
@@ -86,11 +87,12 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
             throw Error("the state of another job (other sequences, records, pairs, strands or scoring)");
         for (const auto& d : j.at("done")) {
             DoneComparison c;
-            c.pair = d.at("pair").get<size_t>();
+            c.pair = json_integer<size_t>(d.at("pair"));
             c.strand = strand_named(d.at("strand").get<std::string>());
-            c.best = AlignmentEnd{d.at("score").get<int32_t>(), d.at("s0_end").get<int64_t>(), d.at("s1_end").get<int64_t>()};
-            c.floor = d.at("floor").get<int32_t>();
-            c.cells_pruned = d.at("cells_pruned").get<int64_t>();
+            c.best = AlignmentEnd{json_integer<int32_t>(d.at("score")), json_integer<int64_t>(d.at("s0_end")),
+                                  json_integer<int64_t>(d.at("s1_end"))};
+            c.floor = json_integer<int32_t>(d.at("floor"));
+            c.cells_pruned = json_integer<int64_t>(d.at("cells_pruned"));
             if (c.pair >= spec.pairs.size()) throw Error("a pair out of range");
             const int64_t m = spec.s0[spec.pairs[c.pair].s0].length(), n = spec.s1[spec.pairs[c.pair].s1].length();
             const bool none = c.best.score == 0 && c.best.s0_end == 0 && c.best.s1_end == 0;
@@ -103,21 +105,21 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
         }
         for (const auto& a : j.at("alignments")) {
             DoneTraceback t;
-            t.pair = a.at("pair").get<size_t>();
+            t.pair = json_integer<size_t>(a.at("pair"));
             t.strand = strand_named(a.at("strand").get<std::string>());
-            t.alignment.score = a.at("score").get<int32_t>();
-            t.alignment.s0_start = a.at("s0_start").get<int64_t>();
-            t.alignment.s0_end = a.at("s0_end").get<int64_t>();
-            t.alignment.s1_start = a.at("s1_start").get<int64_t>();
-            t.alignment.s1_end = a.at("s1_end").get<int64_t>();
+            t.alignment.score = json_integer<int32_t>(a.at("score"));
+            t.alignment.s0_start = json_integer<int64_t>(a.at("s0_start"));
+            t.alignment.s0_end = json_integer<int64_t>(a.at("s0_end"));
+            t.alignment.s1_start = json_integer<int64_t>(a.at("s1_start"));
+            t.alignment.s1_end = json_integer<int64_t>(a.at("s1_end"));
             t.alignment.runs = parse_cigar(a.at("cigar").get<std::string>());
             if (t.pair >= spec.pairs.size()) throw Error("a pair out of range");
             traced_[t.pair] = std::move(t);  // the job rescores it against the sequences before use
         }
         for (const auto& b : j.value("bounds", nlohmann::json::array())) {
-            const size_t pair = b.at("pair").get<size_t>();
+            const size_t pair = json_integer<size_t>(b.at("pair"));
             const Strand strand = strand_named(b.at("strand").get<std::string>());
-            const int32_t score = b.at("score").get<int32_t>();
+            const int32_t score = json_integer<int32_t>(b.at("score"));
             if (pair >= spec.pairs.size()) throw Error("a pair out of range");
             const int64_t m = spec.s0[spec.pairs[pair].s0].length(), n = spec.s1[spec.pairs[pair].s1].length();
             if (score <= 0 || score > int64_t{spec.scoring.best_score()} * std::min(m, n))

@@ -11,6 +11,7 @@
 #include "engine/checkpoint/durable_file.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job_files.hpp"
+#include "engine/job/json_integer.hpp"
 
 namespace chromalign {
 namespace {
@@ -32,9 +33,10 @@ Scoring scoring_of(const nlohmann::json& j) {
     NucleotideMatrix matrix{};
     const auto& rows = j.at("matrix ACGT");
     for (size_t x = 0; x < 4; ++x)
-        for (size_t y = 0; y < 4; ++y) matrix[x][y] = rows.at(x).at(y).get<int32_t>();
-    Scoring scoring = Scoring::from_matrix(matrix, j.at("gap_open").get<int32_t>(), j.at("gap_extend").get<int32_t>());
-    scoring.other = j.at("other").get<int32_t>();
+        for (size_t y = 0; y < 4; ++y) matrix[x][y] = json_integer<int32_t>(rows.at(x).at(y));
+    Scoring scoring = Scoring::from_matrix(matrix, json_integer<int32_t>(j.at("gap_open")),
+                                           json_integer<int32_t>(j.at("gap_extend")));
+    scoring.other = json_integer<int32_t>(j.at("other"));
     if (const std::string why = scoring.validate(); !why.empty()) throw Error("its scoring: " + why);
     return scoring;
 }
@@ -118,19 +120,19 @@ std::optional<Stage1Record> read_stage1_record(const std::string& dir) {
         Stage1Record r;
         r.s0_path = j->at("s0").at("path").get<std::string>();
         r.s0_record = j->at("s0").at("record").get<std::string>();
-        r.id.m = j->at("s0").at("length").get<int64_t>();
-        r.id.fingerprint0 = j->at("s0").at("fingerprint").get<uint64_t>();
+        r.id.m = json_integer<int64_t>(j->at("s0").at("length"));
+        r.id.fingerprint0 = json_integer<uint64_t>(j->at("s0").at("fingerprint"));
         r.s1_path = j->at("s1").at("path").get<std::string>();
         r.s1_record = j->at("s1").at("record").get<std::string>();
-        r.id.n = j->at("s1").at("length").get<int64_t>();
-        r.id.fingerprint1 = j->at("s1").at("fingerprint").get<uint64_t>();
+        r.id.n = json_integer<int64_t>(j->at("s1").at("length"));
+        r.id.fingerprint1 = json_integer<uint64_t>(j->at("s1").at("fingerprint"));
         r.scoring = scoring_of(j->at("scoring"));
-        r.result.score = j->at("result").at("score").get<int32_t>();
-        r.result.s0_end = j->at("result").at("s0_end").get<int64_t>();
-        r.result.s1_end = j->at("result").at("s1_end").get<int64_t>();
+        r.result.score = json_integer<int32_t>(j->at("result").at("score"));
+        r.result.s0_end = json_integer<int64_t>(j->at("result").at("s0_end"));
+        r.result.s1_end = json_integer<int64_t>(j->at("result").at("s1_end"));
         // Version 1 compared the forward strand alone, from a floor of 0.
         r.strand = strand_named(j->value("strand", std::string("forward")));
-        r.floor = j->value("floor", 0);
+        r.floor = j->contains("floor") ? json_integer<int32_t>(j->at("floor")) : 0;
         if (r.id.m < 1 || r.id.n < 1 || r.result.score < 0 || r.result.s0_end < 0 || r.result.s0_end > r.id.m ||
             r.result.s1_end < 0 || r.result.s1_end > r.id.n || r.floor < 0)
             throw Error("values out of range");

@@ -1,5 +1,6 @@
 //! @file Writing and reading special rows.
 #include "engine/traceback/special_rows.hpp"
+#include "engine/traceback/special_row_format.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,29 +16,8 @@
 #include "engine/tiling/tile_executor.hpp"
 
 namespace chromalign {
-namespace {
 
-constexpr char kMagic[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '3'};
-/// Rows of chromalign 0.1.0 before the regions' peaks: read, with each row's own peaks for them.
-constexpr char kMagicWithoutRegions[8] = {'C', 'A', 'S', 'R', 'O', 'W', '0', '2'};
-constexpr int64_t kBlock = SpecialRows::kPeakColumns;
-constexpr int32_t kMaxDelta = 65535;
-
-struct Header {
-    char magic[8];
-    int64_t row, m, n, first, width;
-    uint64_t fingerprint0, fingerprint1;
-    int32_t open, ext, gap;
-    uint32_t substitution;  ///< substitution_key of the scoring; 0 in rows of 0.1.0 (not checked)
-    int64_t blocks;
-    uint32_t crc;  ///< of the bytes above
-    uint32_t pad;
-};
-static_assert(sizeof(Header) == 96, "the header is written as it is in memory");
-
-/// The substitution scores as a key, never 0: with the lengths, fingerprints and gap costs of
-/// the header, everything that defines what a row holds.
-uint32_t substitution_key(const Scoring& sc) {
+uint32_t special_row_substitution_key(const Scoring& sc) {
     uint32_t key = 2166136261u;  // FNV-1a over the 16 entries and `other`
     const auto mix = [&key](int32_t v) {
         for (int b = 0; b < 4; ++b) key = (key ^ ((static_cast<uint32_t>(v) >> (8 * b)) & 0xff)) * 16777619u;
@@ -48,9 +28,15 @@ uint32_t substitution_key(const Scoring& sc) {
     return key | 1u;
 }
 
-uint32_t header_crc(const Header& h) {
-    return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(&h), offsetof(Header, crc)));
+uint32_t special_row_header_crc(const SpecialRowHeader& h) {
+    return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(&h), offsetof(SpecialRowHeader, crc)));
 }
+
+namespace {
+
+constexpr int64_t kBlock = SpecialRows::kPeakColumns;
+constexpr int32_t kMaxDelta = 65535;
+using Header = SpecialRowHeader;
 
 /// Per block: the bound's int64 maximum, the row's int32 peak H and the region's.
 constexpr int64_t kBlockBytes = 16;
@@ -58,6 +44,27 @@ constexpr int64_t kBlockBytesWithoutRegions = 12;
 
 int64_t first_block(int64_t first) { return first / kBlock; }
 int64_t block_count(int64_t first, int64_t width) { return (first + width - 1) / kBlock - first / kBlock + 1; }
+
+/// The most H can be at (row, c): each row and column adds at most `best`.
+int64_t most_h(int64_t row, int64_t c, int64_t best) { return std::min(row, c) * best; }
+
+/// Whether a piece's block values are ones stage 1 could have written for its row: with
+/// 0 <= H <= most_h at every column, a block over columns [first, last] has its bound
+/// max(0, H) + gap c in [gap first, most_h + gap last] and its peaks in [0, most_h]. Only the
+/// header has a CRC, and these values enter 64-bit sums (TracebackTerms::bound).
+bool block_values_fit(const SpecialRowHeader& hd, const std::vector<int64_t>& blocks, const std::vector<int32_t>& peaks,
+                      const std::vector<int32_t>& region, int64_t best) {
+    const int64_t last_col = hd.first + hd.width - 1;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        const int64_t block = first_block(hd.first) + static_cast<int64_t>(b);
+        const int64_t first = std::max(hd.first, block * kBlock), last = std::min(last_col, (block + 1) * kBlock - 1);
+        const int64_t top = most_h(hd.row, last, best);
+        if (blocks[b] < hd.gap * first || blocks[b] > top + hd.gap * last || peaks[b] < 0 || peaks[b] > top ||
+            region[b] < 0 || region[b] > most_h(hd.m, last, best))
+            return false;
+    }
+    return true;
+}
 
 /// pread of exactly `size` bytes at `offset`.
 void read_at(int fd, void* data, size_t size, int64_t offset, const std::string& path) {
@@ -88,7 +95,8 @@ int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t 
 SpecialRowWriter::SpecialRowWriter(std::string dir, const RowsIdentity& id, int64_t first_col, int64_t width,
                                    const Scoring& sc, std::function<void(const std::string&)> warn)
     : dir_(std::move(dir)), id_(id), first_(first_col), width_(width), open_(sc.gap_open), ext_(sc.gap_extend),
-      gap_(std::min(sc.gap_open, sc.gap_extend)), substitution_(substitution_key(sc)), warn_(std::move(warn)) {
+      gap_(std::min(sc.gap_open, sc.gap_extend)), substitution_(special_row_substitution_key(sc)),
+      warn_(std::move(warn)) {
     if (int64_t{open_} - ext_ >= kMaxDelta) {
         failed_ = true;  // F could not be kept exactly in 16 bits
         if (warn_) warn_("warning: gap open - extend >= 65535: no special rows kept, the traceback starts from row 0");
@@ -129,7 +137,7 @@ void SpecialRowWriter::write(int64_t row, std::vector<int32_t> h, std::vector<in
 void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f,
                            const std::vector<int32_t>& region) {
     Header hd{};
-    std::memcpy(hd.magic, kMagic, sizeof kMagic);
+    std::memcpy(hd.magic, kSpecialRowMagic, sizeof kSpecialRowMagic);
     hd.row = row;
     hd.m = id_.m;
     hd.n = id_.n;
@@ -142,7 +150,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
     hd.gap = gap_;
     hd.substitution = substitution_;
     hd.blocks = block_count(first_, width_);
-    hd.crc = header_crc(hd);
+    hd.crc = special_row_header_crc(hd);
     std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks), INT64_MIN);
     std::vector<int32_t> peaks(static_cast<size_t>(hd.blocks), 0);
     std::vector<uint16_t> delta(static_cast<size_t>(width_));
@@ -175,7 +183,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
 }
 
 SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const Scoring& sc)
-    : n_(id.n), gap_(std::min(sc.gap_open, sc.gap_extend)) {
+    : n_(id.n), gap_(std::min(sc.gap_open, sc.gap_extend)), best_(sc.best_score()) {
     const int64_t n = id.n;
     std::error_code ec;
     std::map<int64_t, Row> found;
@@ -186,27 +194,34 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
         if (fd < 0) continue;
         Header hd{};
         const bool read_ok = pread(fd, &hd, sizeof hd, 0) == static_cast<ssize_t>(sizeof hd);
-        const bool regions = read_ok && std::memcmp(hd.magic, kMagic, sizeof kMagic) == 0;
+        const bool regions = read_ok && std::memcmp(hd.magic, kSpecialRowMagic, sizeof kSpecialRowMagic) == 0;
         const int64_t block_bytes = regions ? kBlockBytes : kBlockBytesWithoutRegions;
-        bool usable = read_ok && (regions || std::memcmp(hd.magic, kMagicWithoutRegions, sizeof kMagic) == 0) &&
-                      hd.crc == header_crc(hd) &&
+        const bool magic =
+            regions || std::memcmp(hd.magic, kSpecialRowMagicWithoutRegions, sizeof kSpecialRowMagic) == 0;
+        // Columns first .. first + width - 1 within 1 .. n, tested so that no sum overflows.
+        bool usable = read_ok && magic && hd.crc == special_row_header_crc(hd) &&
                       hd.m == id.m && hd.n == n && hd.fingerprint0 == id.fingerprint0 &&
                       hd.fingerprint1 == id.fingerprint1 && hd.open == sc.gap_open && hd.ext == sc.gap_extend &&
-                      (hd.substitution == 0 || hd.substitution == substitution_key(sc)) &&
-                      hd.gap == gap_ && hd.first >= 1 && hd.width >= 1 && hd.first + hd.width - 1 <= n &&
+                      (hd.substitution == 0 || hd.substitution == special_row_substitution_key(sc)) &&
+                      hd.gap == gap_ && hd.first >= 1 && hd.first <= n && hd.width >= 1 && hd.width <= n - hd.first + 1 &&
                       hd.row >= 1 && hd.row < id.m &&
                       hd.blocks == block_count(hd.first, hd.width) &&
                       static_cast<int64_t>(entry.file_size(ec)) ==
                           static_cast<int64_t>(sizeof hd) + block_bytes * hd.blocks + kSpecialRowBytesPerColumn * hd.width;
+        std::vector<int64_t> blocks;
+        std::vector<int32_t> peaks, region;
         if (usable) {
-            std::vector<int64_t> blocks(static_cast<size_t>(hd.blocks));
-            std::vector<int32_t> peaks(blocks.size());
+            blocks.resize(static_cast<size_t>(hd.blocks));
+            peaks.resize(blocks.size());
             read_at(fd, blocks.data(), blocks.size() * 8, sizeof hd, path);
             read_at(fd, peaks.data(), peaks.size() * 4, static_cast<int64_t>(sizeof hd) + 8 * hd.blocks, path);
-            std::vector<int32_t> region = peaks;
+            region = peaks;
             if (regions)  // after the blocks as rows without regions have them
                 read_at(fd, region.data(), region.size() * 4,
                         static_cast<int64_t>(sizeof hd) + kBlockBytesWithoutRegions * hd.blocks, path);
+            usable = block_values_fit(hd, blocks, peaks, region, best_);  // else its row comes from another
+        }
+        if (usable) {
             Row& row = found[hd.row];
             row.pieces.push_back(Piece{path, hd.first, hd.width, static_cast<int64_t>(sizeof hd) + block_bytes * hd.blocks});
             row.blocks.resize(static_cast<size_t>(n / kBlock + 1), INT64_MIN);
@@ -241,8 +256,8 @@ int64_t SpecialRows::row_above(int64_t i) const {
     return it == rows_.begin() ? 0 : std::prev(it)->first;
 }
 
-void SpecialRows::read_h(const Row& row, int64_t from, int64_t to, int32_t* h, int32_t* f) const {
-    for (const Piece& p : row.pieces) {
+void SpecialRows::read_h(int64_t i, int64_t from, int64_t to, int32_t* h, int32_t* f) const {
+    for (const Piece& p : rows_.at(i).pieces) {
         const int64_t a = std::max(from, p.first), b = std::min(to, p.first + p.width - 1);
         if (a > b) continue;
         const int fd = open(p.path.c_str(), O_RDONLY);
@@ -250,6 +265,11 @@ void SpecialRows::read_h(const Row& row, int64_t from, int64_t to, int32_t* h, i
         const int64_t count = b - a + 1, h_at = p.data_at;
         try {
             read_at(fd, h + (a - from), static_cast<size_t>(count) * 4, h_at + 4 * (a - p.first), p.path);
+            for (int64_t c = a; c <= b; ++c)  // only the header has a CRC
+                if (h[c - from] < 0 || h[c - from] > most_h(i, c, best_))
+                    throw Error(p.path + ": special row " + std::to_string(i) + " is damaged: H " +
+                                std::to_string(h[c - from]) + " at column " + std::to_string(c) +
+                                " (remove the directory to start over)");
             if (f) {
                 std::vector<uint16_t> d(static_cast<size_t>(count));
                 read_at(fd, d.data(), d.size() * 2, h_at + 4 * p.width + 2 * (a - p.first), p.path);
@@ -268,7 +288,7 @@ WindowRow SpecialRows::read(int64_t row, int64_t from, int64_t to) {
     r.row = row;
     if (row == 0) return r;
     const int64_t first = std::max<int64_t>(from - 1, 1);  // column 0 is the matrix's edge
-    read_h(rows_.at(row), first, to, r.h.data() + (first - (from - 1)), r.f.data() + (first - (from - 1)));
+    read_h(row, first, to, r.h.data() + (first - (from - 1)), r.f.data() + (first - (from - 1)));
     return r;
 }
 
@@ -282,7 +302,7 @@ int64_t SpecialRows::edge_term(int64_t row, int64_t to, int64_t gap) {
     const int64_t from = std::max<int64_t>(1, partial * kBlock);
     if (from <= to) {
         std::vector<int32_t> h(static_cast<size_t>(to - from + 1));
-        read_h(r, from, to, h.data(), nullptr);
+        read_h(row, from, to, h.data(), nullptr);
         for (int64_t c = from; c <= to; ++c) best = std::max(best, edge_value(h[static_cast<size_t>(c - from)], c, gap));
     }
     return best;
@@ -311,7 +331,7 @@ int64_t SpecialRows::crossing_column(int64_t row, int64_t from, const CrossingBi
         // A block can still win with a larger value, or an equal one further right.
         if (best_col >= 0 && (b.bound < best || (b.bound == best && b.last < best_col))) continue;
         h.resize(static_cast<size_t>(b.last - b.first + 1));
-        read_h(r, b.first, b.last, h.data(), nullptr);
+        read_h(row, b.first, b.last, h.data(), nullptr);
         const int64_t c = best_crossing(h.data(), b.first, b.last, bias);
         const int64_t v = h[static_cast<size_t>(c - b.first)] + bias.at(c);
         if (best_col < 0 || v > best || (v == best && c > best_col)) {

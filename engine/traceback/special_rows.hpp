@@ -99,9 +99,12 @@ private:
         std::vector<int32_t> peaks;   ///< max of H per 4096 columns
         std::vector<int32_t> region_peaks;  ///< see region_peaks()
     };
-    void read_h(const Row& row, int64_t from, int64_t to, int32_t* h, int32_t* f) const;
+    /// H (and F, unless null) of row i over columns [from, to]; throws Error where H is not
+    /// one stage 1 could have written.
+    void read_h(int64_t i, int64_t from, int64_t to, int32_t* h, int32_t* f) const;
     int64_t n_;
     int32_t gap_;
+    int64_t best_;  ///< the best substitution score: H <= min(i, c) * best_
     std::map<int64_t, Row> rows_;
 };
 
