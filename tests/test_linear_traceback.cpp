@@ -457,5 +457,45 @@ TEST(LinearTraceback, AJournalTakesUpAnInterruptedWalk) {
     EXPECT_GE(resumed, 6) << "too few walks were interrupted";
 }
 
+TEST(LinearTraceback, AForgedJournalIsRefusedNotWalked) {
+    // A journal's CRC guards its bytes, not its sense: a walk with a value no optimal prefix
+    // has, runs of another letter, of no length or that do not lead from its point to the end
+    // cell is refused before any step, and one that passes those tests but leads nowhere is
+    // blamed on the journal, not on the end cell (before, such walks blamed the end cell or
+    // the rows, or gave an alignment that is not the optimum's).
+    std::mt19937_64 rng(test::seed() + 76);
+    const Scoring sc(1, -3, 5, 2);
+    const auto [a, b, wanted] = pair_with_rows(rng, 1500, 100, 0.01);
+    TrueRows rows(a, b, sc, wanted);
+    const Alignment want = reference_traceback(a, b, sc);
+    const AlignmentEnd end{want.score, want.s0_end, want.s1_end};
+    MemoryJournal journal;
+    journal.crash_at = 3;
+    ASSERT_THROW(linear_traceback(a, b, sc, end, rows, TracebackLimits{4096, int64_t{1} << 20}, nullptr, nullptr,
+                                  &journal),
+                 std::runtime_error);
+    ASSERT_TRUE(journal.saved && !journal.saved->runs_back.empty());
+    const TracebackPoint real = *journal.saved;
+    std::vector<std::pair<const char*, TracebackPoint>> forged(6, {"", real});
+    forged[0].first = "a value above the score", forged[0].second.v = end.score + 1;
+    forged[1].first = "a negative value", forged[1].second.v = -1;
+    forged[2].first = "a run of another letter", forged[2].second.runs_back[0].op = 'M';
+    forged[3].first = "a run of no length", forged[3].second.runs_back.push_back(AlignmentRun{'=', 0});
+    forged[4].first = "runs one column too long", forged[4].second.runs_back.push_back(AlignmentRun{'D', 1});
+    forged[5].first = "a point one row up", --forged[5].second.i;
+    forged.push_back({"a value one below the true one", real});
+    --forged.back().second.v;
+    for (const auto& [what, point] : forged) {
+        journal.saved = point;
+        journal.crash_at = -1;
+        try {
+            linear_traceback(a, b, sc, end, rows, TracebackLimits{4096, int64_t{1} << 20}, nullptr, nullptr, &journal);
+            ADD_FAILURE() << what << ": walked";
+        } catch (const Error& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("traceback journal: ", 0), 0u) << what << ": " << e.what();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace chromalign

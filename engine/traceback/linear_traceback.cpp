@@ -65,6 +65,24 @@ TracebackPoint point_of(const WalkPoint& p, const ReversedRuns& runs) {
     return TracebackPoint{p.i, p.j, state_char(p.state), p.v, runs.runs};
 }
 
+/// Whether a saved walk (a journal's, which only a CRC guards) is one this traceback could
+/// have made from `end`: its point in the rectangle, in a state, with a value of an optimal
+/// alignment's prefix (0 <= v <= score: a lower one would make a later start better), and
+/// its runs A/C/G/T pairs and gaps that lead from the point to the end cell exactly.
+bool walk_fits(const TracebackPoint& p, const AlignmentEnd& end) {
+    if (p.i < 1 || p.i > end.s0_end || p.j < 1 || p.j > end.s1_end || (p.state != 'H' && p.state != 'E' && p.state != 'F') ||
+        p.v < 0 || p.v > end.score)
+        return false;
+    int64_t s0 = 0, s1 = 0;
+    for (const AlignmentRun& r : p.runs_back) {
+        if (r.length < 1 || r.length > end.s0_end + end.s1_end) return false;
+        if (r.op == '=' || r.op == 'X' || r.op == 'I') s0 += r.length;
+        if (r.op == '=' || r.op == 'X' || r.op == 'D') s1 += r.length;
+        if (r.op != '=' && r.op != 'X' && r.op != 'I' && r.op != 'D') return false;
+    }
+    return s0 == end.s0_end - p.i && s1 == end.s1_end - p.j;
+}
+
 WalkPoint walk_point(const TracebackPoint& p) {
     return WalkPoint{p.i, p.j, p.state == 'H' ? State::kH : p.state == 'E' ? State::kE : State::kF, p.v};
 }
@@ -313,11 +331,12 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
     Walker walker(s0, s1, scoring, limits, sweep, counts ? *counts : ignored, nullptr, stop);
     WalkPoint p{end.s0_end, end.s1_end, State::kH, end.score};
     ReversedRuns runs;
+    bool resumed = false;  // from a journal: a walk that leads nowhere is blamed on it
     if (TracebackPoint saved; journal && journal->load(saved)) {
-        if (saved.i < 1 || saved.i > end.s0_end || saved.j < 1 || saved.j > end.s1_end ||
-            (saved.state != 'H' && saved.state != 'E' && saved.state != 'F'))
-            throw Error("traceback journal: its point " + std::to_string(saved.i) + ", " + std::to_string(saved.j) +
-                        " is not in this alignment's rectangle");
+        resumed = true;
+        if (!walk_fits(saved, end))
+            throw Error("traceback journal: its walk, saved at " + std::to_string(saved.i) + ", " +
+                        std::to_string(saved.j) + ", is not one of this alignment (remove it to walk from the end)");
         p = walk_point(saved);
         runs.append_after(saved.runs_back, 0);
     }
@@ -348,9 +367,14 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
         throw Interrupted(signal, "interrupted by signal " + std::to_string(signal) + " during the traceback, at row " +
                                       std::to_string(p.i) + (journal ? " (saved)" : "") +
                                       ": run the same command again to resume");
+    } catch (const Error& e) {
+        if (!resumed) throw;
+        throw Error(std::string("traceback journal: the walk it saved leads nowhere (") + e.what() +
+                    "); remove it to walk from the end");
     }
     if (outcome != Outcome::kStart)
-        throw Error("internal: the traceback found no start above row " + std::to_string(p.i));
+        throw Error(resumed ? "traceback journal: the walk it saved finds no start; remove it to walk from the end"
+                            : "internal: the traceback found no start above row " + std::to_string(p.i));
     a.score = end.score;
     a.s0_start = p.i;
     a.s1_start = p.j;
