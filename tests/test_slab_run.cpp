@@ -297,6 +297,25 @@ TEST_F(SlabCheckpoints, ResumesWithAnotherRankCount) {
     EXPECT_FALSE(file_exists(o_.checkpoint.path + ".slab0of2.1")) << "obsolete pieces are removed at the end";
 }
 
+TEST_F(SlabCheckpoints, AFinishedRunLeavesNoFlatCheckpointBehind) {
+    // A flat row beside the pieces of 2 slabs; a run of 3 finishes from those pieces. Before,
+    // the flat row outlived it and the next identical command started over from it.
+    leave_flat_checkpoint();  // a row near the top
+    const auto two = [&](const BackendOptions& with) { return slab_align(s0_, s1_, kScorings[0], 2, with); };
+    int64_t diagonals = 0;
+    BackendOptions unchecked = o_;
+    unchecked.checkpoint.path.clear();
+    ASSERT_EQ(test::counting_diagonals(unchecked, two, diagonals), want_);
+    ASSERT_TRUE(test::stopped_at(diagonals / 2, o_, two));  // pieces below the flat row
+    expect_resumed_run(3, "the pieces of 2 slabs");
+    EXPECT_FALSE(file_exists(o_.checkpoint.path)) << "a spent flat checkpoint outlived the run";
+    std::vector<std::string> notes;
+    BackendOptions o = o_;
+    o.on_note = [&](const std::string& text) { notes.push_back(text); };
+    EXPECT_EQ(slab_align(s0_, s1_, kScorings[0], 3, o), want_);
+    for (const std::string& note : notes) EXPECT_EQ(note.find("resuming"), std::string::npos) << note;
+}
+
 TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {
     interrupted_run(2);
     ASSERT_EQ(::unlink((o_.checkpoint.path + ".slab1of2.1").c_str()), 0);

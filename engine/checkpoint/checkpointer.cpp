@@ -173,7 +173,6 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
     const bool from_pieces = other_.row > 0;
     Checkpoint c = from_pieces ? std::move(other_) : read_checkpoint(options_.path);
     other_ = Checkpoint{};
-    resumed_whole_ = !from_pieces;
     first_row_ = left_row_ = row;
     cells_above_ = row * base_.n;
     best_ = c.best;
@@ -358,8 +357,13 @@ void Checkpointer::finish() {
     bool removed = false;
     for (int slot = 0; slot < 2; ++slot)
         if (file_exists(piece(slot)) && ::unlink(piece(slot).c_str()) == 0) removed = true;
-    if (rank_ == 0 && resumed_whole_ && ::unlink(options_.path.c_str()) == 0) removed = true;
-    if (rank_ == 0) remove_pieces(options_.path, other_ranks_);  // another rank count's: obsolete now
+    // The flat row and the pieces of every other rank count are spent too, whatever this run
+    // resumed from: a flat row older than the pieces it finished from made the next identical
+    // command start over from it.
+    if (rank_ == 0) {
+        removed = removed || file_exists(options_.path);
+        remove_spent_files(options_.path, ranks_);
+    }
     if (removed && rank_ == 0) note("run complete; removed the checkpoint pieces " + options_.path + ".slab*");
 }
 

@@ -142,7 +142,6 @@ private:
     int64_t left_row_ = 0;
     int64_t cells_above_ = 0;
     std::vector<StairStep> steps_;  ///< of the wavefront resumed from (rows of the whole matrix), until forget_top()
-    bool resumed_whole_ = false;  ///< from the flat file at PATH (removed at the end)
     bool spent_ = false;          ///< a completion marker lies there: the files are a finished run's
     int other_ranks_ = 0;         ///< another rank count that left pieces here, or 0
     Checkpoint other_;            ///< the whole row its pieces make, when offer() chose it (else row 0)
