@@ -41,7 +41,7 @@ protected:
         // (F >= -gap_open for every scoring these tests use).
         c_.best = AlignmentEnd{1000, 1300, 1200};
         for (int64_t j = 0; j < c_.n; ++j) {
-            c_.h.push_back(static_cast<int32_t>(rng() % 1001));
+            c_.h.push_back(static_cast<int32_t>(rng() % 1001));  // within row * best too
             c_.f.push_back(static_cast<int32_t>(rng() % (c_.h.back() + 2)) - 1);
         }
     }
@@ -101,7 +101,9 @@ TEST_F(CheckpointFile, RoundTripKeepsASlabsPieceAtItsOwnRow) {
     EXPECT_EQ(r.left_h, piece.left_h);
     EXPECT_EQ(r.left_e, piece.left_e);
     EXPECT_EQ(r.h, piece.h);
-    piece.row = 0;
+    piece.row = 0;  // H is 0 on row 0, and at most i * best below it
+    piece.left_corner = 0;
+    piece.left_h = {1, 0, 3};
     std::fill(piece.h.begin(), piece.h.end(), 0);
     std::fill(piece.f.begin(), piece.f.end(), kScoreNegInf);
     write_checkpoint(path_, piece);
@@ -161,6 +163,13 @@ TEST_F(CheckpointFile, RoundTripKeepsAWavefrontsSteps) {
     Checkpoint corner = piece;
     corner.steps[0].corner = -1;
     refused(corner, "the corner of the step at column 301");
+    // Above the piece's best: a step's column is the piece's own (issue 42's 100000).
+    Checkpoint above = piece;
+    above.steps[0].h[3] = piece.best.score + 1;
+    refused(above, "of the step at column 301 is out of range");
+    above = piece;
+    above.steps[1].corner = piece.best.score + 1;
+    refused(above, "the corner of the step at column 701");
     Checkpoint flat = piece;
     flat.seq = 0;
     refused(flat, "header is corrupt");
@@ -215,6 +224,13 @@ TEST_F(CheckpointFile, ForgedContentsWithARightCrcAreRefused) {
         {"its scoring is invalid (gap-open must be a positive cost (got -2))",
          [](Checkpoint& c) { c.scoring.gap_open = -2; }},
         {"its left corner is out of range", [](Checkpoint& c) { c.left_corner = -1; }},
+        // Issue 42's: a best score no cell could reach (150000 at (10, 10)), and H, E or a
+        // corner of the left column or of a step above what the piece's best or its row allow
+        // (a step value of 100000 came back as the answer 99997).
+        {"its best score is more than its cell can hold", [](Checkpoint& c) { c.best = AlignmentEnd{150000, 10, 10}; }},
+        {"its left corner is out of range", [](Checkpoint& c) { c.left_corner = static_cast<int32_t>(c.row + 1); }},
+        {"H of left row " + std::to_string(c_.row + 1) + " is out of range",
+         [](Checkpoint& c) { c.left_h = {static_cast<int32_t>(c.row + 2)}, c.left_e = {0}; }},
         {"H of left row " + std::to_string(c_.row + 2) + " is out of range",
          [](Checkpoint& c) { c.left_h = {1, kMaxBestScore + 1}, c.left_e = {0, 0}; }},
         {"E of left row " + std::to_string(c_.row + 1) + " is out of range",

@@ -316,6 +316,29 @@ TEST_F(SlabCheckpoints, AFinishedRunLeavesNoFlatCheckpointBehind) {
     for (const std::string& note : notes) EXPECT_EQ(note.find("resuming"), std::string::npos) << note;
 }
 
+TEST_F(SlabCheckpoints, APieceWithABestCellBeyondS1IsNotAnswered) {
+    // A piece holds its slab's columns, so only the run knows S1's width: a best cell beyond
+    // it, with a right CRC, came back as the answer (issue 42: 18 41058 171828 on a matrix of
+    // 171,823 columns).
+    interrupted_run(2);
+    const std::string name = o_.checkpoint.path + ".slab1of2.1";
+    Checkpoint c = read_checkpoint(name);
+    // Above the true best, and a score a cell of that row could reach.
+    c.best = AlignmentEnd{want_.score + 100, s0_.length() - 1, s1_.length() + 5};
+    write_checkpoint(name, c);
+    // Resumed by 2 slabs, the piece is refused; levelled for 3, the run answers right or refuses.
+    for (const int ranks : {2, 3}) {
+        try {
+            const AlignmentEnd got = slab_align(s0_, s1_, kScorings[0], ranks, o_);
+            EXPECT_NE(ranks, 2) << "the piece was not refused";
+            EXPECT_EQ(got, want_) << ranks << " slabs";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("its best cell lies outside the matrix"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {
     interrupted_run(2);
     ASSERT_EQ(::unlink((o_.checkpoint.path + ".slab1of2.1").c_str()), 0);

@@ -132,7 +132,7 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
         for (size_t k = 0; k < c.steps.size(); ++k)
             cells_above_ += c.steps[k].row * ((k + 1 < c.steps.size() ? c.steps[k + 1].col : c.n) - c.steps[k].col);
         steps_ = std::move(c.steps);
-        best_ = c.best;
+        take_best(c.best, piece(static_cast<int>(seq % 2)));
         if (c.row > 0) {  // a piece at row 0 (a slab that had begun no band) is a fresh start
             top_h_ = std::move(c.h);
             top_f_ = std::move(c.f);
@@ -155,7 +155,7 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
         if (c.seq != 0 || c.row != row || c.n != base_.n || c.fingerprint1 != base_.fingerprint1) continue;
         first_row_ = left_row_ = row;
         cells_above_ = row * base_.n;
-        best_ = c.best;
+        take_best(c.best, piece(slot));
         top_h_ = std::move(c.h);
         top_f_ = std::move(c.f);
         next_seq_ = slot + 1;  // the next checkpoint goes to the other slot
@@ -175,7 +175,7 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
     other_ = Checkpoint{};
     first_row_ = left_row_ = row;
     cells_above_ = row * base_.n;
-    best_ = c.best;
+    take_best(c.best, from_pieces ? options_.path + ".slab*" : options_.path);
     top_h_.assign(c.h.begin() + c0_, c.h.begin() + c0_ + base_.n);
     top_f_.assign(c.f.begin() + c0_, c.f.begin() + c0_ + base_.n);
     if (rank_ == 0)
@@ -214,9 +214,15 @@ void Checkpointer::level_wavefront() {
     Checkpoint flat = leveller_({std::move(piece)});
     first_row_ = left_row_ = flat.row;
     cells_above_ = flat.row * base_.n;
-    best_ = flat.best;
+    take_best(flat.best, options_.path);
     top_h_ = std::move(flat.h);
     top_f_ = std::move(flat.f);
+}
+
+void Checkpointer::take_best(const AlignmentEnd& best, const std::string& source) {
+    if (best.score > 0 && best.s1_end > s1_.length())
+        throw Error(source + ": checkpoint cannot be right (its best cell lies outside the matrix)");
+    best_ = best;
 }
 
 bool Checkpointer::left_edge(int32_t& corner, std::vector<int32_t>& h, std::vector<int32_t>& e) {

@@ -125,6 +125,9 @@ public:
     void finish();
 
 private:
+    /// Takes a resumed best cell, refused (an Error naming `source`) where it lies beyond S1:
+    /// a piece holds its slab's width, not the matrix's.
+    void take_best(const AlignmentEnd& best, const std::string& source);
     std::string piece(int slot) const;
     void begin(int64_t seq, bool stop);  ///< what start() and start_top() share
     void note(const std::string& text) const;
