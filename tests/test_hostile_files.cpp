@@ -257,6 +257,27 @@ TEST(HostileFiles, ForgedSpecialRowValuesAreNotUsed) {
     EXPECT_FALSE(file_exists(out));
 }
 
+TEST(HostileFiles, ARefusedCheckpointSaysSoOnce) {
+    // The file offer() could not use was also warned of as "not used", a second line saying
+    // the same before the error's. With -q the error is the only line; without, the notes
+    // may come before it, but the problem is stated once.
+    test::ResumeHarness h(3000, 3000, test::seed());
+    const std::string ck = h.path("run.ckpt");
+    write_all(ck, "not a checkpoint at all\n");
+    for (const bool quiet : {true, false}) {
+        std::vector<std::string> args = {"-b", "cpu", "--no-stack", "--checkpoint", ck};  // stacks keep none
+        if (quiet) args.insert(args.begin(), "-q");
+        const test::ChildRun r = h.run(args);
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        if (quiet) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        size_t said = 0;
+        for (size_t at = r.err.find("bad magic"); at != std::string::npos; at = r.err.find("bad magic", at + 1)) ++said;
+        EXPECT_EQ(said, 1u) << r.err;
+        EXPECT_NE(r.err.find("--restart"), std::string::npos) << r.err;
+        EXPECT_EQ(read_text(ck), "not a checkpoint at all\n") << "a refused checkpoint is left untouched";
+    }
+}
+
 TEST(HostileFiles, AHugeRecordNameIsNotEchoedInFull) {
     test::ResumeHarness h(3000, 3000, test::seed());
     write_all(h.path("long.fa"), ">" + std::string(500000, 'N') + "\n>b\nACGT\n");  // an empty first record

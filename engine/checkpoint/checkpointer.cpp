@@ -110,8 +110,11 @@ std::vector<int64_t> Checkpointer::offer() {
                 other_pieces_ = std::move(latest.pieces);
         }
     }
-    for (const std::string& why : problems_) note("warning: " + why + "; not used");
     return offered;
+}
+
+void Checkpointer::warn_unused() const {
+    for (const std::string& why : problems_) note("warning: " + why + "; not used");
 }
 
 void Checkpointer::resume(int64_t seq, int64_t row) {

@@ -58,6 +58,9 @@ public:
     /// Why a checkpoint file that exists could not be offered, for the error when no rank
     /// has a row to offer.
     std::string refusal() const;
+    /// Warns of the files offer() found but could not use, once the run goes on without them:
+    /// a refused run says why in its one line of error (refusal()), and nothing more.
+    void warn_unused() const;
     /// Loads this rank's piece of checkpoint `seq` when seq > 0, else the state at `row` (0: a
     /// fresh start), one of the rows offered by every rank.
     void resume(int64_t seq, int64_t row);

@@ -639,6 +639,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     const int64_t common = seq > 0 ? 0 : common_row(offers);
     const bool any_file = std::any_of(offers.begin(), offers.end(), [](const auto& o) { return o[3] != 0; });
     if (any_file && seq == 0 && common == 0) throw Error(ck->refusal());
+    ck->warn_unused();
     if (common >= s0.length()) throw Error(options.checkpoint.path + ": checkpoint is past the last row");
     TopRow top;
     std::string no_wavefront;  // why the wavefront resumed from cannot start this slab's executor
