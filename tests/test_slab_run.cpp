@@ -2,6 +2,7 @@
 //! the columns against the reference oracle, and the coordinated checkpoints of all ranks.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -337,6 +338,46 @@ TEST_F(SlabCheckpoints, APieceWithABestCellBeyondS1IsNotAnswered) {
                 << e.what();
         }
     }
+}
+
+TEST_F(SlabCheckpoints, AStopWhoseSaveFailsStillStops) {
+    // On a full disk a stop's checkpoint cannot be written: the run must still stop as a stop
+    // (Interrupted: 128 + the signal), keep the previous checkpoint, and resume from it. Before,
+    // the failed save was an error (exit 1). --checkpoint-strict keeps it one.
+    interrupted_run(2);  // the previous checkpoint: a stop at once
+    const auto two = [&](const BackendOptions& with) { return slab_align(s0_, s1_, kScorings[0], 2, with); };
+    int64_t diagonals = 0;
+    BackendOptions unchecked = o_;
+    unchecked.checkpoint.path.clear();
+    ASSERT_EQ(test::counting_diagonals(unchecked, two, diagonals), want_);
+    // A file size limit below a piece's size fails its write as a full disk does.
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rlimit small = old;
+    small.rlim_cur = 1000;
+    for (const bool strict : {false, true}) {
+        BackendOptions o = o_;
+        o.checkpoint.strict = strict;
+        std::vector<std::string> notes;
+        o.on_note = [&](const std::string& text) { notes.push_back(text); };
+        ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+        bool stopped = false;
+        try {
+            stopped = test::stopped_at(diagonals / 2, o, two);
+        } catch (const Error& e) {
+            EXPECT_TRUE(strict) << e.what();
+            EXPECT_NE(std::string(e.what()).find("cannot write checkpoint"), std::string::npos) << e.what();
+        }
+        ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+        EXPECT_EQ(stopped, !strict);
+        if (!strict) {
+            EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+                return n.find("the stop's checkpoint is lost, the previous one is kept") != std::string::npos;
+            }));
+        }
+    }
+    expect_resumed_run(2, "resuming from");
 }
 
 TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {

@@ -324,8 +324,12 @@ int64_t Checkpointer::poll_written() {
     try {
         return writer_.get();
     } catch (const Error& e) {
-        if (options_.strict || stop_) throw;
-        note(std::string("warning: ") + e.what() + "; the previous checkpoint is kept, the run goes on");
+        if (options_.strict) throw;
+        // A piece lands whole or not at all, so the previous checkpoint stands. A stop still
+        // stops, with 128 + its signal: a failed save (a full disk) is not a failed run.
+        note(std::string("warning: ") + e.what() +
+             (stop_ ? "; the stop's checkpoint is lost, the previous one is kept"
+                    : "; the previous checkpoint is kept, the run goes on"));
         return seq;
     }
 }
