@@ -269,7 +269,9 @@ TEST(HostileFiles, ARefusedCheckpointSaysSoOnce) {
         if (quiet) args.insert(args.begin(), "-q");
         const test::ChildRun r = h.run(args);
         EXPECT_EQ(r.exit_code, 1) << r.err;
-        if (quiet) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        if (quiet) {
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        }
         size_t said = 0;
         for (size_t at = r.err.find("bad magic"); at != std::string::npos; at = r.err.find("bad magic", at + 1)) ++said;
         EXPECT_EQ(said, 1u) << r.err;

@@ -248,12 +248,12 @@ std::string implausible(const Checkpoint& c) {
     // piece does not hold: the caller checks that column (Checkpointer::take_best).
     if (c.best.score > 0 && (c.best.s0_end < 1 || c.best.s0_end > c.m || c.best.s1_end < 1))
         return "its best cell lies outside the matrix";
-    // H(i, j) <= min(i, j) * the best substitution score: no alignment gains more per row or column.
+    // No cell scores above most_score_at; on row i, none above i * best.
     const int64_t most = c.scoring.best_score();
-    const auto most_h = [most](int64_t i, int64_t j) { return std::min(i, j) * most; };
-    if (c.best.score > most_h(c.best.s0_end, c.best.s1_end)) return "its best score is more than its cell can hold";
+    if (c.best.score > most_score_at(c.best.s0_end, c.best.s1_end, most))
+        return "its best score is more than its cell can hold";
     for (size_t j = 0; j < c.h.size(); ++j) {
-        if (c.h[j] < 0 || c.h[j] > c.best.score || c.h[j] > most_h(c.row, c.row))
+        if (c.h[j] < 0 || c.h[j] > c.best.score || c.h[j] > c.row * most)
             return "H of column " + std::to_string(j + 1) + " is out of range";
         const bool pruned = c.f[j] == kScoreNegInf && c.h[j] == 0;
         if (!pruned && (c.f[j] < -c.scoring.gap_open || c.f[j] > c.h[j]))
@@ -262,13 +262,13 @@ std::string implausible(const Checkpoint& c) {
     // The left neighbour's column: H(i, c0 - 1) in [0, i * most] (its cells are the
     // neighbour's, whose best this piece does not hold); E(i, c0 - 1) is at least -open and
     // at most H, or -inf where pruning skipped the cell.
-    if (c.left_corner < 0 || c.left_corner > most_h(c.row, c.row)) return "its left corner is out of range";
+    if (c.left_corner < 0 || c.left_corner > c.row * most) return "its left corner is out of range";
     for (size_t i = 0; i < c.left_h.size(); ++i) {
         const int64_t row = c.row + 1 + static_cast<int64_t>(i);
-        if (c.left_h[i] < 0 || c.left_h[i] > most_h(row, row))
-            return "H of left row " + std::to_string(c.row + 1 + static_cast<int64_t>(i)) + " is out of range";
+        if (c.left_h[i] < 0 || c.left_h[i] > row * most)
+            return "H of left row " + std::to_string(row) + " is out of range";
         if (c.left_e[i] != kScoreNegInf && (c.left_e[i] < -c.scoring.gap_open || c.left_e[i] > c.left_h[i]))
-            return "E of left row " + std::to_string(c.row + 1 + static_cast<int64_t>(i)) + " is out of range";
+            return "E of left row " + std::to_string(row) + " is out of range";
     }
     // Each step's column is this piece's own: within its best too.
     for (const StairStep& s : c.steps) {

@@ -98,7 +98,7 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
             const bool none = c.best.score == 0 && c.best.s0_end == 0 && c.best.s1_end == 0;
             const bool cell = c.best.score > 0 && c.best.s0_end >= 1 && c.best.s0_end <= m && c.best.s1_end >= 1 &&
                               c.best.s1_end <= n &&
-                              c.best.score <= int64_t{spec.scoring.best_score()} * std::min(c.best.s0_end, c.best.s1_end);
+                              c.best.score <= most_score_at(c.best.s0_end, c.best.s1_end, spec.scoring.best_score());
             if ((!none && !cell) || c.floor < 0 || c.cells_pruned < 0 || c.cells_pruned > m * n)
                 throw Error("an answer out of range for pair " + std::to_string(c.pair + 1));
             done_[{c.pair, c.strand}] = c;
@@ -122,7 +122,7 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
             const int32_t score = json_integer<int32_t>(b.at("score"));
             if (pair >= spec.pairs.size()) throw Error("a pair out of range");
             const int64_t m = spec.s0[spec.pairs[pair].s0].length(), n = spec.s1[spec.pairs[pair].s1].length();
-            if (score <= 0 || score > int64_t{spec.scoring.best_score()} * std::min(m, n))
+            if (score <= 0 || score > most_score_at(m, n, spec.scoring.best_score()))
                 throw Error("a bound out of range for pair " + std::to_string(pair + 1));
             bounds_[{pair, strand}] = score;
         }

@@ -3,7 +3,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -141,7 +140,7 @@ std::optional<Stage1Record> read_stage1_record(const std::string& dir) {
         const AlignmentEnd& e = r.result;
         const bool none = e.score == 0 && e.s0_end == 0 && e.s1_end == 0;
         const bool cell = e.score > 0 && e.s0_end >= 1 && e.s1_end >= 1 &&
-                          e.score <= int64_t{r.scoring.best_score()} * std::min(e.s0_end, e.s1_end);
+                          e.score <= most_score_at(e.s0_end, e.s1_end, r.scoring.best_score());
         if (!none && !cell)
             throw Error("a result no alignment has (score " + std::to_string(e.score) + " at " +
                         std::to_string(e.s0_end) + ", " + std::to_string(e.s1_end) + ")");

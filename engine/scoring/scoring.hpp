@@ -69,6 +69,10 @@ struct Scoring {
     bool operator!=(const Scoring& o) const { return !(*this == o); }
 };
 
+/// The most H(i, j) can be: each row and each column adds at most `best`, the largest
+/// substitution score (Scoring::best_score). What a score read back from a file is held to.
+inline int64_t most_score_at(int64_t i, int64_t j, int64_t best) { return (i < j ? i : j) * best; }
+
 /// Largest magnitude accepted for any single score parameter.
 constexpr int32_t kMaxScoreParameter = 1 << 20;
 

@@ -36,7 +36,6 @@ namespace {
 
 constexpr int64_t kBlock = SpecialRows::kPeakColumns;
 constexpr int32_t kMaxDelta = 65535;
-using Header = SpecialRowHeader;
 
 /// Per block: the bound's int64 maximum, the row's int32 peak H and the region's.
 constexpr int64_t kBlockBytes = 16;
@@ -45,12 +44,9 @@ constexpr int64_t kBlockBytesWithoutRegions = 12;
 int64_t first_block(int64_t first) { return first / kBlock; }
 int64_t block_count(int64_t first, int64_t width) { return (first + width - 1) / kBlock - first / kBlock + 1; }
 
-/// The most H can be at (row, c): each row and column adds at most `best`.
-int64_t most_h(int64_t row, int64_t c, int64_t best) { return std::min(row, c) * best; }
-
 /// Whether a piece's block values are ones stage 1 could have written for its row: with
-/// 0 <= H <= most_h at every column, a block over columns [first, last] has its bound
-/// max(0, H) + gap c in [gap first, most_h + gap last] and its peaks in [0, most_h]. Only the
+/// 0 <= H <= most_score_at at every column, a block over columns [first, last] has its bound
+/// max(0, H) + gap c in [gap first, top + gap last] and its peaks in [0, top]. Only the
 /// header has a CRC, and these values enter 64-bit sums (TracebackTerms::bound).
 bool block_values_fit(const SpecialRowHeader& hd, const std::vector<int64_t>& blocks, const std::vector<int32_t>& peaks,
                       const std::vector<int32_t>& region, int64_t best) {
@@ -58,9 +54,9 @@ bool block_values_fit(const SpecialRowHeader& hd, const std::vector<int64_t>& bl
     for (size_t b = 0; b < blocks.size(); ++b) {
         const int64_t block = first_block(hd.first) + static_cast<int64_t>(b);
         const int64_t first = std::max(hd.first, block * kBlock), last = std::min(last_col, (block + 1) * kBlock - 1);
-        const int64_t top = most_h(hd.row, last, best);
+        const int64_t top = most_score_at(hd.row, last, best);
         if (blocks[b] < hd.gap * first || blocks[b] > top + hd.gap * last || peaks[b] < 0 || peaks[b] > top ||
-            region[b] < 0 || region[b] > most_h(hd.m, last, best))
+            region[b] < 0 || region[b] > most_score_at(hd.m, last, best))
             return false;
     }
     return true;
@@ -85,7 +81,8 @@ RowsIdentity rows_identity(const Sequence& s0, const Sequence& s1) {
 }
 
 int64_t special_row_spacing(int64_t m, int64_t n, int64_t budget_bytes, int64_t band_rows, int64_t min_spacing) {
-    const int64_t per_row = kSpecialRowBytesPerColumn * n + static_cast<int64_t>(sizeof(Header)) + kBlockBytes * (n / kBlock + 2);
+    const int64_t per_row = kSpecialRowBytesPerColumn * n + static_cast<int64_t>(sizeof(SpecialRowHeader)) +
+                            kBlockBytes * (n / kBlock + 2);
     const int64_t rows = budget_bytes / per_row;
     if (rows < 1 || band_rows < 1) return 0;
     const int64_t spacing = std::max<int64_t>({min_spacing, (m + rows) / (rows + 1), band_rows});
@@ -136,7 +133,7 @@ void SpecialRowWriter::write(int64_t row, std::vector<int32_t> h, std::vector<in
 
 void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std::vector<int32_t>& f,
                            const std::vector<int32_t>& region) {
-    Header hd{};
+    SpecialRowHeader hd{};
     std::memcpy(hd.magic, kSpecialRowMagic, sizeof kSpecialRowMagic);
     hd.row = row;
     hd.m = id_.m;
@@ -185,6 +182,7 @@ void SpecialRowWriter::put(int64_t row, const std::vector<int32_t>& h, const std
 SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const Scoring& sc)
     : n_(id.n), gap_(std::min(sc.gap_open, sc.gap_extend)), best_(sc.best_score()) {
     const int64_t n = id.n;
+    const uint32_t substitution = special_row_substitution_key(sc);
     std::error_code ec;
     std::map<int64_t, Row> found;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -192,7 +190,7 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
         if (entry.path().extension() != ".srow" || !entry.is_regular_file(ec)) continue;
         const int fd = open(path.c_str(), O_RDONLY);
         if (fd < 0) continue;
-        Header hd{};
+        SpecialRowHeader hd{};
         const bool read_ok = pread(fd, &hd, sizeof hd, 0) == static_cast<ssize_t>(sizeof hd);
         const bool regions = read_ok && std::memcmp(hd.magic, kSpecialRowMagic, sizeof kSpecialRowMagic) == 0;
         const int64_t block_bytes = regions ? kBlockBytes : kBlockBytesWithoutRegions;
@@ -202,7 +200,7 @@ SpecialRows::SpecialRows(const std::string& dir, const RowsIdentity& id, const S
         bool usable = read_ok && magic && hd.crc == special_row_header_crc(hd) &&
                       hd.m == id.m && hd.n == n && hd.fingerprint0 == id.fingerprint0 &&
                       hd.fingerprint1 == id.fingerprint1 && hd.open == sc.gap_open && hd.ext == sc.gap_extend &&
-                      (hd.substitution == 0 || hd.substitution == special_row_substitution_key(sc)) &&
+                      (hd.substitution == 0 || hd.substitution == substitution) &&
                       hd.gap == gap_ && hd.first >= 1 && hd.first <= n && hd.width >= 1 && hd.width <= n - hd.first + 1 &&
                       hd.row >= 1 && hd.row < id.m &&
                       hd.blocks == block_count(hd.first, hd.width) &&
@@ -266,7 +264,7 @@ void SpecialRows::read_h(int64_t i, int64_t from, int64_t to, int32_t* h, int32_
         try {
             read_at(fd, h + (a - from), static_cast<size_t>(count) * 4, h_at + 4 * (a - p.first), p.path);
             for (int64_t c = a; c <= b; ++c)  // only the header has a CRC
-                if (h[c - from] < 0 || h[c - from] > most_h(i, c, best_))
+                if (h[c - from] < 0 || h[c - from] > most_score_at(i, c, best_))
                     throw Error(p.path + ": special row " + std::to_string(i) + " is damaged: H " +
                                 std::to_string(h[c - from]) + " at column " + std::to_string(c) +
                                 " (remove the directory to start over)");
