@@ -32,8 +32,9 @@ struct MatrixPath {
 };
 
 /// The path's best stretch: the contiguous part, starting and ending with an 'M' column, whose
-/// score (rescore's: substitution scores, and Scoring::gap_run_cost per gap run) is the largest, as an alignment that rescore() scores the same. Score 0 and no
-/// runs when no stretch scores above 0. Throws Error when the path leaves the sequences.
+/// score (rescore's: substitution scores, and Scoring::gap_run_cost per gap run) is the
+/// largest, as an alignment that rescore() scores the same. Score 0 and no runs when no
+/// stretch scores above 0. Throws Error when the path leaves the sequences.
 Alignment best_stretch(const MatrixPath& path, const Sequence& s0, const Sequence& s1, const Scoring& scoring);
 
 }  // namespace chromalign

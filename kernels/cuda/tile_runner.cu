@@ -396,9 +396,6 @@ struct CudaTileRunner::Impl {
         return false;
     }
 
-    /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
-    /// which is safe only when all of them are resident. Before it, when blocks may be
-    /// skipped, the decision kernel (block_pruning.cuh) on the same blocks.
     /// What the host knows of diagonal e's live runs (e done): prune_block_runs' report, or
     /// every block launched when no run could be skipped.
     LiveSpan live_of(int64_t e) const {
@@ -431,6 +428,9 @@ struct CudaTileRunner::Impl {
         return map;
     }
 
+    /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
+    /// which is safe only when all of them are resident. Before it, when blocks may be
+    /// skipped, the decision kernel (block_pruning.cuh) on the same blocks.
     template <int A, cuda::Substitution kSub>
     void launch(int64_t d, PhaseArgs a) {
         if (grid.last_block(d) < grid.first_busy_block(d)) return;
