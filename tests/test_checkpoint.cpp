@@ -5,11 +5,9 @@
 #include <climits>
 #include <sys/stat.h>
 
-#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -359,20 +357,15 @@ TEST_F(CheckpointFile, FailedWriteKeepsThePreviousCheckpoint) {
     write_checkpoint(path_, c_);
     Checkpoint bigger = c_;
     bigger.row = 4000;
-    // A file size limit below the checkpoint's size makes the write fail like a full disk.
-    std::signal(SIGXFSZ, SIG_IGN);
-    rlimit old{};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-    rlimit small = old;
-    small.rlim_cur = 1000;
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
     std::string why;
-    try {
-        write_checkpoint(path_, bigger);
-    } catch (const Error& e) {
-        why = e.what();
+    {
+        const test::FileSizeLimit limit(1000);  // below the checkpoint's size: a full disk
+        try {
+            write_checkpoint(path_, bigger);
+        } catch (const Error& e) {
+            why = e.what();
+        }
     }
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
     EXPECT_NE(why.find("cannot write checkpoint"), std::string::npos) << why;
     const Checkpoint kept = read_checkpoint(path_);
     EXPECT_EQ(kept.row, 1234);

@@ -2,7 +2,6 @@
 //! the columns against the reference oracle, and the coordinated checkpoints of all ranks.
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -232,6 +231,17 @@ protected:
         EXPECT_NE(notes[0].find(source), std::string::npos) << notes[0];
     }
 
+    /// The external diagonals rank 0 of a run of 2 slabs enqueues (one without checkpoints),
+    /// expecting the reference's answer: where stopped_at may stop such a run.
+    int64_t two_slab_diagonals() {
+        BackendOptions unchecked = o_;
+        unchecked.checkpoint.path.clear();
+        int64_t diagonals = 0;
+        const auto run = [&](const BackendOptions& with) { return slab_align(s0_, s1_, kScorings[0], 2, with); };
+        EXPECT_EQ(test::counting_diagonals(unchecked, run, diagonals), want_);
+        return diagonals;
+    }
+
     /// The same for one process with the CPU backend; returns its notes.
     std::vector<std::string> expect_single_process_run(const std::string& source) {
         std::vector<std::string> notes;
@@ -303,10 +313,7 @@ TEST_F(SlabCheckpoints, AFinishedRunLeavesNoFlatCheckpointBehind) {
     // the flat row outlived it and the next identical command started over from it.
     leave_flat_checkpoint();  // a row near the top
     const auto two = [&](const BackendOptions& with) { return slab_align(s0_, s1_, kScorings[0], 2, with); };
-    int64_t diagonals = 0;
-    BackendOptions unchecked = o_;
-    unchecked.checkpoint.path.clear();
-    ASSERT_EQ(test::counting_diagonals(unchecked, two, diagonals), want_);
+    const int64_t diagonals = two_slab_diagonals();
     ASSERT_TRUE(test::stopped_at(diagonals / 2, o_, two));  // pieces below the flat row
     expect_resumed_run(3, "the pieces of 2 slabs");
     EXPECT_FALSE(file_exists(o_.checkpoint.path)) << "a spent flat checkpoint outlived the run";
@@ -346,30 +353,22 @@ TEST_F(SlabCheckpoints, AStopWhoseSaveFailsStillStops) {
     // the failed save was an error (exit 1). --checkpoint-strict keeps it one.
     interrupted_run(2);  // the previous checkpoint: a stop at once
     const auto two = [&](const BackendOptions& with) { return slab_align(s0_, s1_, kScorings[0], 2, with); };
-    int64_t diagonals = 0;
-    BackendOptions unchecked = o_;
-    unchecked.checkpoint.path.clear();
-    ASSERT_EQ(test::counting_diagonals(unchecked, two, diagonals), want_);
-    // A file size limit below a piece's size fails its write as a full disk does.
-    std::signal(SIGXFSZ, SIG_IGN);
-    rlimit old{};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-    rlimit small = old;
-    small.rlim_cur = 1000;
+    const int64_t diagonals = two_slab_diagonals();
     for (const bool strict : {false, true}) {
         BackendOptions o = o_;
         o.checkpoint.strict = strict;
         std::vector<std::string> notes;
         o.on_note = [&](const std::string& text) { notes.push_back(text); };
-        ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
         bool stopped = false;
-        try {
-            stopped = test::stopped_at(diagonals / 2, o, two);
-        } catch (const Error& e) {
-            EXPECT_TRUE(strict) << e.what();
-            EXPECT_NE(std::string(e.what()).find("cannot write checkpoint"), std::string::npos) << e.what();
+        {
+            const test::FileSizeLimit limit(1000);  // below a piece's size: a full disk
+            try {
+                stopped = test::stopped_at(diagonals / 2, o, two);
+            } catch (const Error& e) {
+                EXPECT_TRUE(strict) << e.what();
+                EXPECT_NE(std::string(e.what()).find("cannot write checkpoint"), std::string::npos) << e.what();
+            }
         }
-        ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
         EXPECT_EQ(stopped, !strict);
         if (!strict) {
             EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {

@@ -1,11 +1,15 @@
 //! @file Test helpers: printed seeds, shared data lookup, random and mutated pairs.
 #include "tests/test_support.hpp"
 
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -128,6 +132,22 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
+}
+
+FileSizeLimit::FileSizeLimit(uint64_t bytes) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{};
+    if (getrlimit(RLIMIT_FSIZE, &limit) != 0) throw std::runtime_error("getrlimit(RLIMIT_FSIZE) failed");
+    old_cur_ = limit.rlim_cur;
+    limit.rlim_cur = bytes;
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) throw std::runtime_error("setrlimit(RLIMIT_FSIZE) failed");
+}
+
+FileSizeLimit::~FileSizeLimit() {
+    rlimit limit{};
+    getrlimit(RLIMIT_FSIZE, &limit);
+    limit.rlim_cur = old_cur_;  // back to the old soft limit, within the hard one
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) ADD_FAILURE() << "the file size limit could not be lifted";
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {

@@ -49,6 +49,20 @@ private:
     std::filesystem::path path_;
 };
 
+/// While it lives, this process's writes beyond `bytes` fail as on a full disk (RLIMIT_FSIZE,
+/// with SIGXFSZ ignored so that the write reports it). Throws std::runtime_error when the
+/// limit cannot be set.
+class FileSizeLimit {
+public:
+    explicit FileSizeLimit(uint64_t bytes);
+    ~FileSizeLimit();
+    FileSizeLimit(const FileSizeLimit&) = delete;
+    FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+private:
+    uint64_t old_cur_ = 0;
+};
+
 /// A scoring with a name for failure messages.
 struct NamedScoring {
     std::string name;
