@@ -8,10 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,19 +42,6 @@ struct CliRun {
     std::string err;  ///< everything written to stderr
 };
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary);
-    out << bytes;
-    ASSERT_TRUE(out.good()) << "cannot write " << path;
-}
-
 std::string shell_quote(const std::string& text) {
     std::string quoted = "'";
     for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -88,8 +73,8 @@ CliRun run_cli(const std::vector<std::string>& args, const std::string& stdout_t
         run.code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         run.code = 128 + WTERMSIG(status);
-    if (stdout_to.empty()) run.out = read_file(out_path);
-    run.err = read_file(err_path);
+    if (stdout_to.empty()) run.out = test::read_text(out_path);
+    run.err = test::read_text(err_path);
     return run;
 }
 
@@ -176,22 +161,22 @@ struct Inputs {
         matrix_big = d / "big.mat";
         config_matrix = d / "sub" / "hoxd.cfg";
         missing = d / "does_not_exist.fa";
-        write_file(s0, fasta("a0 some description", s0_bases));
-        write_file(s1, fasta("b1", s1_bases));
-        write_file(two, fasta("first", first_bases) + fasta("second", second_bases));
-        write_file(bad, ">bad\nACGTACGT\nACG3T\n");
-        write_file(empty, "");
-        write_file(long_seq, fasta("long", random_bases(1100, rng)));
-        write_file(config_match4, "# only the match score\nmatch = 4\n");
-        write_file(config_unknown_key, "colour = red\n");
+        test::write_text(s0, fasta("a0 some description", s0_bases));
+        test::write_text(s1, fasta("b1", s1_bases));
+        test::write_text(two, fasta("first", first_bases) + fasta("second", second_bases));
+        test::write_text(bad, ">bad\nACGTACGT\nACG3T\n");
+        test::write_text(empty, "");
+        test::write_text(long_seq, fasta("long", random_bases(1100, rng)));
+        test::write_text(config_match4, "# only the match score\nmatch = 4\n");
+        test::write_text(config_unknown_key, "colour = red\n");
         const std::string hoxd70 = "# HOXD70\n   A    C    G    T\nA  91 -114  -31 -123\nC -114  100 -125  -31\n"
                                    "G  -31 -125  100 -114\nT -123  -31 -114   91\n";
-        write_file(matrix, hoxd70);
-        write_file(matrix_bad, "A C G T\nA 1 -1 -1 -1\nC -1 1 -1\n");
-        write_file(matrix_big, "A C G T\nA 1048576 -1 -1 -1\nC -1 1 -1 -1\nG -1 -1 1 -1\nT -1 -1 -1 1\n");
+        test::write_text(matrix, hoxd70);
+        test::write_text(matrix_bad, "A C G T\nA 1 -1 -1 -1\nC -1 1 -1\n");
+        test::write_text(matrix_big, "A C G T\nA 1048576 -1 -1 -1\nC -1 1 -1 -1\nG -1 -1 1 -1\nT -1 -1 -1 1\n");
         fs::create_directory(d / "sub");
-        write_file(d / "sub" / "hoxd.mat", hoxd70);
-        write_file(config_matrix, "matrix = hoxd.mat\ngap-open = 430\ngap-extend = 30\n");
+        test::write_text(d / "sub" / "hoxd.mat", hoxd70);
+        test::write_text(config_matrix, "matrix = hoxd.mat\ngap-open = 430\ngap-extend = 30\n");
     }
 };
 
@@ -519,7 +504,7 @@ TEST(CliOutput, OutputFileGetsResultAndStdoutNothing) {
     EXPECT_TRUE(run.out.empty()) << run.out;
     const AlignmentEnd want = reference_align(make_sequence("a0", inputs().s0_bases),
                                               make_sequence("b1", inputs().s1_bases), Scoring{});
-    const std::string written = read_file(file);
+    const std::string written = test::read_text(file);
     EXPECT_EQ(written.rfind("score\t" + std::to_string(want.score) + "\n", 0), 0u) << written;
     EXPECT_NE(written.find("s0_end\t" + std::to_string(want.s0_end) + "\n"), std::string::npos);
 }

@@ -19,13 +19,7 @@ namespace chromalign {
 namespace {
 
 using test::read_text;
-
-void write_all(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    ASSERT_TRUE(out.good()) << path;
-}
+using test::write_text;
 
 /// Files in `dir` whose name holds `part` (a temporary left behind).
 int files_named(const std::string& dir, const std::string& part) {
@@ -126,7 +120,7 @@ TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
     for (const int32_t lie : {0, score + 1, score - 1, score / 2}) {
         nlohmann::json forged = truth;
         forged["result"]["score"] = lie;
-        write_all(record, forged.dump(1));
+        write_text(record, forged.dump(1));
         ASSERT_EQ(nlohmann::json::parse(read_text(record)).at("result").at("score"), lie);
         const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
         EXPECT_EQ(r.exit_code, 1) << "score " << lie << " for " << score << "\n" << r.err;
@@ -138,13 +132,13 @@ TEST(HostileFiles, AStage1RecordThatLiesIsRefusedByTheTraceback) {
     for (const nlohmann::json& lie : {nlohmann::json(1e30), nlohmann::json(int64_t{1} << 40), nlohmann::json(2.5)}) {
         nlohmann::json forged = truth;
         forged["result"]["score"] = lie;
-        write_all(record, forged.dump(1));
+        write_text(record, forged.dump(1));
         const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
         EXPECT_EQ(r.exit_code, 1) << "score " << lie.dump() << "\n" << r.err;
         EXPECT_NE(r.err.find("not an integer"), std::string::npos) << r.err;
         EXPECT_FALSE(file_exists(out));
     }
-    write_all(record, truth.dump(1));
+    write_text(record, truth.dump(1));
     const test::ChildRun honest = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", out});
     EXPECT_EQ(honest.exit_code, 0) << honest.err;
     EXPECT_TRUE(file_exists(out));
@@ -179,12 +173,12 @@ TEST(HostileFiles, ADamagedRecordExitsOneAndAMissingParentIsRefused) {
     // A damaged record is an error of the file (1), not of the command line (2).
     for (const char* name : {"stage1.json", "job.json"}) {
         const std::string record = dir + "/" + name, kept = read_text(record);
-        write_all(record, kept.substr(0, kept.size() / 2));
+        write_text(record, kept.substr(0, kept.size() / 2));
         const test::ChildRun r = h.run_command({"traceback", dir, "-q", "-b", "cpu", "--traceback", h.path("out.paf")});
         EXPECT_EQ(r.exit_code, 1) << name << "\n" << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
-        write_all(record, kept);
+        write_text(record, kept);
     }
     // --traceback-dir makes DIR, not its parents.
     const std::string deep = h.path("no/such/parent/rows");
@@ -263,7 +257,7 @@ TEST(HostileFiles, ARefusedCheckpointSaysSoOnce) {
     // may come before it, but the problem is stated once.
     test::ResumeHarness h(3000, 3000, test::seed());
     const std::string ck = h.path("run.ckpt");
-    write_all(ck, "not a checkpoint at all\n");
+    write_text(ck, "not a checkpoint at all\n");
     for (const bool quiet : {true, false}) {
         std::vector<std::string> args = {"-b", "cpu", "--no-stack", "--checkpoint", ck};  // stacks keep none
         if (quiet) args.insert(args.begin(), "-q");
@@ -282,7 +276,7 @@ TEST(HostileFiles, ARefusedCheckpointSaysSoOnce) {
 
 TEST(HostileFiles, AHugeRecordNameIsNotEchoedInFull) {
     test::ResumeHarness h(3000, 3000, test::seed());
-    write_all(h.path("long.fa"), ">" + std::string(500000, 'N') + "\n>b\nACGT\n");  // an empty first record
+    write_text(h.path("long.fa"), ">" + std::string(500000, 'N') + "\n>b\nACGT\n");  // an empty first record
     for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--s0-record", std::string(100000, 'Q')}}) {
         std::vector<std::string> args = {"-q", "-b", "cpu"};
         args.insert(args.end(), extra.begin(), extra.end());

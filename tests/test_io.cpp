@@ -22,6 +22,7 @@
 #include "engine/error.hpp"
 #include "io/fasta.hpp"
 #include "io/record_lists.hpp"
+#include "tests/test_support.hpp"
 
 #ifndef CHROMALIGN_SOURCE_DIR
 #define CHROMALIGN_SOURCE_DIR "."
@@ -227,17 +228,6 @@ const std::vector<Case>& cases() {
     return table;
 }
 
-void write_file(const fs::path& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    ASSERT_TRUE(out.good()) << path;
-}
-
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 /// Appends one gzip member holding `bytes` to `path`.
 void append_gzip(const fs::path& path, const std::string& bytes) {
     gzFile gz = gzopen(path.c_str(), "ab");
@@ -257,7 +247,7 @@ void write_bgzf(const fs::path& path, const std::string& bytes) {
 }
 
 void keep_prefix(const fs::path& path, size_t size) {
-    write_file(path, read_file(path).substr(0, size));
+    test::write_text(path, test::read_text(path).substr(0, size));
 }
 
 /// Puts `bytes` on disk in `dir` in the given form and returns the file's path.
@@ -265,7 +255,7 @@ fs::path materialise(const char* label, Form form, const std::string& bytes, con
     const fs::path path = dir / (std::string(label) + ".fa");
     constexpr size_t kBgzfEofMarkerSize = 28;
     switch (form) {
-    case Form::kPlain: write_file(path, bytes); break;
+    case Form::kPlain: test::write_text(path, bytes); break;
     case Form::kGzip: append_gzip(path, bytes); break;
     case Form::kGzipTwoMembers:
         append_gzip(path, bytes.substr(0, bytes.size() / 2));
@@ -277,7 +267,7 @@ fs::path materialise(const char* label, Form form, const std::string& bytes, con
         break;
     case Form::kGzipTrailingGarbage:
         append_gzip(path, bytes);
-        write_file(path, read_file(path) + "trailing garbage\n");
+        test::write_text(path, test::read_text(path) + "trailing garbage\n");
         break;
     case Form::kBgzf: write_bgzf(path, bytes); break;
     case Form::kBgzfCut:
@@ -434,16 +424,16 @@ TEST(FastaLongLines, LinesLongerThanAPieceReadWholeAndErrorsNameTheirColumn) {
     const fs::path dir = fs::temp_directory_path() / ("chromalign_long_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     for (const std::string& end : {std::string("\n"), std::string("\r\n")}) {
-        write_file(dir / "long.fa", ">long\n" + bases + end + bases.substr(0, 1048575) + end + ">next\nAC" + end);
+        test::write_text(dir / "long.fa", ">long\n" + bases + end + bases.substr(0, 1048575) + end + ">next\nAC" + end);
         const Sequence seq = read_fasta((dir / "long.fa").string(), RecordSelector{}, nullptr);
         ASSERT_EQ(seq.length(), 2500000 + 1048575) << "line end " << (end.size() == 2 ? "CRLF" : "LF");
         EXPECT_EQ(seq.codes, make_sequence("x", bases + bases.substr(0, 1048575)).codes);
     }
-    write_file(dir / "tail.fa", ">tail\n" + bases);  // one line, no newline at all
+    test::write_text(dir / "tail.fa", ">tail\n" + bases);  // one line, no newline at all
     EXPECT_EQ(read_fasta((dir / "tail.fa").string(), RecordSelector{}, nullptr).length(), 2500000);
     std::string bad = bases;
     bad[2000000] = '*';
-    write_file(dir / "bad.fa", ">bad\n" + bad + "\n");
+    test::write_text(dir / "bad.fa", ">bad\n" + bad + "\n");
     try {
         read_fasta((dir / "bad.fa").string(), RecordSelector{}, nullptr);
         ADD_FAILURE() << "an invalid character was accepted";
@@ -451,7 +441,7 @@ TEST(FastaLongLines, LinesLongerThanAPieceReadWholeAndErrorsNameTheirColumn) {
         EXPECT_NE(std::string(e.what()).find("line 2: invalid character '*' (0x2A) at column 2000001"), std::string::npos)
             << e.what();
     }
-    write_file(dir / "header.fa", ">" + bases + "\nACGT\n");
+    test::write_text(dir / "header.fa", ">" + bases + "\nACGT\n");
     try {
         read_fasta((dir / "header.fa").string(), RecordSelector{}, nullptr);
         ADD_FAILURE() << "a header of 2.5 MB was accepted";
@@ -653,7 +643,7 @@ TEST(FastaRecords, AMillionTinyRecordsInLinearTimeAndMemory) {
     {
         std::string bytes;
         for (int i = 0; i < kRecords; ++i) bytes += ">r" + std::to_string(i) + "\nACGT\n";
-        write_file(path, bytes);
+        test::write_text(path, bytes);
     }
     const int64_t resident_before = resident_bytes();
     auto start = std::chrono::steady_clock::now();
@@ -707,7 +697,7 @@ void check_list_cases(const char* label, const std::vector<ListCase>& table, Rea
     const fs::path path = dir.path() / "list.txt";
     for (const ListCase& c : table) {
         SCOPED_TRACE(c.bytes);
-        write_file(path, c.bytes);
+        test::write_text(path, c.bytes);
         if (!c.error.empty()) {
             expect_input_error(path, [&] { read(path.string()); }, c.error);
             continue;

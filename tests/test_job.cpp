@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <random>
 
 #include "engine/error.hpp"
@@ -24,12 +23,7 @@ namespace chromalign {
 namespace {
 
 using test::one_pair;
-
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text;
-    ASSERT_TRUE(out.good()) << path;
-}
+using test::write_text;
 
 const std::vector<std::vector<Strand>> kStrandSets = {
     {Strand::kForward, Strand::kReverse}, {Strand::kForward}, {Strand::kReverse}};

@@ -213,4 +213,11 @@ std::string read_text(const std::string& path) {
     return text.str();
 }
 
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
 }  // namespace chromalign::test

@@ -87,6 +87,8 @@ std::string sam_records(const std::string& path);
 
 /// The whole of a file (empty when it cannot be read).
 std::string read_text(const std::string& path);
+/// Writes `text` as the whole of `path` (binary); a failed write fails the test.
+void write_text(const std::string& path, const std::string& text);
 
 /// Standard output of a shell command, and in `ok` whether it exited 0.
 std::string command_output(const std::string& command, bool& ok);
