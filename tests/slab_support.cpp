@@ -27,8 +27,10 @@ AlignmentEnd slab_align(const std::string& backend, const Sequence& s0, const Se
     std::vector<AlignmentEnd> results(static_cast<size_t>(ranks));
     SlabGroup group(ranks);
     LocalLinkHub hub(group);
+    const auto note = one_note_at_a_time(options.on_note);
     run_in_group(group, [&](int rank) {
         BackendOptions mine = options;
+        mine.on_note = note;
         mine.device = rank % std::max(1, backend_devices("cuda"));
         mine.slabs = 1;  // one slab per backend: the ranks stand for processes
         auto engine = make_backend(backend, mine);

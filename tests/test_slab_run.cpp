@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <random>
@@ -377,6 +378,31 @@ TEST_F(SlabCheckpoints, AStopWhoseSaveFailsStillStops) {
         }
     }
     expect_resumed_run(2, "resuming from");
+}
+
+TEST_F(SlabCheckpoints, TheSlabsOfAProcessNoteOneAtATime) {
+    // Each slab of the process warns from its own thread when its stop's piece cannot be
+    // written; the handler (here one that would corrupt a vector if entered twice) gets them
+    // one at a time. Before, two notes at once aborted a test now and then.
+    static volatile std::sig_atomic_t stop = SIGTERM;
+    BackendOptions o = o_;
+    o.checkpoint.stop = &stop;
+    std::atomic<int> inside{0};
+    std::atomic<bool> overlapped{false};
+    int notes = 0;
+    o.on_note = [&](const std::string&) {
+        if (inside.fetch_add(1) > 0) overlapped = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a slow handler widens any overlap
+        ++notes;
+        inside.fetch_sub(1);
+    };
+    const auto backend = make_backend("cpu", o);
+    {
+        const test::FileSizeLimit limit(1000);  // below a piece's size: every slab's save fails
+        EXPECT_THROW(run_local_slabs(s0_, s1_, kScorings[0], *backend->slab_engine(), 3, o), Interrupted);
+    }
+    EXPECT_GE(notes, 3) << "each slab warns";
+    EXPECT_FALSE(overlapped);
 }
 
 TEST_F(SlabCheckpoints, PiecesWithoutACommonRowAreRefused) {

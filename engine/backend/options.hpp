@@ -81,7 +81,9 @@ struct BackendOptions {
     /// Without pruning, checkpoints or special rows.
     const std::vector<int64_t>* stack_rows = nullptr;
     std::function<void(const Progress&)> on_progress;  ///< called about once a second, if set
-    std::function<void(const std::string&)> on_note;    ///< informational lines, if set
+    /// Informational lines, if set; one at a time, though the slabs of a process call it from
+    /// their own threads.
+    std::function<void(const std::string&)> on_note;
     /// Called by each column slab as it enqueues external diagonal d (its rank, d), if set:
     /// how a test stops a run at a chosen point rather than after a delay a busy machine stretches.
     std::function<void(int, int64_t)> on_diagonal;

@@ -112,6 +112,15 @@ void run_in_group(SlabGroup& group, const std::function<void(int local)>& body) 
     if (first) std::rethrow_exception(first);
 }
 
+std::function<void(const std::string&)> one_note_at_a_time(std::function<void(const std::string&)> note) {
+    if (!note) return note;
+    auto mutex = std::make_shared<std::mutex>();
+    return [mutex, note = std::move(note)](const std::string& text) {
+        std::lock_guard<std::mutex> lock(*mutex);
+        note(text);
+    };
+}
+
 std::shared_ptr<void> SlabGroup::once(const std::function<std::shared_ptr<void>()>& make) {
     std::lock_guard<std::mutex> lock(once_mutex_);
     if (!once_) once_ = make();

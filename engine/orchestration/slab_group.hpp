@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -80,5 +81,9 @@ private:
 /// fails (the others throw at their next wait) and, once all threads ended, the first
 /// exception thrown is rethrown.
 void run_in_group(SlabGroup& group, const std::function<void(int local)>& body);
+
+/// `note` behind a mutex: the slabs of a group note from their own threads, and a caller's
+/// handler (one that collects lines in a vector, say) need not be thread-safe. Null stays null.
+std::function<void(const std::string&)> one_note_at_a_time(std::function<void(const std::string&)> note);
 
 }  // namespace chromalign

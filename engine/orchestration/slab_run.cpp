@@ -762,6 +762,7 @@ SlabRunResult run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& s
                         SlabGroup& group, const std::function<std::unique_ptr<SlabLink>(int local)>& link_for,
                         const BackendOptions& options) {
     BackendOptions shared = options;
+    shared.on_note = one_note_at_a_time(options.on_note);
     if (!shared.special_rows.dir.empty()) shared.special_rows.identity = rows_identity(s0, s1);
     std::vector<SlabRunResult> best(static_cast<size_t>(group.slabs()));
     run_in_group(group, [&](int local) {
