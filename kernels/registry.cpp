@@ -21,6 +21,13 @@ std::vector<std::string> backend_names() {
     return names;
 }
 
+std::string default_slabs_text() {
+    std::string text;
+    for (const BackendEntry& e : backend_entries())
+        if (e.default_slabs > 0) text += (text.empty() ? "" : ", ") + std::to_string(e.default_slabs) + " for " + e.name;
+    return text;
+}
+
 const BackendEntry& find_backend(const std::string& name) {
     const auto& entries = backend_entries();
     if (name == "auto") {

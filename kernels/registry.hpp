@@ -15,6 +15,9 @@ const std::vector<BackendEntry>& backend_entries();
 /// "auto" and every entry's name, for --help and option checks.
 std::vector<std::string> backend_names();
 
+/// "6 for cuda, 1 for cpu": each backend's default slab count, for --help.
+std::string default_slabs_text();
+
 /// The entry `name` stands for: "auto" resolves to the first automatic entry with a device.
 /// Throws Error for an unknown name.
 const BackendEntry& find_backend(const std::string& name);

@@ -141,7 +141,8 @@ BenchOptions parse(int argc, char** argv) {
         ("threads", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU lane (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
-        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0), "column slabs run at once, a thread each (0: 8 for cuda, 1 for cpu)")
+        ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0),
+         ("column slabs run at once, a thread each (0: " + default_slabs_text() + ")").c_str())
         ("pair", po::value<std::string>(&o.pair)->default_value(o.pair), "generated pairs: mutated (a copy with 5% substitutions, 0.5% short indels), random (unrelated) or related (two descendants of one ancestor, with long indels and rearrangements)")
         ("no-pruning", po::bool_switch()->notifier([&o](bool off) { o.backend_options.pruning = !off; }), "compute every cell")
         ("bound", po::value<std::string>(&o.bound)->default_value(o.bound), "lower bound pruning starts from, as chromalign's --bound: minimap2 (its pass timed with each run) or none")

@@ -83,12 +83,8 @@ std::string backend_help() {
 
 /// --slabs's help, with each backend's default.
 std::string slabs_help() {
-    std::string text = "column slabs each process runs at once, a thread each; on a GPU their kernels run "
-                       "concurrently, on cpu each has --threads threads (0:";
-    for (const BackendEntry& e : backend_entries())
-        if (e.default_slabs > 0) text += " " + std::to_string(e.default_slabs) + " for " + e.name + ",";
-    text.back() = ')';
-    return text;
+    return "column slabs each process runs at once, a thread each; on a GPU their kernels run concurrently, on cpu "
+           "each has --threads threads (0: " + default_slabs_text() + ")";
 }
 
 bool is_regular_file(const std::string& path) {
