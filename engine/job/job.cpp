@@ -16,6 +16,7 @@
 #include "engine/job/stage1_record.hpp"
 #include "engine/job/traceback_journal.hpp"
 #include "engine/orchestration/slab_run.hpp"
+#include "engine/pruning/live_model.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/special_rows.hpp"
 
@@ -40,12 +41,16 @@ void remove_special_rows(const std::string& dir) {
 /// each comparison (short ones send none of their own).
 class JobProgress {
 public:
-    JobProgress(const JobSpec& spec, const JobOptions& options) : options_(options), total_(spec.cells()) {}
+    JobProgress(const JobSpec& spec, const JobOptions& options)
+        : options_(options), scoring_(spec.scoring), total_(spec.cells()) {}
 
-    /// Comparison `index` of `cells` cells starts.
-    void begin(int64_t index, int64_t cells) {
+    /// Comparison `index` of `cells` cells (`rows` of them) starts; `later` more of the same
+    /// record pair follow it (its other strand), to be pruned from the floor its best will be.
+    void begin(int64_t index, int64_t cells, int64_t rows = 0, int later = 0) {
         index_ = index;
         current_ = cells;
+        rows_ = rows;
+        later_ = later;
     }
     /// It ended: `resumed` of its cells came from a checkpoint or an earlier run's record.
     void end(int64_t cells_pruned, int64_t resumed) {
@@ -76,15 +81,34 @@ public:
         q.cells_pruned += pruned_;
         const int64_t after = total_ - done_ - current_;
         q.cells_left += after;
-        q.cells_left_live += after;  // later comparisons counted whole
+        // The comparisons of other record pairs counted whole; this pair's later strand as
+        // pruned from the best found so far (what its floor will at least be).
+        const int64_t same_pair = later_ * current_;
+        q.cells_left_live += after - same_pair + static_cast<int64_t>(static_cast<double>(same_pair) *
+                                                                      floor_live_fraction(p.best_score));
         q.seconds = seconds_since(start_);
         q.best_score = p.best_score;
         options_.on_progress(q, index_);
     }
 
 private:
+    /// The share of the current comparison's matrix a comparison of the same size pruned from
+    /// `floor` alone is expected to keep.
+    double floor_live_fraction(int32_t floor) const {
+        if (!options_.backend.pruning || rows_ <= 0) return 1.0;
+        LiveModel model;
+        model.rows = rows_;
+        model.cols = current_ / rows_;
+        model.best_score = scoring_.best_score();
+        model.gap_extend = scoring_.gap_extend;
+        model.floor = floor;
+        return expected_live_fraction(model, 0, 0);
+    }
+
     const JobOptions& options_;
-    int64_t total_ = 0, done_ = 0, this_run_ = 0, pruned_ = 0, current_ = 0, index_ = 0;
+    const Scoring& scoring_;
+    int64_t total_ = 0, done_ = 0, this_run_ = 0, pruned_ = 0, current_ = 0, index_ = 0, rows_ = 0;
+    int later_ = 0;
     Clock::time_point start_ = Clock::now(), last_ = Clock::now();
 };
 
@@ -148,7 +172,9 @@ private:
                 answer.seconds += in_stack->second.seconds;
             } else {
                 stop_if_asked();
-                progress_.begin(comparison_index(k, strand), s0.length() * n);
+                const int later = static_cast<int>(spec_.strands.end() - std::find(spec_.strands.begin(),
+                                                                                   spec_.strands.end(), strand)) - 1;
+                progress_.begin(comparison_index(k, strand), s0.length() * n, s0.length(), later);
                 outcome = stage1_of(k, strand, s0, compared(p.s1, strand), floor, bound);
                 progress_.end(outcome.cells_pruned, outcome.cells_resumed);
             }

@@ -13,6 +13,7 @@
 #include "engine/error.hpp"
 #include "engine/orchestration/left_column.hpp"
 #include "engine/orchestration/level_pieces.hpp"
+#include "engine/pruning/live_model.hpp"
 #include "engine/transport/local_link.hpp"
 #include "engine/checkpoint/checkpointer.hpp"
 #include "engine/tiling/tile_grid.hpp"
@@ -447,37 +448,18 @@ private:
     }
 
     /// The share of the cells below row `front` of the rows x cols matrix that pruning is
-    /// expected to leave, for the ETA; a model of a related pair, whose best alignment runs
-    /// near the main diagonal.
-    /// A cell (i, j) is kept when H(i, j) + gain(i, j) reaches the best score G known when it
-    /// is decided (prune_rule.hpp). Far from the alignment H is small, so the cell is kept
-    /// when gain alone, best_score * min(m - i, n - j), reaches G; and G grows about linearly
-    /// down the rows, as G(i) = G * i / front. Near the alignment H is close to G, less the
-    /// gap that leads there: at a distance of k columns, about k * extend below, while the
-    /// gain falls by up to k * best_score, so cells within best * (m - i) / (best + extend)
-    /// of it on either side are kept. The model counts, row by row, the larger of the two.
-    /// A lower bound L (BackendOptions::lower_bound) holds G at L or above from the start, and
-    /// tells how much the alignment scores per column, about rho = L / min(m, n): the slack
-    /// near it is then (best - rho) * (m - i) rather than best * (m - i), and the wedge narrows
-    /// by best / (best - rho). `own`: this slab's best cell's score.
+    /// expected to leave (engine/pruning/live_model.hpp). `own`: this slab's best cell's score;
+    /// the best shared by the other slabs counts once it is above every floor.
     double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own) const {
-        const int32_t best_score = scoring_.best_score();
-        if (!options_.pruning || front >= rows || best_score <= 0 || best_ <= 0) return 1.0;
-        const double m = static_cast<double>(rows), n = static_cast<double>(cols);
-        const int32_t found = std::max(own, best_ > bound() ? best_ : 0);
-        const double per_row = static_cast<double>(found) / best_score / static_cast<double>(std::max<int64_t>(front, 1));
-        const double floor = static_cast<double>(bound()) / best_score;
-        const double rho = std::min(1.0, floor / static_cast<double>(std::min(rows, cols)));  // of best_score
-        const double wedge = 2.0 * best_score * (1.0 - rho) / (best_score + scoring_.gap_extend);
-        constexpr int kSamples = 256;
-        double live = 0;
-        for (int k = 0; k < kSamples; ++k) {
-            const double i = static_cast<double>(front) + (m - static_cast<double>(front)) * (k + 0.5) / kSamples;
-            const double reach = std::max(floor, per_row * i);  // rows and columns a cell needs left to keep
-            const double by_gain = m - i >= reach ? std::max(0.0, n - reach) : 0.0;
-            live += std::max(by_gain, std::min(n, wedge * (m - i)));
-        }
-        return std::min(1.0, live / (kSamples * n));
+        if (!options_.pruning) return 1.0;
+        LiveModel model;
+        model.rows = rows;
+        model.cols = cols;
+        model.best_score = scoring_.best_score();
+        model.gap_extend = scoring_.gap_extend;
+        model.own_bound = bound();
+        model.floor = std::max(bound(), options_.prune_floor);
+        return expected_live_fraction(model, front, std::max(own, best_ > model.floor ? best_ : 0));
     }
 
     SlabLink& link_;

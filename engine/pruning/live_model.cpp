@@ -1,0 +1,29 @@
+//! @file expected_live_fraction: the model of live_model.hpp, sampled over the rows left.
+#include "engine/pruning/live_model.hpp"
+
+#include <algorithm>
+
+namespace chromalign {
+
+double expected_live_fraction(const LiveModel& model, int64_t front, int32_t found) {
+    if (front >= model.rows || model.best_score <= 0 || (found <= 0 && model.floor <= 0)) return 1.0;
+    const double m = static_cast<double>(model.rows), n = static_cast<double>(model.cols);
+    const double best = model.best_score;
+    // Scores in columns of best_score from here on.
+    const double floor = model.floor / best;
+    const double per_row = found / best / static_cast<double>(std::max<int64_t>(front, 1));
+    const double rho = std::min(1.0, model.own_bound / best / std::min(m, n));
+    const double width_per_slack = 2.0 * best / (best + model.gap_extend);
+    constexpr int kSamples = 256;
+    double live = 0;
+    for (int k = 0; k < kSamples; ++k) {
+        const double i = static_cast<double>(front) + (m - static_cast<double>(front)) * (k + 0.5) / kSamples;
+        const double reach = std::max(floor, per_row * i);  // rows and columns a cell needs left to keep
+        const double by_gain = m - i >= reach ? std::max(0.0, n - reach) : 0.0;
+        const double slack = std::max(0.0, (m - i) - std::max(0.0, floor - rho * i));
+        live += std::max(by_gain, std::min(n, width_per_slack * slack));
+    }
+    return std::min(1.0, live / (kSamples * n));
+}
+
+}  // namespace chromalign

@@ -1,0 +1,38 @@
+//! @file The share of a matrix pruning is expected to leave: the progress line's ETA.
+#pragma once
+
+#include <cstdint>
+
+namespace chromalign {
+
+/// What the model knows of one comparison before and while it runs.
+struct LiveModel {
+    int64_t rows = 0, cols = 0;  ///< the matrix, m x n
+    int32_t best_score = 1;      ///< the most one column can add (Scoring::best_score)
+    int32_t gap_extend = 0;
+    /// This comparison's own lower bound (a path of its own, BackendOptions::lower_bound), 0
+    /// when none: it tells how much its alignment scores per column.
+    int32_t own_bound = 0;
+    /// The best score G holds from the start: the own bound, or a floor from another
+    /// comparison (BackendOptions::prune_floor) that this one need not come near.
+    int32_t floor = 0;
+};
+
+/// The share of the cells below row `front` that pruning is expected to keep, with `found` the
+/// best score this comparison itself reached above `front` (not a floor from elsewhere).
+/// 1 when nothing is known yet (no floor, nothing found).
+///
+/// A model of a related pair, whose best alignment runs near the main diagonal. A cell (i, j)
+/// is kept when H(i, j) + gain(i, j) reaches the G known when it is decided (prune_rule.hpp).
+/// Far from the alignment H is small, so the cell is kept when gain alone, best_score *
+/// min(m - i, n - j), reaches G; G grows about linearly down the rows, as found * i / front,
+/// and is never below the floor. Near the alignment H(i) is about rho * i (in best_score
+/// units, rho = own_bound / min(m, n)), so the slack H + gain - G there is (m - i) - (floor -
+/// rho * i): (1 - rho)(m - i) when the floor is the own bound, m - i without a floor, and
+/// nothing once a floor from elsewhere is out of the alignment's reach. At a distance of k
+/// columns H is about k * extend lower while the gain falls by up to k * best_score, so cells
+/// within best_score * slack / (best_score + extend) of it on either side are kept. The model
+/// counts, row by row, the larger of the two.
+double expected_live_fraction(const LiveModel& model, int64_t front, int32_t found);
+
+}  // namespace chromalign
