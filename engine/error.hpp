@@ -19,6 +19,13 @@ public:
     using Error::Error;
 };
 
+/// The echo of a failure elsewhere: another rank's or another slab's, whose own Error says
+/// why. A process whose slabs are threads reports the first failure that is not an echo.
+class PeerFailed : public Error {
+public:
+    using Error::Error;
+};
+
 /// A run stopped by SIGINT or SIGTERM after writing its checkpoint; tools exit 128 + signal.
 class Interrupted : public Error {
 public:

@@ -21,6 +21,7 @@
 #include "engine/error.hpp"
 #include "kernels/reference/reference.hpp"
 #include "engine/checkpoint/pieces.hpp"
+#include "engine/orchestration/slab_group.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "tests/test_support.hpp"
 #include "tests/slab_support.hpp"
@@ -48,6 +49,23 @@ BackendOptions options(int alpha, int max_blocks) {
     o.alpha = alpha;
     o.max_blocks = max_blocks;
     return o;
+}
+
+TEST(SlabGroupThreads, TheFailureItselfIsRethrownNotItsEcho) {
+    // Slab 0 sees slab 1's failure first (as a collective would tell it) and throws the echo
+    // at once; slab 1 throws the failure itself later. The caller must get the failure: it
+    // once got "rank 1 failed (its message says why)", which says nothing.
+    SlabGroup group(3);
+    try {
+        run_in_group(group, [](int local) {
+            if (local == 0) throw PeerFailed("rank 1 failed (its message says why)");
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            if (local == 1) throw Error("the failure itself");
+        });
+        FAIL() << "nothing thrown";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "the failure itself");
+    }
 }
 
 TEST(CutSlabs, EqualSharesWithExactGridsAndTheRestLast) {

@@ -44,12 +44,12 @@ int32_t SlabGroup::offer_best(int32_t g) {
 SlabValues SlabGroup::gather(int local, const std::vector<int64_t>& values,
                              const std::function<SlabValues(const SlabValues&)>& across) {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (failed_) throw Error("another column slab of this process failed");
+    if (failed_) throw PeerFailed("another column slab of this process failed");
     const int64_t generation = generation_;
     arrived_values_[static_cast<size_t>(local)] = values;
     if (++arrived_ < slabs_) {
         changed_.wait(lock, [&] { return generation_ != generation || failed_; });
-        if (generation_ == generation) throw Error("another column slab of this process failed");
+        if (generation_ == generation) throw PeerFailed("another column slab of this process failed");
         return result_;
     }
     // The last thread gathers for all: the others wait here, not in MPI, so a collective
@@ -80,12 +80,13 @@ void SlabGroup::fail() {
 
 void SlabGroup::check() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (failed_) throw Error("another column slab of this process failed");
+    if (failed_) throw PeerFailed("another column slab of this process failed");
 }
 
 void run_in_group(SlabGroup& group, const std::function<void(int local)>& body) {
     std::mutex first_mutex;
-    std::exception_ptr first;
+    std::exception_ptr first;  ///< the first failure, or an echo of one until the failure comes
+    bool first_is_echo = false;
     std::vector<std::thread> threads;
     try {
         for (int local = 0; local < group.slabs(); ++local)
@@ -93,9 +94,19 @@ void run_in_group(SlabGroup& group, const std::function<void(int local)>& body) 
                 try {
                     body(local);
                 } catch (...) {
+                    bool echo = false;
+                    try {
+                        throw;
+                    } catch (const PeerFailed&) {
+                        echo = true;
+                    } catch (...) {
+                    }
                     {
                         std::lock_guard<std::mutex> lock(first_mutex);
-                        if (!first) first = std::current_exception();
+                        if (!first || (first_is_echo && !echo)) {
+                            first = std::current_exception();
+                            first_is_echo = echo;
+                        }
                     }
                     group.fail();
                 }

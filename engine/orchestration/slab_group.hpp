@@ -79,7 +79,8 @@ private:
 
 /// Runs body(local) for every slab of the group, a thread each. When one throws, the group
 /// fails (the others throw at their next wait) and, once all threads ended, the first
-/// exception thrown is rethrown.
+/// exception thrown is rethrown; one that only echoes another's failure (PeerFailed) gives way
+/// to the failure itself, whichever thread threw first.
 void run_in_group(SlabGroup& group, const std::function<void(int local)>& body);
 
 /// `note` behind a mutex: the slabs of a group note from their own threads, and a caller's

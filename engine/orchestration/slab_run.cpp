@@ -85,7 +85,8 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
     auto all = link.allgather(values);
     for (size_t k = 0; k < all.size(); ++k) {
         if (all[k][0] == 0) continue;
-        throw Error(!problem.empty() ? problem : "rank " + std::to_string(k) + " failed (its message says why)");
+        if (!problem.empty()) throw Error(problem);
+        throw PeerFailed("rank " + std::to_string(k) + " failed (its message says why)");
     }
     for (auto& v : all) v.erase(v.begin());
     return all;
