@@ -35,6 +35,9 @@ std::string label(const Sequence& s, Strand strand) {
     return escaped(s.name) + ":" + std::to_string(std::min(first, last)) + "-" + std::to_string(std::max(first, last));
 }
 
+/// Regions where no H rose above 0: the blocks pruning skipped.
+constexpr const char* kSkippedFill = "#d9d9d9";
+
 /// White for 0 up to deep blue for the alignment's score.
 std::string shade(double fraction) {
     fraction = std::clamp(fraction, 0.0, 1.0);
@@ -71,13 +74,15 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
                 int32_t best = 0;
                 for (int64_t k = b; k < std::min<int64_t>(b + merge, static_cast<int64_t>(peaks.size())); ++k)
                     best = std::max(best, peaks[static_cast<size_t>(k)]);
-                if (best <= 0) continue;
+                // Pruning leaves H at 0 in the blocks it skips; a region where stage 1 computed
+                // cells has some H above 0 at the rows sampled, unless its bases never match.
+                const bool skipped = best <= 0;
                 const double x0 = x_of(static_cast<double>(b * map.columns));
                 const double x1 = x_of(std::min(n, static_cast<double>((b + merge) * map.columns)));
                 svg << "<rect x=\"" << std::min(x0, x1) << "\" y=\"" << static_cast<double>(above) * yscale
                     << "\" width=\"" << std::max(std::abs(x1 - x0), 0.1) << "\" height=\""
                     << std::max(static_cast<double>(row - above) * yscale, 0.1) << "\" fill=\""
-                    << shade(static_cast<double>(best) / a.score) << "\"/>\n";
+                    << (skipped ? kSkippedFill : shade(static_cast<double>(best) / a.score)) << "\"/>\n";
             }
             above = row;
         }
@@ -112,7 +117,8 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
         << strand_char(strand) << "): score " << a.score << ", S0 " << s0.in_record(a.s0_start) << "-"
         << s0.in_record(a.s0_end) << ", S1 " << forward_position(s1, strand, a.s1_start) << "-"
         << forward_position(s1, strand, a.s1_end)
-        << (map.rows.empty() ? "" : "; shade: stage 1's best H in each region") << "</text>\n";
+        << (map.rows.empty() ? "" : "; blue: stage 1's best H in each region, grey: H 0 throughout (pruned)")
+        << "</text>\n";
     svg << "</svg>\n";
     std::ofstream out(path);
     out << svg.str();

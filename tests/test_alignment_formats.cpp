@@ -38,6 +38,13 @@ bool have_minimap2() { return test::have_tool("minimap2"); }
 
 std::vector<std::string> fields(const std::string& line) { return test::split(line, '\t'); }
 
+/// How many times `needle` occurs in `text`.
+size_t count_of(const std::string& text, const std::string& needle) {
+    size_t count = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+    return count;
+}
+
 std::string without_gaps(const std::string& row) {
     std::string out;
     for (const char c : row)
@@ -640,7 +647,8 @@ TEST(AlignmentFormats, PlotDrawsThePathOverTheScoreMap) {
     EXPECT_NE(svg.find("s0 &lt;x&amp;y&gt;"), std::string::npos) << "names are escaped";
     size_t rects = 0;
     for (size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1)) ++rects;
-    EXPECT_EQ(rects, 1u + 4u) << "the frame and one rectangle per run with a score";
+    EXPECT_EQ(rects, 1u + 8u) << "the frame and one rectangle per run";
+    EXPECT_EQ(count_of(svg, "fill=\"#d9d9d9\""), 4u) << "the runs whose H stayed 0 are grey";
     // 800 pixels for 2000 columns: from the cell before the start to the end, through the gap.
     const auto points = polyline_points(svg);
     ASSERT_GE(points.size(), 4u);
@@ -776,6 +784,26 @@ TEST(AlignmentFormats, ATracebackKilledNineTimesGivesTheSameAlignment) {
     EXPECT_GE(killed, 1) << "no run was killed mid-way: nothing was tested";
     EXPECT_GE(taken_up, killed) << "a run after a kill did not take up the journal";
     EXPECT_FALSE(std::filesystem::exists(h.path("run/traceback.journal"))) << "a finished traceback keeps its journal";
+}
+
+TEST(AlignmentFormats, ThePlotShowsWherePruningSkippedBlocks) {
+    // Pruning leaves H at 0 where it skipped: grey regions, far from the alignment; without
+    // pruning every region computed some H above 0, and none is grey.
+    test::ResumeHarness h(30000, 30000, test::seed() + 57);
+    for (const bool pruning : {true, false}) {
+        std::vector<std::string> args = {"-q", "-b", "cpu", "--traceback", h.path("a.paf"), "--plot", h.path("p.svg")};
+        if (!pruning) args.push_back("--no-pruning");
+        const test::ChildRun r = h.run(args);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const std::string svg = file_text(h.path("p.svg"));
+        const size_t grey = count_of(svg, "fill=\"#d9d9d9\""), blue = count_of(svg, "fill=\"#");
+        std::printf("[ plot     ] %s: %zu of %zu regions grey\n", pruning ? "pruned" : "not pruned", grey, blue);
+        if (pruning)
+            EXPECT_GT(grey, 0u) << "no region drawn as skipped";
+        else
+            EXPECT_EQ(grey, 0u) << "a region drawn as skipped where nothing was";
+        EXPECT_GT(blue, grey) << "no region with a score";
+    }
 }
 
 TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
