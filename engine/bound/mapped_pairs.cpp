@@ -16,7 +16,13 @@ std::vector<RecordPair> mapped_pairs(const std::vector<Sequence>& s0, const std:
                                      int64_t min_bases, int64_t short_record, int threads) {
     if (threads <= 0) threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     std::vector<const Sequence*> records;
-    for (const Sequence& s : s0) records.push_back(&s);
+    int64_t bases = 0;
+    for (const Sequence& s : s0) {
+        records.push_back(&s);
+        bases += s.length();
+    }
+    for (const Sequence& s : s1) bases += s.length();
+    require_memory_for_minimap2(bases, threads, "--pairs mapped");
     const Minimap2Index index(records, 0, "--pairs mapped");
     std::set<std::pair<size_t, size_t>> linked;
     std::mutex mutex;

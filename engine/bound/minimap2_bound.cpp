@@ -57,6 +57,7 @@ BoundFound Minimap2Bound::find(const Sequence& s0, const Sequence& s1, const Sco
     if (s0.length() == 0 || s1.length() == 0) return found;
     if (s0.length() > INT32_MAX || s1.length() > INT32_MAX)  // minimap2's coordinates are 32-bit
         return found;
+    require_memory_for_minimap2(s0.length() + s1.length(), threads_, "the bound pass");
     const uint64_t fingerprint = sequence_fingerprint(s0);
     if (!index_ || index_->length != s0.length() || index_->fingerprint != fingerprint) {
         index_.reset();

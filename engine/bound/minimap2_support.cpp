@@ -1,8 +1,12 @@
 //! @file minimap2's mapping on every core.
 #include "engine/bound/minimap2_support.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -18,6 +22,41 @@ std::string minimap2_letters(const Sequence& s, int64_t from, int64_t to) {
     for (int64_t p = from; p < to; ++p)
         text[static_cast<size_t>(p - from)] = kLetters[std::min<uint8_t>(s.codes[static_cast<size_t>(p)], 4)];
     return text;
+}
+
+namespace {
+
+/// What minimap2 may need, from the bound pass at 250M x 250M (5.1 GB for 500M bases, both
+/// FASTA files read included) and a malloc arena (64 MiB reserved) and stack per thread.
+constexpr int64_t kBytesPerBase = 12;
+constexpr int64_t kBytesPerThread = int64_t{80} << 20;
+constexpr int64_t kMarginBytes = int64_t{64} << 20;
+
+/// Bytes this process may still map under `resource` (RLIMIT_AS or RLIMIT_DATA), of which
+/// `used_field` of /proc/self/statm is in use; INT64_MAX when unlimited or unknown.
+int64_t bytes_left(int resource, int used_field) {
+    rlimit limit{};
+    if (getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return INT64_MAX;
+    std::ifstream statm("/proc/self/statm");
+    int64_t pages = 0;
+    for (int field = 0; field <= used_field && statm >> pages; ++field) {
+    }
+    if (!statm) return INT64_MAX;
+    const int64_t used = pages * sysconf(_SC_PAGESIZE);
+    const int64_t cap = static_cast<int64_t>(std::min<rlim_t>(limit.rlim_cur, INT64_MAX));
+    return std::max<int64_t>(0, cap - used);
+}
+
+}  // namespace
+
+void require_memory_for_minimap2(int64_t bases, int threads, const std::string& what) {
+    const int64_t need = kBytesPerBase * bases + kBytesPerThread * (std::max(threads, 1) + 1) + kMarginBytes;
+    // statm: size (every mapping) for RLIMIT_AS, data (data and stack) for RLIMIT_DATA.
+    const int64_t left = std::min(bytes_left(RLIMIT_AS, 0), bytes_left(RLIMIT_DATA, 5));
+    if (left >= need) return;
+    throw Error(what + ": minimap2 may need about " + std::to_string(need >> 20) + " MiB, and the memory limit " +
+                "(ulimit -v or -d) leaves " + std::to_string(left >> 20) +
+                " MiB: not run, as minimap2 does not survive running out of memory");
 }
 
 Minimap2Index::Minimap2Index(const std::vector<const Sequence*>& records, int64_t flags, const std::string& what) {

@@ -17,6 +17,11 @@ namespace chromalign {
 /// Positions [from, to) of `s` as A, C, G, T and N.
 std::string minimap2_letters(const Sequence& s, int64_t from, int64_t to);
 
+/// Throws Error, naming `what`, when this process's address-space limit (ulimit -v or -d)
+/// leaves less than minimap2 may need to index and map `bases` bases on `threads` threads:
+/// its library does not check its allocations, so running out would crash the whole run.
+void require_memory_for_minimap2(int64_t bases, int threads, const std::string& what);
+
 /// minimap2's index of `records` under preset asm20, and its mapping options with `flags`
 /// (MM_F_*) added. Throws Error, naming `what`, when minimap2 cannot build it.
 class Minimap2Index {
