@@ -8,24 +8,12 @@
 
 namespace chromalign {
 
-/// Which part of block 0's work a launch runs (launch_pieces.hpp): its short phase first runs
-/// the cells the last block delegated to it (band d - B, the wrap), then its own band d.
-enum class ZeroPart : int32_t {
-    kBoth,      ///< both, as one block
-    kWrapOnly,  ///< the delegated cells alone, and block 0's flag (the first piece)
-    kBandOnly,  ///< its own band alone (the last piece)
-};
-
 /// Up to kRanges runs of consecutive block columns, in increasing order and disjoint:
 /// blockIdx x runs column first[r] + k when x is the k-th index of run r.
 struct LaunchMap {
-    /// live_window's runs at most: a piece of such a window (launch_pieces.hpp) holds as many
-    /// and the wrap's block 0.
-    static constexpr int kWindowRuns = 4;
-    static constexpr int kRanges = kWindowRuns + 1;
+    static constexpr int kRanges = 4;
     int32_t first[kRanges] = {};
     int32_t count[kRanges] = {};
-    ZeroPart zero = ZeroPart::kBoth;  ///< what block 0 runs, if it is in the launch
 
     /// Every block column of [first_block, last_block].
     static LaunchMap all(int64_t first_block, int64_t last_block) {

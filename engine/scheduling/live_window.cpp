@@ -66,7 +66,7 @@ LaunchMap live_window(const TileGrid& grid, const PruneRule& rule, int64_t d, co
             merged.push_back(s);
     }
     // Too many runs: close the narrowest gap until they fit.
-    while (merged.size() > static_cast<size_t>(LaunchMap::kWindowRuns)) {
+    while (merged.size() > static_cast<size_t>(LaunchMap::kRanges)) {
         size_t at = 1;
         for (size_t k = 2; k < merged.size(); ++k)
             if (merged[k].first - merged[k - 1].last < merged[at].first - merged[at - 1].last) at = k;

@@ -58,7 +58,7 @@ struct LiveSpan {
 
 /// The launch of diagonal d: W(d) (see the file comment) clipped to the blocks with cells in
 /// d, from the decisions of `known` (diagonal e, 0 <= e <= d - 2) and g_min, a G no higher
-/// than the device's in diagonals e..d. At most LaunchMap::kWindowRuns runs: runs closer than the
+/// than the device's in diagonals e..d. At most LaunchMap::kRanges runs: runs closer than the
 /// rest are merged (a launch may run more blocks, never fewer).
 LaunchMap live_window(const TileGrid& grid, const PruneRule& rule, int64_t d, const LiveSpan& known, int32_t g_min);
 

@@ -70,14 +70,13 @@ __device__ __forceinline__ void keep_band_columns(const PhaseArgs& p, int64_t ba
 }
 
 /// The end of diagonal_phases: the columns this block's run made final (main: it ran its
-/// band's run) of band d - b, and for block 0 those of band d - B (its delegated cells, unless
-/// another launch ran them: LaunchMap::zero). Placed anew from p and blockIdx: nothing of the
-/// block's place stays live across the phases.
+/// band's run) of band d - b, and for block 0 those of band d - B (its delegated cells).
+/// Placed anew from p and blockIdx: nothing of the block's place stays live across the phases.
 __device__ __forceinline__ void keep_block_columns(const PhaseArgs& p, bool main) {
     const int32_t b = p.launch.column(static_cast<int32_t>(blockIdx.x));
     if (main) keep_band_columns(p, p.d - b, final_columns(b, p.blocks, p.block_cols, p.keep.n));
     const int64_t dband = p.d - p.blocks;
-    if (b == 0 && p.launch.zero != ZeroPart::kBandOnly && dband >= 0 && dband < p.bands)
+    if (b == 0 && dband >= 0 && dband < p.bands)
         keep_band_columns(p, dband, final_columns(p.blocks, p.blocks, p.block_cols, p.keep.n));
 }
 

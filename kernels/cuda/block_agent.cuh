@@ -36,8 +36,7 @@ __device__ __forceinline__ void acquire_flag(const int32_t* flag, int32_t value)
 }
 
 /// Where block blockIdx.x works in external diagonal d: block column b runs band d - b, and
-/// block 0 first runs the cells of band d - B that the right-most block delegated to it (in a
-/// diagonal launched in pieces, one part each: engine/scheduling/launch_pieces.hpp).
+/// block 0 first runs the cells of band d - B that the right-most block delegated to it.
 struct BlockPlace {
     int32_t b;        ///< block column
     int64_t band;     ///< d - b
@@ -53,8 +52,6 @@ __device__ __forceinline__ BlockPlace place_block(const PhaseArgs& p) {
     at.main_valid = at.band >= 0 && at.band < p.bands;
     at.dband = p.d - p.blocks;
     at.del_valid = at.b == 0 && at.dband >= 0 && at.dband < p.bands;
-    if (at.b == 0 && p.launch.zero == ZeroPart::kWrapOnly) at.main_valid = false;
-    if (at.b == 0 && p.launch.zero == ZeroPart::kBandOnly) at.del_valid = false;
     return at;
 }
 
@@ -167,9 +164,8 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
 /// codes one group of Tuning::kPrefetch steps ahead, so the loads are in flight while the
 /// previous group computes. The bus columns C-T+1 .. C-1 of the band above are the right neighbour's
 /// delegated cells of this same diagonal (block 0's for the last block): they are loaded only
-/// after its flag says its short phase wrote them; a neighbour not in the launch has none to
-/// wait for: left out, it wrote them dead in an earlier diagonal (engine/scheduling/live_window.hpp),
-/// or it ran in an earlier piece of this diagonal (engine/scheduling/launch_pieces.hpp).
+/// after its flag says its short phase wrote them; a neighbour left out of the launch wrote
+/// them dead in an earlier diagonal (engine/scheduling/live_window.hpp), and has no flag to wait for.
 /// Invariant on entry: L holds the band's rows after step T-1 (short phase), codes included.
 template <int A, Substitution kSub>
 __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32_t b, int64_t band) {

@@ -54,7 +54,7 @@ public:
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
         sharing_ = slabs_;
-        if (s1.length() < Tuning::kMinBlockColsForSlabs * launch_blocks(scoring) * slabs_) sharing_ = 1;
+        if (s1.length() < Tuning::kMinBlockColsForSlabs * slab_blocks(scoring) * slabs_) sharing_ = 1;
         const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options);
         cells_pruned_ = run.cells_pruned;
         cells_resumed_ = run.cells_resumed;
@@ -82,8 +82,7 @@ public:
                                                 int32_t blocks, const PruneRule& prune) override {
         const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
         auto runner = std::make_unique<kernels::CudaTileRunner>(options_.device, grid, cuda_scoring_terms(scoring),
-                                                                s0.codes.data() + first_row, s1.codes.data(), top, edges, prune,
-                                                                launch_blocks(scoring));
+                                                                s0.codes.data() + first_row, s1.codes.data(), top, edges, prune);
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process call this from their threads
         layout_ = grid.describe();
         device_bytes_ += runner->device_bytes();
@@ -128,9 +127,9 @@ public:
     /// twice. A window's sweep took 70 ms with 4 in flight, 115 ms with 8 and 150 ms with 12.
     int window_lookahead() const override { return kWindowLookahead; }
 
-    /// A slab's diagonals run min(bands, B) blocks: below a launch's worth of bands of 32 alpha
-    /// rows, part of the GPU idles (and a short record pays the set-up of a whole comparison).
-    int64_t stack_below(const Scoring& scoring) override { return int64_t{32} * options_.alpha * launch_blocks(scoring); }
+    /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of
+    /// the GPU idles (and a short record pays the set-up of a whole comparison).
+    int64_t stack_below(const Scoring& scoring) override { return int64_t{32} * options_.alpha * slab_blocks(scoring); }
 
 private:
     static constexpr int kWindowLookahead = 8;
@@ -142,15 +141,12 @@ private:
         return blocks;
     }
 
-    /// Blocks of one launch of one of sharing_ slabs: kSlabOversubscription shares of the
-    /// resident blocks, at most all of them (tuning.hpp says why).
-    int32_t launch_blocks(const Scoring& scoring) {
+    /// Block columns of one of sharing_ slabs: kSlabOversubscription shares of the resident
+    /// blocks, at most all of them (tuning.hpp says why).
+    int32_t slab_blocks(const Scoring& scoring) {
         const int32_t total = max_blocks(scoring);
         return std::max(1, std::min(total, Tuning::kSlabOversubscription * total / sharing_));
     }
-
-    /// Block columns of one of sharing_ slabs: kPiecesPerDiagonal launches' worth (tuning.hpp).
-    int32_t slab_blocks(const Scoring& scoring) { return Tuning::kPiecesPerDiagonal * launch_blocks(scoring); }
 
     /// Blocks per launch for this scoring: every one must be resident (cooperative launch).
     int32_t max_blocks(const Scoring& scoring) {

@@ -7,11 +7,10 @@
 
 namespace chromalign::kernels::cuda {
 
-/// External diagonal d, or a piece of it (engine/scheduling/launch_pieces.hpp), in one launch:
-/// every block runs its short phase, then (if its band exists) its long phase, with its
-/// registers carried across. The launch is cooperative (all blocks resident), so a long phase
-/// may wait on its right neighbour's short phase: that flag replaces the grid-wide barrier and
-/// the second launch of CUDAlign's two kernels.
+/// One external diagonal d in one launch: every block runs its short phase, then (if its
+/// band exists) its long phase, with its registers carried across. The launch is cooperative
+/// (all blocks resident), so a long phase may wait on its right neighbour's short phase: that
+/// flag replaces the grid-wide barrier and the second launch of CUDAlign's two kernels.
 /// With p.dead, prune_block_runs (block_pruning.cuh) ran just before: a block whose run it
 /// skipped has nothing left to do here but block 0's delegated cells.
 /// kKeep: the instance launched while stage 1 keeps band bottoms (p.keep: captures or the

@@ -103,8 +103,7 @@ private:
         }
     }
 
-    /// B + 1 blocks: a diagonal launched in pieces may split block 0 in two (launch_pieces.hpp).
-    size_t slot_words() const { return 3 * static_cast<size_t>(grid_.blocks + 1); }
+    size_t slot_words() const { return 3 * static_cast<size_t>(grid_.blocks); }
 
     /// The sampled diagonals' blocks, in ms from `origin`.
     void write_blocks(uint64_t origin) const {

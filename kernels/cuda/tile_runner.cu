@@ -17,7 +17,6 @@
 #include "kernels/cuda/diagonal_kernel.cuh"
 #include "kernels/cuda/window_kernel.cuh"
 #include "kernels/cuda/tile_runner.hpp"
-#include "engine/scheduling/launch_pieces.hpp"
 #include "engine/scheduling/live_window.hpp"
 
 namespace chromalign::kernels {
@@ -221,7 +220,6 @@ PinnedPool& fetch_buffers() {
 
 struct CudaTileRunner::Impl {
     TileGrid grid;
-    int32_t launch_blocks = 0;  ///< the most blocks one cooperative launch holds
     int device = 0;
     PhaseArgs args{};
     cudaStream_t stream = nullptr;
@@ -430,61 +428,48 @@ struct CudaTileRunner::Impl {
         return map;
     }
 
-    /// The diagonal's cooperative launches: long phases wait on flags set by other blocks of
-    /// their launch, which is safe only when all of them are resident, so a window wider than
-    /// launch_blocks runs in pieces, right to left (engine/scheduling/launch_pieces.hpp).
-    /// Before each, when blocks may be skipped, the decision kernel (block_pruning.cuh) on
-    /// the same blocks.
+    /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
+    /// which is safe only when all of them are resident. Before it, when blocks may be
+    /// skipped, the decision kernel (block_pruning.cuh) on the same blocks.
     template <int A, cuda::Substitution kSub>
     void launch(int64_t d, PhaseArgs a) {
         if (grid.last_block(d) < grid.first_busy_block(d)) return;
         // h_best_seen exists with pruning only.
         const int32_t seen = args.prune.on ? *reinterpret_cast<const volatile int32_t*>(h_best_seen) : 0;
         const int32_t g = std::max(a.shared_best, seen);
-        const LaunchMap window = choose_launch(d);
+        a.launch = choose_launch(d);
+        const dim3 blocks(static_cast<unsigned>(a.launch.blocks()));
         Launched& record = launched[d % kEdgeSlots];
         record = Launched{g, false, BlockSpan{}};
         for (int r = 0; r < LaunchMap::kRanges; ++r)
-            if (window.count[r] > 0)
-                record.blocks = BlockSpan{record.blocks.empty() ? window.first[r] : record.blocks.first,
-                                          window.first[r] + window.count[r] - 1};
-        const bool prune = window.blocks() > 0 && may_prune(d, g);
-        record.decided = prune;
-        const std::vector<LaunchMap> pieces = launch_pieces(window, grid.blocks, launch_blocks);
-        uint64_t* const stamps = a.stamps;
-        int64_t launched_blocks = 0;
-        for (size_t k = 0; k < pieces.size(); ++k) {
-            a.launch = pieces[k];
-            const dim3 blocks(static_cast<unsigned>(a.launch.blocks()));
-            if (blocks.x == 0) continue;
-            if (stamps) a.stamps = stamps + 3 * launched_blocks;  // DiagonalTrace holds B + 1 blocks
-            launched_blocks += blocks.x;
-            a.dead = nullptr;
-            a.live_span = nullptr;
-            if (prune) {
-                a.dead = d_dead;
-                a.live_span = d_live;
-                cuda::prune_block_runs<A><<<blocks, cuda::kWarp, 0, stream>>>(a);
-                CUDA_CHECK(cudaGetLastError());
-                if (k + 1 == pieces.size()) {  // every piece's live runs are in the slot
-                    const size_t slot = static_cast<size_t>(2 * (d % kEdgeSlots));
-                    CUDA_CHECK(cudaMemcpyAsync(h_live + slot, d_live + slot, 2 * sizeof(unsigned long long),
-                                               cudaMemcpyDeviceToHost, stream));
-                }
-            }
-            cudaLaunchAttribute cooperative{};
-            cooperative.id = cudaLaunchAttributeCooperative;
-            cooperative.val.cooperative = 1;
-            cudaLaunchConfig_t config{};
-            config.gridDim = blocks;
-            config.blockDim = dim3(cuda::kWarp);
-            config.stream = stream;
-            config.attrs = &cooperative;
-            config.numAttrs = 1;
-            // The production instance carries no trace code, and none to keep band bottoms unless asked.
-            const bool keep = a.keep.count > 0 || a.keep.regions.peaks;
-            CUDA_CHECK(cudaLaunchKernelEx(&config, diagonal_instance<A, kSub>(a.stamps != nullptr, keep), a));
+            if (a.launch.count[r] > 0)
+                record.blocks = BlockSpan{record.blocks.empty() ? a.launch.first[r] : record.blocks.first,
+                                          a.launch.first[r] + a.launch.count[r] - 1};
+        a.dead = nullptr;
+        a.live_span = nullptr;
+        if (blocks.x > 0 && may_prune(d, g)) {
+            a.dead = d_dead;
+            a.live_span = d_live;
+            cuda::prune_block_runs<A><<<blocks, cuda::kWarp, 0, stream>>>(a);
+            CUDA_CHECK(cudaGetLastError());
+            const size_t slot = static_cast<size_t>(2 * (d % kEdgeSlots));
+            CUDA_CHECK(cudaMemcpyAsync(h_live + slot, d_live + slot, 2 * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream));
+            record.decided = true;
         }
+        if (blocks.x == 0) return;
+        cudaLaunchAttribute cooperative{};
+        cooperative.id = cudaLaunchAttributeCooperative;
+        cooperative.val.cooperative = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = blocks;
+        config.blockDim = dim3(cuda::kWarp);
+        config.stream = stream;
+        config.attrs = &cooperative;
+        config.numAttrs = 1;
+        // The production instance carries no trace code, and none to keep band bottoms unless asked.
+        const bool keep = a.keep.count > 0 || a.keep.regions.peaks;
+        CUDA_CHECK(cudaLaunchKernelEx(&config, diagonal_instance<A, kSub>(a.stamps != nullptr, keep), a));
     }
 
     /// Device memory in stream order from the device's pool: cudaMalloc and cudaFree wait for
@@ -532,7 +517,7 @@ struct CudaTileRunner::Impl {
 
 CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScoringTerms& scoring,
                                const uint8_t* s0, const uint8_t* s1, const TopRow& top, SlabEdges edges,
-                               PruneRule prune, int32_t launch_blocks)
+                               PruneRule prune)
     : impl_(std::make_unique<Impl>()) {
     if (grid.threads != cuda::kWarp) throw Error("CUDA kernels run one warp (32 threads) per block");
     if (!cuda_alpha_supported(grid.alpha)) unsupported_alpha(grid.alpha);
@@ -542,7 +527,6 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         throw WavefrontMismatch("the cuda backend starts from a row, not from a wavefront");
     Impl& im = *impl_;
     im.grid = grid;
-    im.launch_blocks = launch_blocks > 0 ? launch_blocks : grid.blocks;
     im.device = device;
     im.edges = edges;
     if (edges.right && grid.padded_cols() != grid.n)

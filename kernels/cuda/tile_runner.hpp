@@ -53,11 +53,9 @@ public:
     /// columns) and sets the horizontal bus to `top` (row 0 of the matrix when empty).
     /// With slab edges, keeps rings of kEdgeSlots left edges (pinned host memory) and right
     /// edges (device memory). The kernels take `scoring`'s diagonal terms in its substitution
-    /// and skip the block runs that `prune` allows (block_pruning.cuh). A diagonal runs in
-    /// launches of at most `launch_blocks` blocks (0: the grid's), each resident at once.
+    /// and skip the block runs that `prune` allows (block_pruning.cuh).
     CudaTileRunner(int device, const TileGrid& grid, const CudaScoringTerms& scoring, const uint8_t* s0,
-                   const uint8_t* s1, const TopRow& top, SlabEdges edges = {}, PruneRule prune = {},
-                   int32_t launch_blocks = 0);
+                   const uint8_t* s1, const TopRow& top, SlabEdges edges = {}, PruneRule prune = {});
     ~CudaTileRunner() override;
     CudaTileRunner(const CudaTileRunner&) = delete;
     CudaTileRunner& operator=(const CudaTileRunner&) = delete;

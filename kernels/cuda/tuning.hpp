@@ -23,19 +23,14 @@ struct Sm90Tuning {
     /// Fewer slabs make fewer hops for the last bands' edges, which end the run one slab after
     /// another (tools/BENCHMARKS.md, "One, two and four GPUs").
     static constexpr int kDefaultSlabs = 6;
-    /// Each launch of a slab holds up to this many times its share of the resident blocks
-    /// (and still fits the GPU, as a cooperative launch must), so the GPU holds more work than
-    /// it runs at once: the multiprocessors that pruned blocks, and slabs whose columns are dead,
+    /// Each slab's grid has this many times its share of the resident blocks (every launch
+    /// still fits the GPU, as a cooperative launch must), so the GPU holds more work than it
+    /// runs at once: the multiprocessors that pruned blocks, and slabs whose columns are dead,
     /// leave go to the launches of the other slabs. H100, 8 slabs, medians of 2 runs on one
     /// machine: 8M x 8M mutated (49% pruned) 18.61 s with 1, 15.30 s with 2, 15.15 s with 4
     /// (4 slabs with 2: 15.48 s); two unrelated random 8M sequences (nothing pruned) 24.23 s
     /// with 1, 24.22 s with 2, 24.60 s with 4 slabs and 2 (release 2a0bb8a: 24.40 s).
     static constexpr int kSlabOversubscription = 2;
-    /// Each slab's grid has this many times the blocks one launch holds: where the live
-    /// blocks are few (a run pruned from a bound), tiles this many times narrower shorten the
-    /// chain of tiles along the alignment; where they are many, a diagonal runs in up to this
-    /// many launches (engine/scheduling/launch_pieces.hpp).
-    static constexpr int kPiecesPerDiagonal = 4;
     /// A run is cut into slabs only when the block columns are at least this wide: below,
     /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
     /// overlap (H100, 1M x 1M, 632 columns: 0.76 s with 8 slabs, 0.63 s with one; 4M x 4M,
