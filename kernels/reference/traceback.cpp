@@ -29,7 +29,26 @@ void add(std::vector<AlignmentRun>& reversed, char op) {
 
 }  // namespace
 
-Alignment reference_traceback(const Sequence& s0, const Sequence& s1, const Scoring& sc) {
+void UsedPairs::add(const Alignment& a) {
+    int64_t i = a.s0_start, j = a.s1_start;
+    for (const AlignmentRun& r : a.runs) {
+        for (int64_t k = 0; k < r.length; ++k) {
+            if (r.op == '=' || r.op == 'X') {
+                std::vector<int64_t>& row = columns_.at(static_cast<size_t>(i));
+                row.insert(std::lower_bound(row.begin(), row.end(), j), j);
+            }
+            if (r.op != 'D') ++i;
+            if (r.op != 'I') ++j;
+        }
+    }
+}
+
+bool UsedPairs::has(int64_t i, int64_t j) const {
+    const std::vector<int64_t>& r = row(i);
+    return std::binary_search(r.begin(), r.end(), j);
+}
+
+Alignment reference_traceback(const Sequence& s0, const Sequence& s1, const Scoring& sc, const UsedPairs* used) {
     const int64_t m = s0.length(), n = s1.length();
     sc.check_no_overflow(m, n);
     if (m > 0 && n > 0 && !traceback_fits(m, n))
@@ -42,14 +61,18 @@ Alignment reference_traceback(const Sequence& s0, const Sequence& s1, const Scor
     for (int64_t i = 1; i <= m; ++i) {
         int64_t e = kNegInf;
         h_cur[0] = 0;
+        const std::vector<int64_t>* held = used ? &used->row(i) : nullptr;
+        size_t next_held = 0;  // the first of row i's held columns not yet passed
         for (int64_t j = 1; j <= n; ++j) {
+            const bool barred = held && next_held < held->size() && (*held)[next_held] == j;
+            next_held += barred ? 1 : 0;
             uint8_t mv = 0;
             const int64_t e_open = h_cur[j - 1] - sc.gap_open, f_open = h_prev[j] - sc.gap_open;
             e = std::max(e - sc.gap_extend, e_open);
             f[j] = std::max(f[j] - sc.gap_extend, f_open);
             if (e == e_open) mv |= kEOpens;
             if (f[j] == f_open) mv |= kFOpens;
-            const int64_t diag = h_prev[j - 1] + sc.score(s0.codes[i - 1], s1.codes[j - 1]);
+            const int64_t diag = barred ? kNegInf : h_prev[j - 1] + sc.score(s0.codes[i - 1], s1.codes[j - 1]);
             const int64_t h = std::max({int64_t{0}, diag, e, f[j]});
             if (h > 0 && h == diag) mv |= kDiagonal | (h_prev[j - 1] == 0 ? kFresh : 0);
             if (h > 0 && h == f[j]) mv |= kFromF;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "engine/alignment/alignment.hpp"
 #include "engine/scoring/scoring.hpp"
@@ -15,6 +16,21 @@ constexpr int64_t kMaxTracebackCells = int64_t{1} << 28;
 /// Whether an m x n matrix (m, n >= 1) is within kMaxTracebackCells, without overflow.
 inline bool traceback_fits(int64_t m, int64_t n) { return m <= kMaxTracebackCells / n; }
 
+/// Aligned pairs (i, j), 1-based: a match or mismatch column of some alignment.
+class UsedPairs {
+public:
+    explicit UsedPairs(int64_t rows) : columns_(static_cast<size_t>(rows + 1)) {}
+    /// Adds the '=' and 'X' columns of `a`.
+    void add(const Alignment& a);
+    /// Whether (i, j) is held.
+    bool has(int64_t i, int64_t j) const;
+    /// Row i's columns, sorted.
+    const std::vector<int64_t>& row(int64_t i) const { return columns_[static_cast<size_t>(i)]; }
+
+private:
+    std::vector<std::vector<int64_t>> columns_;
+};
+
 /// The best local alignment, from full DP matrices (one byte of traceback per cell). It ends
 /// at the cell the tie rule of engine/result.hpp picks (reference_align's), and among the
 /// co-optimal alignments ending there it is the one this path rule gives, walking back:
@@ -22,6 +38,9 @@ inline bool traceback_fits(int64_t m, int64_t n) { return m <= kMaxTracebackCell
 ///   2. else the diagonal, then F (an S0 base against a gap: 'I'), then E ('D');
 ///   3. in F or E, the gap opens (returns to H) as soon as its value allows, else extends.
 /// Shares no code with the fast engines. Throws Error beyond kMaxTracebackCells.
-Alignment reference_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring);
+/// With `used` (Waterman and Eggert's declumping, waterman_eggert.hpp): no alignment may
+/// align a pair (i, j) it holds, so no diagonal move enters such a cell; gaps may cross it.
+Alignment reference_traceback(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                              const UsedPairs* used = nullptr);
 
 }  // namespace chromalign
