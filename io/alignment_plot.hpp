@@ -22,9 +22,10 @@ struct ScoreMap {
 
 /// Writes the plot: S1 across on its forward strand, S0 down, the matrix scaled to about 800
 /// pixels wide; each row of `map` shades the band of rows down to it by its runs' scores against
-/// the alignment's, and in grey where they are 0 (the regions pruning skipped); the path runs from the alignment's start to its end. `s1`, `a` and `map` are
-/// as the comparison read S1 (see AlignedPair): on the reverse strand column j is drawn at
-/// n - j (n = s1.length()), and the path in another colour. Throws Error naming the file.
+/// the alignment's, and in grey where they are 0 (the regions pruning skipped); the path runs
+/// from the alignment's start to its end. `s1`, `a` and `map` are as the comparison read S1
+/// (see AlignedPair): on the reverse strand column j is drawn at n - j (n = s1.length()), and
+/// the path in another colour. Throws Error naming the file.
 void write_alignment_plot(const std::string& path, const Sequence& s0, const Sequence& s1, const Alignment& a,
                           const ScoreMap& map, Strand strand = Strand::kForward);
 

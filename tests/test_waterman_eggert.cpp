@@ -35,16 +35,8 @@ void expect_disjoint_and_exact(const std::vector<Alignment>& found, const Sequen
         if (k > 0) {
             EXPECT_LE(a.score, found[k - 1].score) << what << ": alignment " << k + 1;
         }
-        int64_t i = a.s0_start, j = a.s1_start;
-        for (const AlignmentRun& r : a.runs)
-            for (int64_t c = 0; c < r.length; ++c) {
-                if (r.op == '=' || r.op == 'X') {
-                    ASSERT_FALSE(seen.has(i, j)) << what << ": alignment " << k + 1 << " aligns " << i << ", " << j
-                                                 << " again";
-                }
-                if (r.op != 'D') ++i;
-                if (r.op != 'I') ++j;
-            }
+        for (const auto& [i, j] : aligned_pairs(a))
+            ASSERT_FALSE(seen.has(i, j)) << what << ": alignment " << k + 1 << " aligns " << i << ", " << j << " again";
         seen.add(a);
     }
 }

@@ -458,8 +458,8 @@ private:
         model.cols = cols;
         model.best_score = scoring_.best_score();
         model.gap_extend = scoring_.gap_extend;
-        model.own_bound = bound();
-        model.floor = std::max(bound(), options_.prune_floor);
+        model.own_bound = bound();  // one read: it may rise meanwhile
+        model.floor = std::max(model.own_bound, options_.prune_floor);
         return expected_live_fraction(model, front, std::max(own, best_ > model.floor ? best_ : 0));
     }
 

@@ -29,17 +29,23 @@ void add(std::vector<AlignmentRun>& reversed, char op) {
 
 }  // namespace
 
-void UsedPairs::add(const Alignment& a) {
+std::vector<std::pair<int64_t, int64_t>> aligned_pairs(const Alignment& a) {
+    std::vector<std::pair<int64_t, int64_t>> pairs;
     int64_t i = a.s0_start, j = a.s1_start;
     for (const AlignmentRun& r : a.runs) {
         for (int64_t k = 0; k < r.length; ++k) {
-            if (r.op == '=' || r.op == 'X') {
-                std::vector<int64_t>& row = columns_.at(static_cast<size_t>(i));
-                row.insert(std::lower_bound(row.begin(), row.end(), j), j);
-            }
+            if (r.op == '=' || r.op == 'X') pairs.emplace_back(i, j);
             if (r.op != 'D') ++i;
             if (r.op != 'I') ++j;
         }
+    }
+    return pairs;
+}
+
+void UsedPairs::add(const Alignment& a) {
+    for (const auto& [i, j] : aligned_pairs(a)) {
+        std::vector<int64_t>& row = columns_.at(static_cast<size_t>(i));
+        row.insert(std::lower_bound(row.begin(), row.end(), j), j);
     }
 }
 

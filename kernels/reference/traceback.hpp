@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "engine/alignment/alignment.hpp"
@@ -15,6 +16,9 @@ constexpr int64_t kMaxTracebackCells = int64_t{1} << 28;
 
 /// Whether an m x n matrix (m, n >= 1) is within kMaxTracebackCells, without overflow.
 inline bool traceback_fits(int64_t m, int64_t n) { return m <= kMaxTracebackCells / n; }
+
+/// The pairs (i, j), 1-based, that `a` aligns: its match and mismatch columns, in order.
+std::vector<std::pair<int64_t, int64_t>> aligned_pairs(const Alignment& a);
 
 /// Aligned pairs (i, j), 1-based: a match or mismatch column of some alignment.
 class UsedPairs {
