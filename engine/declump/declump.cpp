@@ -1,0 +1,54 @@
+//! @file best_alignments: one pass over the grid, then after each alignment only the tiles it changes.
+#include "engine/declump/declump.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/declump/edge_grid.hpp"
+#include "engine/error.hpp"
+
+namespace chromalign {
+
+std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
+                                       int32_t min_score, const DeclumpOptions& options, DeclumpCounts* counts) {
+    std::vector<Alignment> found;
+    if (count <= 0 || s0.length() == 0 || s1.length() == 0) return found;
+    if (options.tile_rows < 1 || options.tile_cols < 1) throw Error("best_alignments: tiles need a row and a column");
+    scoring.check_no_overflow(s0.length(), s1.length());
+    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols);
+    BarredPairs barred(options.tile_rows);
+    grid.compute(barred);
+    const int64_t first_cells = grid.cells_computed();
+    int64_t tiles = 0;
+    for (;;) {
+        const AlignmentEnd end = grid.best();
+        if (end.score < std::max(min_score, 1)) break;
+        Alignment a = walk_back(grid, barred, end, options.walk);
+        barred.add(a);
+        found.push_back(std::move(a));
+        if (static_cast<int>(found.size()) == count) break;
+        std::set<EdgeGrid::Tile> dirty;
+        const Alignment& last = found.back();
+        // Every tile a pair of the new alignment lies in: walk its diagonal runs tile by tile.
+        int64_t i = last.s0_start, j = last.s1_start;
+        for (const AlignmentRun& r : last.runs) {
+            if (r.op == '=' || r.op == 'X') {
+                for (int64_t k = 0; k < r.length; ++k) dirty.insert(grid.tile_of(i + k, j + k));
+                i += r.length;
+                j += r.length;
+            } else {
+                i += r.op == 'I' ? r.length : 0;
+                j += r.op == 'D' ? r.length : 0;
+            }
+        }
+        tiles += grid.recompute(barred, std::move(dirty));
+    }
+    if (counts) {
+        counts->first_cells = first_cells;
+        counts->recomputed_cells = grid.cells_computed() - first_cells;
+        counts->recomputed_tiles = tiles;
+    }
+    return found;
+}
+
+}  // namespace chromalign

@@ -1,0 +1,43 @@
+//! @file The K best non-intersecting local alignments (issue 41) in linear memory: Waterman and
+//! Eggert's definition, computed the way their "declumping" suggests.
+//!
+//! Alignment k is the best local alignment (tie rule of engine/result.hpp, path rule of the
+//! reference traceback) that aligns no pair of alignments 1 .. k-1 (kernels/reference/
+//! waterman_eggert.hpp, the oracle). Barring pairs only lowers H, and only in cells whose
+//! values were reached through them, so after each alignment the matrix changes in a region
+//! that starts at its pairs and ends wherever the old values come back. The matrix is cut into
+//! tiles whose edges are kept (edge_grid.hpp): the tiles holding the new alignment's pairs are
+//! computed again, then each tile whose edges that changes, and no other. Each tile keeps its
+//! best cell, so the next alignment ends at the best of the tiles' bests, and its traceback
+//! walks tiles computed again from their edges (grid_walk.hpp). Every step is exact: there is
+//! no candidate list to trust and no bound to prove.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/alignment/alignment.hpp"
+#include "engine/declump/grid_walk.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+struct DeclumpOptions {
+    int64_t tile_rows = 1024, tile_cols = 1024;  ///< the grid whose edges are kept (>= 1)
+    WalkLimits walk;
+};
+
+/// What the search computed, for reports and tests.
+struct DeclumpCounts {
+    int64_t first_cells = 0;       ///< the first pass: every cell
+    int64_t recomputed_cells = 0;  ///< tiles computed again after alignments
+    int64_t recomputed_tiles = 0;
+};
+
+/// At most `count` alignments, best first, each scoring at least max(min_score, 1).
+std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
+                                       int32_t min_score, const DeclumpOptions& options = {},
+                                       DeclumpCounts* counts = nullptr);
+
+}  // namespace chromalign

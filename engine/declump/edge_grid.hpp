@@ -1,0 +1,73 @@
+//! @file A rectangle of the DP matrix cut into tiles, keeping the edges between them: the top
+//! row (H, F) of every band of tiles and the left column (H, E) of every column of tiles.
+//! From those, any tile can be computed again on its own (tile_dp.hpp), and a change of pairs
+//! barred is followed tile by tile only as far as it changes an edge.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "engine/declump/barred_pairs.hpp"
+#include "engine/declump/tile_dp.hpp"
+
+namespace chromalign {
+
+class EdgeGrid {
+public:
+    using Tile = std::pair<int64_t, int64_t>;  ///< (band, column of tiles)
+
+    /// The rectangle `area` in tiles of at most tile_rows x tile_cols (both >= 1), its own
+    /// edges given: H and F of row area.top over columns area.left .. area.right (the corner
+    /// first), H and E of column area.left over rows area.top + 1 .. area.bottom. Nothing is
+    /// computed yet.
+    EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const Rect& area, int64_t tile_rows,
+             int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f, std::vector<int32_t> left_h,
+             std::vector<int32_t> left_e);
+    /// The whole matrix of s0 x s1: row 0 and column 0 as edges (H = 0, no gap).
+    static EdgeGrid whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
+                          int64_t tile_cols);
+
+    /// Computes every tile, in order.
+    void compute(const BarredPairs& barred);
+    /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, in
+    /// row-major order of tiles (each after the three it depends on). Returns the tiles computed.
+    int64_t recompute(const BarredPairs& barred, std::set<Tile> dirty);
+
+    const Rect& area() const { return area_; }
+    const Sequence& s0() const { return s0_; }
+    const Sequence& s1() const { return s1_; }
+    const Scoring& scoring() const { return scoring_; }
+    int64_t bands() const { return bands_; }
+    int64_t tile_columns() const { return tile_columns_; }
+    Rect tile_rect(const Tile& t) const;
+    /// The tile whose cells hold (i, j) (area().holds(i, j)).
+    Tile tile_of(int64_t i, int64_t j) const;
+    /// The edges of tile t, pointing into this grid (valid while it lives and is not recomputed).
+    TileEdges edges(const Tile& t) const;
+    /// The best cell of the area by the tie rule (score 0 at (0, 0) when none is positive).
+    AlignmentEnd best() const;
+    int64_t cells_computed() const { return cells_computed_; }
+
+private:
+    /// Computes tile t; returns whether its bottom row (and its last cell), right column changed.
+    struct Changed {
+        bool bottom = false, corner = false, right = false;
+    };
+    Changed compute_tile(const Tile& t, const BarredPairs& barred);
+
+    const Sequence& s0_;
+    const Sequence& s1_;
+    const Scoring& scoring_;
+    Rect area_;
+    int64_t tile_rows_, tile_cols_, bands_, tile_columns_;
+    /// Band b's top row: H and F over columns area.left .. area.right (index 0: column area.left).
+    std::vector<std::vector<int32_t>> row_h_, row_f_;
+    /// Column c of tiles' left column: H and E over rows area.top + 1 .. area.bottom.
+    std::vector<std::vector<int32_t>> col_h_, col_e_;
+    std::vector<AlignmentEnd> best_;  ///< per tile, row-major
+    int64_t cells_computed_ = 0;
+};
+
+}  // namespace chromalign

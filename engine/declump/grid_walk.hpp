@@ -1,0 +1,27 @@
+//! @file The traceback of one of the K best alignments over an EdgeGrid: the walk of the
+//! reference (kernels/reference/traceback.hpp), step for step, on tiles computed again from the
+//! grid's edges. A tile too large to hold whole is cut into a grid of its own, recursively, so
+//! memory stays linear. Every value the walk reads is true (the edges are), so the alignment is
+//! the reference's byte for byte with the same pairs barred.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/alignment/alignment.hpp"
+#include "engine/declump/barred_pairs.hpp"
+#include "engine/declump/edge_grid.hpp"
+
+namespace chromalign {
+
+struct WalkLimits {
+    int64_t leaf_cells = int64_t{1} << 22;  ///< a tile of at most this many cells is held whole (12 bytes a cell)
+    int64_t split = 8;                      ///< a larger one is cut into split x split tiles (>= 2)
+};
+
+/// The alignment that ends at `end`, a cell of grid.area() whose H is end.score > 0, with the
+/// pairs of `barred` barred (those the grid was computed with). Throws Error when the walk
+/// finds no move (`end` is not such a cell) or leaves the area before the alignment starts.
+Alignment walk_back(const EdgeGrid& grid, const BarredPairs& barred, const AlignmentEnd& end,
+                    const WalkLimits& limits = {});
+
+}  // namespace chromalign

@@ -1,0 +1,112 @@
+//! @file The K best non-intersecting alignments in linear memory (engine/declump/) against the
+//! textbook Waterman-Eggert oracle (kernels/reference/waterman_eggert.hpp): the same alignments,
+//! byte for byte, on every kind of pair, every scoring and grids of every shape, with tiles
+//! held whole or cut again for the traceback; and after the first pass, only what changes is
+//! computed again.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/declump/declump.hpp"
+#include "kernels/reference/traceback.hpp"
+#include "kernels/reference/waterman_eggert.hpp"
+#include "tests/pruning_support.hpp"
+#include "tests/test_support.hpp"
+#include "tools/mutate.hpp"
+
+namespace chromalign {
+namespace {
+
+std::string describe(const Alignment& a) {
+    return std::to_string(a.score) + " " + std::to_string(a.s0_start) + "-" + std::to_string(a.s0_end) + " x " +
+           std::to_string(a.s1_start) + "-" + std::to_string(a.s1_end) + " " + a.cigar();
+}
+
+/// best_alignments equals the oracle, alignment by alignment.
+void expect_as_oracle(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count, int32_t min_score,
+                      const DeclumpOptions& options, const std::string& what) {
+    const std::vector<Alignment> want = reference_alignments(s0, s1, scoring, count, min_score);
+    const std::vector<Alignment> got = best_alignments(s0, s1, scoring, count, min_score, options);
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (size_t k = 0; k < want.size(); ++k)
+        ASSERT_EQ(describe(got[k]), describe(want[k])) << what << ": alignment " << k + 1;
+}
+
+DeclumpOptions options(int64_t rows, int64_t cols, int64_t leaf = int64_t{1} << 22, int64_t split = 8) {
+    DeclumpOptions o;
+    o.tile_rows = rows;
+    o.tile_cols = cols;
+    o.walk.leaf_cells = leaf;
+    o.walk.split = split;
+    return o;
+}
+
+TEST(Declump, EveryKindOfPairAndScoringGivesTheOraclesAlignments) {
+    const uint64_t seed = test::seed() + 81;
+    std::mt19937_64 rng(seed);
+    const DeclumpOptions grids[] = {options(64, 64), options(37, 101), options(1, 300), options(300, 1),
+                                    options(128, 96, 64, 2), options(200, 200, 500, 3)};
+    int trial = 0;
+    for (const test::PruningCase& c : test::pruning_cases(rng, 700)) {
+        const DeclumpOptions& grid = grids[trial++ % 6];
+        expect_as_oracle(c.s0, c.s1, c.scoring, 12, 1, grid,
+                         c.what + ", tiles " + std::to_string(grid.tile_rows) + " x " + std::to_string(grid.tile_cols) +
+                             ", leaf " + std::to_string(grid.walk.leaf_cells) + ", seed " + std::to_string(seed));
+    }
+}
+
+TEST(Declump, EdgeSizesOfTilesGiveTheOraclesAlignments) {
+    const uint64_t seed = test::seed() + 82;
+    std::mt19937_64 rng(seed);
+    for (const test::PruningCase& c : test::edge_cases(rng, {16}, 130))
+        expect_as_oracle(c.s0, c.s1, c.scoring, 6, 1, options(16, 64, 40, 2), c.what + ", seed " + std::to_string(seed));
+}
+
+TEST(Declump, TieRichPairsAndTinyTilesGiveTheOraclesAlignments) {
+    const uint64_t seed = test::seed() + 83;
+    std::mt19937_64 rng(seed);
+    const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 1}, {5, -4, 10, 1}};
+    for (int trial = 0; trial < 400; ++trial) {
+        auto text = [&](int64_t length) {
+            std::string t(static_cast<size_t>(length), 'A');
+            for (char& ch : t) ch = "AC"[rng() % 2];
+            return t;
+        };
+        const Sequence s0 = make_sequence("a", text(1 + static_cast<int64_t>(rng() % 60)));
+        const Sequence s1 = make_sequence("b", text(1 + static_cast<int64_t>(rng() % 60)));
+        const int64_t rows = 1 + static_cast<int64_t>(rng() % 9), cols = 1 + static_cast<int64_t>(rng() % 9);
+        expect_as_oracle(s0, s1, scorings[trial % 4], 10, 1 + trial % 3,
+                         options(rows, cols, 1 + static_cast<int64_t>(rng() % 30), 2 + trial % 3),
+                         "trial " + std::to_string(trial) + ", seed " + std::to_string(seed));
+    }
+}
+
+TEST(Declump, AfterTheFirstPassOnlyTheTilesAnAlignmentChangesAreComputedAgain) {
+    // S1 holds 8 mutated copies of a 300-base unit among random bases; S0 holds the unit. Each
+    // alignment changes the tiles around one copy, not the matrix.
+    const uint64_t seed = test::seed() + 84;
+    std::mt19937_64 rng(seed);
+    const std::string text = gen::random_dna(300, rng);
+    std::string target;
+    for (int k = 0; k < 8; ++k) {
+        std::string copy = text;
+        for (int x = 0; x < 6; ++x) copy[rng() % copy.size()] = "ACGT"[rng() % 4];
+        target += gen::random_dna(1500, rng) + copy;
+    }
+    const Sequence unit = make_sequence("unit", text), s1 = make_sequence("copies", target);
+    const Scoring scoring(1, -3, 5, 2);
+    DeclumpCounts counts;
+    const std::vector<Alignment> got = best_alignments(unit, s1, scoring, 8, 100, options(64, 64), &counts);
+    const std::vector<Alignment> want = reference_alignments(unit, s1, scoring, 8, 100);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(describe(got[k]), describe(want[k])) << "seed " << seed;
+    EXPECT_EQ(counts.first_cells, unit.length() * s1.length());
+    // The textbook way computes the whole matrix once per alignment.
+    EXPECT_LT(counts.recomputed_cells, counts.first_cells / 4) << "seed " << seed;
+    EXPECT_GT(counts.recomputed_tiles, 0);
+}
+
+}  // namespace
+}  // namespace chromalign
