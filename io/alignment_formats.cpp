@@ -100,6 +100,7 @@ int set_record(bam1_t* rec, const AlignedPair& p, int tid) {
                        -1, 0, seq.size(), seq.c_str(), nullptr, 32);
     if (set >= 0) set = bam_aux_update_int(rec, "AS", a.score);
     if (set >= 0) set = bam_aux_update_int(rec, "NM", edit_distance(a));
+    if (set >= 0 && p.rank > 0) set = bam_aux_update_int(rec, "HI", p.rank);
     return set;
 }
 
@@ -123,7 +124,7 @@ std::string maf_block(const AlignedPair& p) {
         return "s " + name + std::string(width - name.size(), ' ') + " " + std::to_string(start) + " " +
                std::to_string(size) + " " + strand_char(strand) + " " + std::to_string(source_size) + " " + row + "\n";
     };
-    return "a score=" + std::to_string(a.score) + "\n" +
+    return "a score=" + std::to_string(a.score) + (p.rank > 0 ? " rank=" + std::to_string(p.rank) : "") + "\n" +
            line(s1_name, f.s1_start - 1, f.s1_end - f.s1_start + 1, Strand::kForward, p.s1.record_length(), c.s1) +
            line(s0_name, s0_start, f.s0_end - f.s0_start + 1, p.strand, s0_size, c.s0) + "\n";
 }
@@ -160,7 +161,8 @@ std::string paf_line(const AlignedPair& p) {
            std::to_string(p.s1.record_length()) + "\t" + std::to_string(f.s1_start - 1) + "\t" +
            std::to_string(f.s1_end) + "\t" + std::to_string(s.matches) + "\t" + std::to_string(s.columns) +
            "\t255\tAS:i:" + std::to_string(a.score) + "\tNM:i:" + std::to_string(edit_distance(a)) +
-           "\tcg:Z:" + f.cigar() + "\n";
+           "\tcg:Z:" + f.cigar() +
+           (p.rank > 0 ? std::string("\ttp:A:") + (p.secondary ? 'S' : 'P') + "\tHI:i:" + std::to_string(p.rank) : "") + "\n";
 }
 
 std::string maf_text(const AlignedPair& p) { return kMafHeader + maf_block(p); }
@@ -168,7 +170,8 @@ std::string maf_text(const AlignedPair& p) { return kMafHeader + maf_block(p); }
 std::string block_view(const AlignedPair& p) {
     const Alignment& a = p.alignment;
     const char strand = strand_char(p.strand);
-    std::string text = "S0 " + name_or(p.s0, "S0") + ", S1 " + name_or(p.s1, "S1") + ", strand " + strand + "\n";
+    std::string text = (p.rank > 0 ? "alignment " + std::to_string(p.rank) + ": " : std::string()) + "S0 " +
+                       name_or(p.s0, "S0") + ", S1 " + name_or(p.s1, "S1") + ", strand " + strand + "\n";
     if (a.runs.empty()) return text + "no alignment (score 0)\n\n";
     // S1's positions are of its forward strand, in the order of the columns: on the reverse
     // strand they decrease along the line, which shows S1's reverse complement (as BLAST does).

@@ -24,6 +24,10 @@ struct AlignedPair {
     std::string command_line;  ///< the SAM header's @PG CL
     Strand strand = Strand::kForward;
     bool secondary = false;    ///< SAM: FLAG 0x100 (another alignment of this S0 record is primary)
+    /// k >= 1: the pair's alignment k of the K best (--alignments), written as SAM's and PAF's
+    /// HI:i:k with PAF's tp:A:P or tp:A:S (minimap2's primary and secondary) and MAF's "rank=k";
+    /// 0: the job asked for one alignment per pair, written without them.
+    int rank = 0;
 };
 
 /// An S1 record as the SAM header lists it (@SQ SN, LN) and MAF's source size.

@@ -260,8 +260,8 @@ Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
     };
 }
 
-/// What the report says of one record pair.
-cli::PairReport pair_report(const JobSpec& spec, const PairAnswer& a) {
+/// What the report says of one record pair (`alignments`: --alignments).
+cli::PairReport pair_report(const JobSpec& spec, const PairAnswer& a, int alignments) {
     const RecordPair& p = spec.pairs[a.pair];
     cli::PairReport r;
     r.s0 = info_of(spec.s0[p.s0]);
@@ -278,6 +278,11 @@ cli::PairReport pair_report(const JobSpec& spec, const PairAnswer& a) {
         r.traceback_seconds = a.traceback_seconds;
         r.special_rows = a.special_rows;
         r.traceback = a.traceback;
+    }
+    if (alignments > 1 && a.alignment) {
+        r.others = &a.others;
+        r.declump = a.declump;
+        r.declump_seconds = a.declump_seconds;
     }
     return r;
 }
@@ -363,6 +368,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     }
     jo.traceback = !o.traceback.empty();
     jo.min_score = o.min_score;
+    jo.alignments = o.alignments;
     jo.rows_dir = rows_dir.path;
     jo.rows_kept = rows_dir.kept();
     jo.drop_traced_rows = rows_dir.temporary || rows_dir.until_done;
@@ -398,7 +404,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     if (!speaks) return 0;
 
     cli::RunReport report;
-    for (const PairAnswer& a : result.answers) report.pairs.push_back(pair_report(spec, a));
+    for (const PairAnswer& a : result.answers) report.pairs.push_back(pair_report(spec, a, o.alignments));
     report.strands = spec.strands;
     report.s0_records = static_cast<int64_t>(spec.s0.size());
     report.s1_records = static_cast<int64_t>(spec.s1.size());
@@ -416,7 +422,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
                                                                       : io::parse_alignment_format(o.alignment_format);
         cli::write_whole(o.traceback, [&](const std::string& target) {
-            cli::write_job_alignments(target, format, spec, result, o.min_score, command_line);
+            cli::write_job_alignments(target, format, spec, result, o.min_score, o.alignments, command_line);
         });
         if (!o.plot.empty())
             cli::write_whole(o.plot, [&](const std::string& target) { write_plot(target, spec, result.answers.front()); });

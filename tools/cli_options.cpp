@@ -197,6 +197,8 @@ void check_options(const Options& o) {
     if (!o.pairs.empty() && (!o.s0_records.empty() || !o.s1_records.empty()))
         throw UsageError("--pairs names the records itself: give it or --s0-record/--s1-record, not both");
     if (o.min_score < 0) throw UsageError("--min-score must be >= 0");
+    if (o.alignments < 1) throw UsageError("--alignments must be >= 1");
+    if (o.alignments > 1 && o.traceback.empty()) throw UsageError("--alignments needs --traceback FILE (where they are written)");
     if (!ck.path.empty() && o.backend == "reference")
         throw UsageError("--checkpoint needs a tiled backend (cpu or cuda), not reference");
 }
@@ -240,7 +242,8 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         ("s1-record", po::value<std::vector<std::string>>(&s1_records)->composing(), "record of S1 to compare, as --s0-record (default: every record)")
         ("pairs", po::value<std::string>(&pairs), "compare only the record pairs of this file: lines 'S0_RECORD<TAB>S1_RECORD' (regions allowed); or 'mapped': only the pairs minimap2 links, on either strand (a heuristic: a pair it misses is not compared); default: every S0 record against every S1 record")
         ("strand", po::value<std::string>(&strand)->default_value(strand), "strand of S1 to compare S0 with: both, forward or reverse (S1's reverse complement); with both, a pair's answer is its better strand, forward on a tie")
-        ("min-score", po::value<int32_t>(&o.min_score)->default_value(0), "leave pairs scoring below this out of the alignment output (--traceback; default: every pair)")
+        ("min-score", po::value<int32_t>(&o.min_score)->default_value(0), "leave pairs scoring below this out of the alignment output (--traceback; default: every pair); with --alignments, also the alignments below it")
+        ("alignments", po::value<int>(&o.alignments)->default_value(1), "write each pair's K best alignments that share no aligned pair, over its strands (Waterman-Eggert; needs --traceback): the best primary, the others secondary with HI:i:rank; 1: the best alone")
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), backend_help().c_str())
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index (under mpirun or srun: the rank's index on its node)")
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")

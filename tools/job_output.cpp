@@ -7,7 +7,8 @@
 namespace chromalign::cli {
 
 void write_job_alignments(const std::string& path, io::AlignmentFormat format, const JobSpec& spec,
-                          const JobResult& result, int32_t min_score, const std::string& command_line) {
+                          const JobResult& result, int32_t min_score, int alignments,
+                          const std::string& command_line) {
     std::vector<io::ReferenceInfo> references;
     for (const Sequence& s : spec.s1) references.push_back({s.name, s.record_length()});
     io::AlignmentWriter writer(path, format, references, command_line);
@@ -20,14 +21,20 @@ void write_job_alignments(const std::string& path, io::AlignmentFormat format, c
         const bool primary = !has_primary[p.s0];
         has_primary[p.s0] = true;
         if (a.best.score == 0 && !primary) continue;  // nothing to say beyond the primary's "unmapped"
-        const Sequence* s1 = &spec.s1[p.s1];
-        if (a.strand == Strand::kReverse) {  // each S1 record's reverse complement made once
-            auto it = reversed.find(p.s1);
-            if (it == reversed.end()) it = reversed.emplace(p.s1, reverse_complement(*s1)).first;
-            s1 = &it->second;
-        }
+        auto compared = [&](Strand strand) -> const Sequence& {
+            if (strand == Strand::kForward) return spec.s1[p.s1];
+            auto it = reversed.find(p.s1);  // each S1 record's reverse complement made once
+            if (it == reversed.end()) it = reversed.emplace(p.s1, reverse_complement(spec.s1[p.s1])).first;
+            return it->second;
+        };
         const Alignment& alignment = a.alignment ? *a.alignment : none;
-        writer.write(io::AlignedPair{spec.s0[p.s0], *s1, alignment, command_line, a.strand, !primary});
+        const int ranked = alignments > 1 ? 1 : 0;
+        writer.write(io::AlignedPair{spec.s0[p.s0], compared(a.strand), alignment, command_line, a.strand, !primary, ranked});
+        for (size_t k = 0; k < a.others.size(); ++k) {
+            const StrandAlignment& other = a.others[k];
+            writer.write(io::AlignedPair{spec.s0[p.s0], compared(other.strand), other.alignment, command_line,
+                                         other.strand, true, static_cast<int>(k) + 2});
+        }
     }
     writer.close();
 }

@@ -1,19 +1,24 @@
 //! @file Text, TSV and JSON renderings of a RunReport.
 #include "tools/report.hpp"
 
+#include "tools/report_alignments.hpp"
+
 #include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 namespace chromalign::cli {
-namespace {
 
 std::string fixed(double value, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, value);
     return buf;
 }
+
+std::string record_label(const SequenceInfo& s) { return s.region.empty() ? s.name : s.name + ":" + s.region; }
+
+namespace {
 
 /// Whether the scoring is shown as a matrix: a --matrix file, or scores that are not match/mismatch.
 bool shows_matrix(const RunReport& r) { return !r.matrix_file.empty() || !r.scoring.is_match_mismatch(); }
@@ -36,8 +41,6 @@ std::string sequence_line(const SequenceInfo& s) {
            ", " + s.path + ")";
 }
 
-/// "a" or "a:3-10".
-std::string record_label(const SequenceInfo& s) { return s.region.empty() ? s.name : s.name + ":" + s.region; }
 
 std::string strands_text(const std::vector<Strand>& strands) {
     if (strands.size() == 2) return "both";
@@ -99,6 +102,7 @@ std::string one_pair_text(const RunReport& r) {
             << p.traceback.ahead << " windows swept ahead, " << p.traceback.walked_ahead
             << " of them walked ahead and " << p.traceback.joined << " joined)\n";
     }
+    if (lists_alignments(r)) alignments_text(out, r);
     return out.str();
 }
 
@@ -127,6 +131,7 @@ std::string pairs_text(const RunReport& r) {
         }
         out << "\n";
     }
+    if (lists_alignments(r)) alignments_text(out, r);
     return out.str();
 }
 
@@ -210,6 +215,12 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
                       {"traceback_windows_ahead", p.traceback.ahead},
                       {"traceback_walked_ahead", p.traceback.walked_ahead},
                       {"traceback_joined", p.traceback.joined}};
+    if (p.others) {
+        j["alignments"] = json_alignments(p);
+        j["declump_seconds"] = p.declump_seconds;
+        j["declump_first_cells"] = p.declump.first_cells;
+        j["declump_recomputed_cells"] = p.declump.recomputed_cells;
+    }
 }
 
 std::string json_report(const RunReport& r) {
@@ -227,6 +238,13 @@ std::string json_report(const RunReport& r) {
     j["layout"] = r.layout;
     j["scoring"] = json_scoring(r);
     j["strands"] = strands_text(r.strands);
+    if (lists_alignments(r)) {
+        const Coverage c = coverage(r);
+        j["s0_covered"] = c.s0_covered;
+        j["s0_covered_share"] = c.s0_share();
+        j["s1_covered"] = c.s1_covered;
+        j["s1_covered_share"] = c.s1_share();
+    }
     j["pairs"] = nlohmann::ordered_json::array();
     for (const PairReport& p : r.pairs) {
         nlohmann::ordered_json pair;

@@ -8,6 +8,7 @@
 
 #include "engine/alignment/alignment.hpp"
 #include "engine/bound/bound_thread.hpp"
+#include "engine/declump/pair_alignments.hpp"
 #include "engine/job/strand.hpp"
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
@@ -46,6 +47,11 @@ struct PairReport {
     int64_t special_rows = 0;              ///< stage 1's rows it started from
     TracebackCounts traceback;             ///< what the traceback recomputed, swept and walked ahead
     BoundReport bound;                     ///< the lower bound `strand`'s stage 1 pruned from
+    /// With --alignments K > 1: the pair's alignments after `alignment` (none: not asked), and
+    /// what finding them computed.
+    const std::vector<StrandAlignment>* others = nullptr;
+    DeclumpCounts declump;
+    double declump_seconds = 0;
 
     int64_t cells_this_run() const { return cells - cells_resumed; }
     double gcups() const { return seconds > 0 ? static_cast<double>(cells_this_run()) / seconds / 1e9 : 0; }
@@ -68,6 +74,11 @@ struct RunReport {
     double pruned_fraction() const;
     double gcups() const { return seconds > 0 ? static_cast<double>(cells_this_run()) / seconds / 1e9 : 0; }
 };
+
+/// `value` with `digits` decimals.
+std::string fixed(double value, int digits);
+/// "a" or "a:3-10".
+std::string record_label(const SequenceInfo& s);
 
 /// The whole output, ending in a newline. One pair: `key<TAB>value` lines (text), a header and
 /// a line (TSV), an object (JSON). Several: the job's lines then a table of the pairs (text), a

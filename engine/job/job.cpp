@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -193,11 +194,38 @@ private:
         }
         if (options_.traceback && options_.writer && answer.best.score > 0 && answer.best.score >= options_.min_score)
             trace_back(answer, s0, compared(p.s1, answer.strand));
+        if (options_.alignments > 1 && answer.alignment) find_others(answer, s0, p.s1);
         if (options_.drop_traced_rows && !options_.rows_dir.empty() && options_.writer) {
             if (state_) state_->save();  // the alignment is saved before the rows it came from go
             for (const Strand strand : spec_.strands) remove_special_rows(comparison_rows_dir(options_.rows_dir, k, strand));
         }
         return answer;
+    }
+
+    /// Alignments 2 .. K of a traced pair, over its strands. The first of them all must be the
+    /// traceback's: both follow the reference's tie and path rules.
+    void find_others(PairAnswer& answer, const Sequence& s0, size_t target) {
+        stop_if_asked();
+        const auto start = Clock::now();
+        std::vector<std::pair<Strand, const Sequence*>> strands;
+        for (const Strand strand : spec_.strands) strands.emplace_back(strand, &compared(target, strand));
+        std::vector<StrandAlignment> all = pair_alignments(s0, strands, spec_.scoring, options_.alignments,
+                                                           options_.min_score, options_.declump_bytes, answer.declump);
+        const Alignment& traced = *answer.alignment;
+        if (all.empty() || all.front().strand != answer.strand || all.front().alignment.score != traced.score ||
+            all.front().alignment.s0_start != traced.s0_start || all.front().alignment.s1_start != traced.s1_start ||
+            all.front().alignment.runs != traced.runs)
+            throw Error("internal: the best of the K alignments of " + describe(answer.pair, answer.strand) +
+                        " is not the traceback's");
+        all.erase(all.begin());
+        answer.others = std::move(all);
+        answer.declump_seconds = seconds_since(start);
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.3f", answer.declump_seconds);
+        note(describe(answer.pair, answer.strand) + ": " + std::to_string(answer.others.size() + 1) + " of " +
+             std::to_string(options_.alignments) + " alignments sharing no pair found in " + seconds + " s (" +
+             std::to_string(answer.declump.first_cells) + " cells, then " +
+             std::to_string(answer.declump.recomputed_cells) + " computed again)");
     }
 
     /// Whether a stage 1 answer pruned from `used` serves where this run prunes from `floor`:

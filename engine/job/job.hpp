@@ -21,6 +21,7 @@
 #include "engine/alignment/alignment.hpp"
 #include "engine/backend/backend.hpp"
 #include "engine/bound/bound_thread.hpp"
+#include "engine/declump/pair_alignments.hpp"
 #include "engine/job/strand.hpp"
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
@@ -81,6 +82,11 @@ struct PairAnswer {
     std::map<int64_t, std::vector<int32_t>> score_map;
     /// The bound that pruned `strand`'s stage 1 from its first row (engine/bound), this run.
     BoundReport bound;
+    /// With JobOptions::alignments > 1: the pair's alignments after `alignment`, best first
+    /// (engine/declump/pair_alignments.hpp), and what finding them all computed.
+    std::vector<StrandAlignment> others;
+    DeclumpCounts declump;
+    double declump_seconds = 0;
 };
 
 /// What a job runs with, beside its spec.
@@ -101,6 +107,10 @@ struct JobOptions {
     bool drop_traced_rows = false;
     bool traceback_only = false;
     bool score_maps = false;  ///< keep each traced pair's score map (--plot)
+    /// Alignments per traced pair (--alignments): the best `alignments` that share no aligned
+    /// pair, over the pair's strands; 1: the traceback's alone.
+    int alignments = 1;
+    int64_t declump_bytes = int64_t{1} << 30;  ///< the edges the search for them may keep
     /// Stack short S0 records (engine/job/stack.hpp) rather than compare them one by one.
     bool stack = true;
     /// Where each comparison's lower bound comes from (engine/bound/bound_thread.hpp): a pass

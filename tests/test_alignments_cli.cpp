@@ -1,0 +1,130 @@
+//! @file `--alignments K` through the CLI: the K best alignments of a pair over both strands,
+//! as the Waterman-Eggert oracle gives them strand by strand, merged; written as SAM (the best
+//! primary, the others secondary, HI:i:rank) and PAF (tp:A:P or S, HI:i:rank), and listed in
+//! the report with the share of each sequence they cover.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/job/strand.hpp"
+#include "kernels/reference/waterman_eggert.hpp"
+#include "tests/resume_harness.hpp"
+#include "tests/test_support.hpp"
+#include "tools/mutate.hpp"
+
+namespace chromalign {
+namespace {
+
+std::string reverse_complement_text(std::string text) {
+    std::reverse(text.begin(), text.end());
+    for (char& c : text) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
+    return text;
+}
+
+std::string mutated(std::string text, int changes, std::mt19937_64& rng) {
+    for (int k = 0; k < changes; ++k) text[rng() % text.size()] = "ACGT"[rng() % 4];
+    return text;
+}
+
+struct Expected {
+    char strand;
+    Alignment a;
+};
+
+TEST(AlignmentsCli, TheKBestOverBothStrandsAreTheOraclesMergedAndWrittenRanked) {
+    const uint64_t seed = test::seed() + 91;
+    std::mt19937_64 rng(seed);
+    // S1 holds copies of two units, some reverse-complemented, among random bases; on the
+    // reverse strand a copy of U and one of V lie in the query's order and align as one.
+    const std::string u = gen::random_dna(400, rng), v = gen::random_dna(250, rng);
+    const std::string query = gen::random_dna(100, rng) + u + gen::random_dna(80, rng) + v + gen::random_dna(60, rng);
+    const std::string target = gen::random_dna(300, rng) + mutated(u, 12, rng) + gen::random_dna(200, rng) +
+                               reverse_complement_text(mutated(v, 3, rng)) + gen::random_dna(150, rng) +
+                               reverse_complement_text(mutated(u, 30, rng)) + gen::random_dna(90, rng) + mutated(v, 20, rng) +
+                               gen::random_dna(120, rng);
+    test::ResumeHarness h(10, 10, seed);
+    test::write_text(h.path("q.fa"), ">q\n" + query + "\n");
+    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+    const int kCount = 8, kMinScore = 40;
+    const Scoring scoring(1, -3, 5, 2);
+    const Sequence s0 = make_sequence("q", query), s1 = make_sequence("t", target);
+    std::vector<Expected> want;
+    for (const Alignment& a : reference_alignments(s0, s1, scoring, kCount, kMinScore)) want.push_back({'+', a});
+    for (const Alignment& a : reference_alignments(s0, reverse_complement(s1), scoring, kCount, kMinScore))
+        want.push_back({'-', a});
+    std::stable_sort(want.begin(), want.end(), [](const Expected& a, const Expected& b) { return a.a.score > b.a.score; });
+    want.resize(std::min<size_t>(want.size(), kCount));
+    std::string listed;
+    for (const Expected& e : want)
+        listed += std::string(1, e.strand) + " " + std::to_string(e.a.score) + " " + std::to_string(e.a.s0_start) + "-" +
+                  std::to_string(e.a.s0_end) + " x " + std::to_string(e.a.s1_start) + "-" + std::to_string(e.a.s1_end) + "\n";
+    ASSERT_GE(want.size(), 3u) << "copies on both strands (seed " << seed << ")\n" << listed;
+
+    const test::ChildRun run = h.run_command({"-q", "-b", "cpu", "-f", "json", "--alignments", std::to_string(kCount),
+                                              "--min-score", std::to_string(kMinScore), "--traceback", h.path("out.paf"),
+                                              h.path("q.fa"), h.path("t.fa")});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::vector<std::string> lines = test::split(test::read_text(h.path("out.paf")), '\n');
+    ASSERT_GE(lines.size(), want.size());
+    const int64_t n = s1.length();
+    for (size_t k = 0; k < want.size(); ++k) {
+        const auto f = test::split(lines[k], '\t');
+        ASSERT_EQ(f.size(), 17u) << lines[k];
+        const Alignment& a = want[k].a;
+        // PAF: S1's forward-strand coordinates, 0-based half-open.
+        const int64_t s1_from = want[k].strand == '+' ? a.s1_start - 1 : n - a.s1_end;
+        const int64_t s1_to = want[k].strand == '+' ? a.s1_end : n - a.s1_start + 1;
+        EXPECT_EQ(f[2] + " " + f[3] + " " + f[4] + " " + f[7] + " " + f[8],
+                  std::to_string(a.s0_start - 1) + " " + std::to_string(a.s0_end) + " " + want[k].strand + " " +
+                      std::to_string(s1_from) + " " + std::to_string(s1_to))
+            << "alignment " << k + 1 << ", seed " << seed;
+        EXPECT_EQ(f[12], "AS:i:" + std::to_string(a.score)) << "alignment " << k + 1;
+        EXPECT_EQ(f[15], std::string("tp:A:") + (k == 0 ? "P" : "S"));
+        EXPECT_EQ(f[16], "HI:i:" + std::to_string(k + 1));
+    }
+    EXPECT_EQ(lines.size(), want.size() + (lines.back().empty() ? 1 : 0)) << "no alignment below --min-score";
+
+    // The report lists them all, and what they cover.
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    ASSERT_EQ(j["alignments"].size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+        EXPECT_EQ(j["alignments"][k]["rank"], k + 1);
+        EXPECT_EQ(j["alignments"][k]["score"], want[k].a.score);
+        EXPECT_EQ(j["alignments"][k]["strand"], std::string(1, want[k].strand));
+    }
+    EXPECT_GT(j["s0_covered_share"].get<double>(), 0.5);
+    EXPECT_LE(j["s0_covered"].get<int64_t>(), s0.length());
+
+    // SAM: one primary, the others secondary; samtools reads them all.
+    if (!test::have_tool("samtools")) GTEST_SKIP() << "samtools not found";
+    const test::ChildRun sam = h.run_command({"-q", "-b", "cpu", "--alignments", std::to_string(kCount), "--min-score",
+                                              std::to_string(kMinScore), "--traceback", h.path("out.sam"), h.path("q.fa"),
+                                              h.path("t.fa")});
+    ASSERT_EQ(sam.exit_code, 0) << sam.err;
+    bool ok = false;
+    const std::string flags = test::command_output("samtools view " + h.path("out.sam") + " | cut -f2 | tr '\\n' ' '", ok);
+    ASSERT_TRUE(ok);
+    std::string expected_flags;
+    for (size_t k = 0; k < want.size(); ++k)
+        expected_flags += std::to_string((k ? 256 : 0) + (want[k].strand == '-' ? 16 : 0)) + " ";
+    EXPECT_EQ(flags, expected_flags);
+    const std::string ranks = test::command_output("samtools view " + h.path("out.sam") + " | grep -o 'HI:i:[0-9]*' | tr '\\n' ' '", ok);
+    std::string expected_ranks;
+    for (size_t k = 0; k < want.size(); ++k) expected_ranks += "HI:i:" + std::to_string(k + 1) + " ";
+    EXPECT_EQ(ranks, expected_ranks);
+}
+
+TEST(AlignmentsCli, AskingForNoneOrWithoutAnOutputIsAUsageError) {
+    test::ResumeHarness h(100, 100, test::seed() + 92);
+    EXPECT_EQ(h.run({"--alignments", "0", "--traceback", h.path("x.paf")}).exit_code, 2);
+    const test::ChildRun missing = h.run({"--alignments", "3"});
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("--alignments needs --traceback"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace chromalign
