@@ -16,6 +16,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     if (options.tile_rows < 1 || options.tile_cols < 1) throw Error("best_alignments: tiles need a row and a column");
     scoring.check_no_overflow(s0.length(), s1.length());
     EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols);
+    grid.set_threads(options.threads, options.cells_per_thread);
     BarredPairs barred(options.tile_rows);
     grid.compute(barred);
     const int64_t first_cells = grid.cells_computed();
@@ -41,7 +42,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
                 j += r.op == 'D' ? r.length : 0;
             }
         }
-        tiles += grid.recompute(barred, std::move(dirty));
+        tiles += grid.recompute(barred, dirty);
     }
     if (counts) {
         counts->first_cells = first_cells;

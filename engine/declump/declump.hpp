@@ -26,6 +26,8 @@ namespace chromalign {
 struct DeclumpOptions {
     int64_t tile_rows = 1024, tile_cols = 1024;  ///< the grid whose edges are kept (>= 1)
     WalkLimits walk;
+    int threads = 0;  ///< tiles of an antidiagonal computed at once (0: every core)
+    int64_t cells_per_thread = int64_t{1} << 18;  ///< a thread for each this many cells of an antidiagonal
 };
 
 /// What the search computed, for reports and tests.

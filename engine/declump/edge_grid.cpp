@@ -2,7 +2,13 @@
 #include "engine/declump/edge_grid.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <exception>
+#include <map>
+#include <thread>
+
+#include "engine/declump/tile_lanes.hpp"
 
 namespace chromalign {
 
@@ -60,8 +66,7 @@ EdgeGrid::Changed EdgeGrid::compute_tile(const Tile& t, const BarredPairs& barre
     if (has_below) sink.bottom_h = bottom_h.data(), sink.bottom_f = bottom_f.data();
     if (has_right) sink.right_h = right_h.data(), sink.right_e = right_e.data();
     best_[b * static_cast<size_t>(tile_columns_) + c] =
-        tile_dp(s0_, s1_, scoring_, r, edges(t), barred.in(r.top, r.bottom, r.left, r.right), sink);
-    cells_computed_ += r.rows() * r.cols();
+        tile_dp_lanes(s0_, s1_, scoring_, r, edges(t), barred.in(r.top, r.bottom, r.left, r.right), sink);
     Changed changed;
     if (has_below) {
         const size_t at = static_cast<size_t>(r.left - area_.left) + 1;
@@ -85,21 +90,65 @@ EdgeGrid::Changed EdgeGrid::compute_tile(const Tile& t, const BarredPairs& barre
     return changed;
 }
 
-void EdgeGrid::compute(const BarredPairs& barred) {
-    for (int64_t b = 0; b < bands_; ++b)
-        for (int64_t c = 0; c < tile_columns_; ++c) compute_tile({b, c}, barred);
+void EdgeGrid::set_threads(int threads, int64_t cells_per_thread) {
+    threads_ = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    cells_per_thread_ = std::max<int64_t>(1, cells_per_thread);
 }
 
-int64_t EdgeGrid::recompute(const BarredPairs& barred, std::set<Tile> dirty) {
+std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred) {
+    // Tiles of one antidiagonal read and write disjoint parts of the edges (each writes the
+    // top row of its band's next band and the left column of its next column of tiles only
+    // over its own columns and rows).
+    std::vector<Changed> changed(tiles.size());
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::atomic<bool> failed{false};
+    auto work = [&] {
+        for (size_t k; !failed && (k = next++) < tiles.size();) {
+            try {
+                changed[k] = compute_tile(tiles[k], barred);
+            } catch (...) {
+                if (!failed.exchange(true)) failure = std::current_exception();
+            }
+        }
+    };
+    int64_t cells = 0;
+    for (const Tile& t : tiles) cells += tile_rect(t).rows() * tile_rect(t).cols();
+    const size_t workers = std::min({tiles.size(), static_cast<size_t>(threads_),
+                                     static_cast<size_t>(1 + cells / cells_per_thread_)});
+    std::vector<std::thread> helpers;
+    for (size_t w = 1; w < workers; ++w) helpers.emplace_back(work);
+    work();
+    for (std::thread& h : helpers) h.join();
+    if (failure) std::rethrow_exception(failure);
+    cells_computed_ += cells;
+    return changed;
+}
+
+void EdgeGrid::compute(const BarredPairs& barred) {
+    for (int64_t d = 0; d + 1 < bands_ + tile_columns_; ++d) {
+        std::vector<Tile> wave;
+        for (int64_t b = std::max<int64_t>(0, d - tile_columns_ + 1); b <= std::min(d, bands_ - 1); ++b) wave.emplace_back(b, d - b);
+        compute_wave(wave, barred);
+    }
+}
+
+int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dirty) {
+    std::map<int64_t, std::set<Tile>> waves;  // by antidiagonal: a tile feeds only later ones
+    for (const Tile& t : dirty) waves[t.first + t.second].insert(t);
     int64_t tiles = 0;
-    while (!dirty.empty()) {
-        const Tile t = *dirty.begin();
-        dirty.erase(dirty.begin());
-        const Changed changed = compute_tile(t, barred);
-        ++tiles;
-        if (changed.bottom) dirty.insert({t.first + 1, t.second});
-        if (changed.right) dirty.insert({t.first, t.second + 1});
-        if (changed.corner && t.second + 1 < tile_columns_) dirty.insert({t.first + 1, t.second + 1});
+    while (!waves.empty()) {
+        const std::vector<Tile> wave(waves.begin()->second.begin(), waves.begin()->second.end());
+        waves.erase(waves.begin());
+        const std::vector<Changed> changed = compute_wave(wave, barred);
+        tiles += static_cast<int64_t>(wave.size());
+        for (size_t k = 0; k < wave.size(); ++k) {
+            const Tile& t = wave[k];
+            const int64_t d = t.first + t.second;
+            if (changed[k].bottom) waves[d + 1].insert({t.first + 1, t.second});
+            if (changed[k].right) waves[d + 1].insert({t.first, t.second + 1});
+            if (changed[k].corner && t.second + 1 < tile_columns_) waves[d + 2].insert({t.first + 1, t.second + 1});
+        }
     }
     return tiles;
 }

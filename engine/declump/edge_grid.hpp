@@ -29,11 +29,17 @@ public:
     static EdgeGrid whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
                           int64_t tile_cols);
 
-    /// Computes every tile, in order.
+    /// Tiles of one antidiagonal are computed on up to `threads` threads (0: every core), one
+    /// for each `cells_per_thread` cells of them (a thread costs more than a small tile).
+    void set_threads(int threads, int64_t cells_per_thread = int64_t{1} << 18);
+    int threads() const { return threads_; }
+    int64_t cells_per_thread() const { return cells_per_thread_; }
+
+    /// Computes every tile, antidiagonal by antidiagonal of tiles.
     void compute(const BarredPairs& barred);
-    /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, in
-    /// row-major order of tiles (each after the three it depends on). Returns the tiles computed.
-    int64_t recompute(const BarredPairs& barred, std::set<Tile> dirty);
+    /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, each after
+    /// the three it depends on (antidiagonal by antidiagonal). Returns the tiles computed.
+    int64_t recompute(const BarredPairs& barred, const std::set<Tile>& dirty);
 
     const Rect& area() const { return area_; }
     const Sequence& s0() const { return s0_; }
@@ -56,6 +62,8 @@ private:
         bool bottom = false, corner = false, right = false;
     };
     Changed compute_tile(const Tile& t, const BarredPairs& barred);
+    /// Computes the tiles of one antidiagonal, on threads_ threads; changed[k] is tiles[k]'s.
+    std::vector<Changed> compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred);
 
     const Sequence& s0_;
     const Sequence& s1_;
@@ -68,6 +76,8 @@ private:
     std::vector<std::vector<int32_t>> col_h_, col_e_;
     std::vector<AlignmentEnd> best_;  ///< per tile, row-major
     int64_t cells_computed_ = 0;
+    int threads_ = 1;
+    int64_t cells_per_thread_ = int64_t{1} << 18;
 };
 
 }  // namespace chromalign
