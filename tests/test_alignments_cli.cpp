@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -116,6 +117,46 @@ TEST(AlignmentsCli, TheKBestOverBothStrandsAreTheOraclesMergedAndWrittenRanked) 
     std::string expected_ranks;
     for (size_t k = 0; k < want.size(); ++k) expected_ranks += "HI:i:" + std::to_string(k + 1) + " ";
     EXPECT_EQ(ranks, expected_ranks);
+}
+
+TEST(AlignmentsCli, ASearchKilledMidWayIsTakenUpWithTheSameAlignments) {
+    const uint64_t seed = test::seed() + 93;
+    std::mt19937_64 rng(seed);
+    test::ResumeHarness h(3000, 3000, seed);
+    const std::vector<std::string> args = {"-q", "-b", "cpu", "--strand", "both", "--alignments", "12", "--min-score",
+                                           "8", "--checkpoint", h.path("ck"), "--checkpoint-every", "0.05s",
+                                           h.path("a.fa"), h.path("b.fa"), "--traceback"};
+    auto with = [&](const std::string& out) {
+        std::vector<std::string> a = args;
+        a.push_back(h.path(out));
+        return a;
+    };
+    const test::ChildRun whole = h.run_command(with("whole.paf"));
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    ASSERT_GE(test::split(test::read_text(h.path("whole.paf")), '\n').size(), 8u) << "seed " << seed;
+    // Killed (as kill -9) right after the third alignment this run finds is saved.
+    setenv("CHROMALIGN_CRASH_SEARCH", "3", 1);
+    const test::ChildRun killed = h.run_command(with("killed.paf"));
+    unsetenv("CHROMALIGN_CRASH_SEARCH");
+    ASSERT_EQ(killed.exit_code, 86) << killed.err;
+    const std::string state = test::read_text(h.path("ck.job"));
+    ASSERT_NE(state.find("\"searches\""), std::string::npos) << state;
+    // A saved alignment that does not score its score is refused, the state left as it is.
+    std::string forged = state;
+    const size_t at = forged.rfind("\"score\": ");
+    forged.insert(at + 9, "1");
+    test::write_text(h.path("ck.job"), forged);
+    const test::ChildRun refused = h.run_command(with("refused.paf"));
+    EXPECT_EQ(refused.exit_code, 1) << refused.err;
+    EXPECT_NE(refused.err.find("does not score its score"), std::string::npos) << refused.err;
+    test::write_text(h.path("ck.job"), state);
+    // Taken up: the same alignments, the same file.
+    std::vector<std::string> noisy = with("resumed.paf");
+    noisy.erase(noisy.begin());  // without -q, to read its notes
+    const test::ChildRun resumed = h.run_command(noisy);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("taking up the search for 12 alignments"), std::string::npos) << resumed.err;
+    EXPECT_EQ(test::read_text(h.path("resumed.paf")), test::read_text(h.path("whole.paf")));
 }
 
 TEST(AlignmentsCli, AskingForNoneOrWithoutAnOutputIsAUsageError) {

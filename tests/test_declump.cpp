@@ -11,6 +11,7 @@
 
 #include "engine/declump/declump.hpp"
 #include "engine/declump/tile_lanes.hpp"
+#include "engine/error.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
 #include "tests/pruning_support.hpp"
@@ -150,6 +151,35 @@ TEST(Declump, AfterTheFirstPassOnlyTheTilesAnAlignmentChangesAreComputedAgain) {
     // The textbook way computes the whole matrix once per alignment.
     EXPECT_LT(counts.recomputed_cells, counts.first_cells / 4) << "seed " << seed;
     EXPECT_GT(counts.recomputed_tiles, 0);
+}
+
+TEST(Declump, ASearchStoppedAndTakenUpFindsTheSameAlignments) {
+    const uint64_t seed = test::seed() + 86;
+    std::mt19937_64 rng(seed);
+    auto [s0, s1] = test::mutated_pair(900, 1000, rng);
+    const Scoring scoring(1, -1, 2, 1);
+    const std::vector<Alignment> whole = best_alignments(s0, s1, scoring, 12, 1, options(50, 70));
+    ASSERT_EQ(whole.size(), 12u) << "seed " << seed;
+    // A stop after the fifth (the search's `found` throws, as a signal's stop does).
+    std::vector<Alignment> saved;
+    DeclumpResume first;
+    first.found = [&](const Alignment& a, int rank) {
+        saved.push_back(a);
+        if (rank == 5) throw Interrupted(15, "stopped");
+    };
+    EXPECT_THROW(best_alignments(s0, s1, scoring, 12, 1, options(50, 70), nullptr, first), Interrupted);
+    ASSERT_EQ(saved.size(), 5u);
+    // Taken up: the five are found again, checked, and only the others are new.
+    int told = 0;
+    DeclumpResume again{saved, [&](const Alignment&, int rank) { EXPECT_GT(rank, 5); ++told; }};
+    const std::vector<Alignment> resumed = best_alignments(s0, s1, scoring, 12, 1, options(64, 48), nullptr, again);
+    ASSERT_EQ(resumed.size(), whole.size());
+    for (size_t k = 0; k < whole.size(); ++k) EXPECT_EQ(describe(resumed[k]), describe(whole[k])) << "seed " << seed;
+    EXPECT_EQ(told, 7);
+    // A saved alignment the search does not find again is refused.
+    DeclumpResume forged{saved, {}};
+    forged.known[3].runs.back().length += 1;
+    EXPECT_THROW(best_alignments(s0, s1, scoring, 12, 1, options(50, 70), nullptr, forged), Error);
 }
 
 }  // namespace

@@ -10,13 +10,15 @@
 namespace chromalign {
 
 std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
-                                       int32_t min_score, const DeclumpOptions& options, DeclumpCounts* counts) {
+                                       int32_t min_score, const DeclumpOptions& options, DeclumpCounts* counts,
+                                       const DeclumpResume& resume) {
     std::vector<Alignment> found;
     if (count <= 0 || s0.length() == 0 || s1.length() == 0) return found;
     if (options.tile_rows < 1 || options.tile_cols < 1) throw Error("best_alignments: tiles need a row and a column");
     scoring.check_no_overflow(s0.length(), s1.length());
     EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols);
     grid.set_threads(options.threads, options.cells_per_thread);
+    grid.set_stop(options.stop);
     BarredPairs barred(options.tile_rows);
     grid.compute(barred);
     const int64_t first_cells = grid.cells_computed();
@@ -25,6 +27,16 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
         const AlignmentEnd end = grid.best();
         if (end.score < std::max(min_score, 1)) break;
         Alignment a = walk_back(grid, barred, end, options.walk);
+        const size_t k = found.size();
+        if (k < resume.known.size()) {
+            const Alignment& saved = resume.known[k];
+            if (saved.score != a.score || saved.s0_start != a.s0_start || saved.s1_start != a.s1_start ||
+                saved.s0_end != a.s0_end || saved.s1_end != a.s1_end || saved.runs != a.runs)
+                throw Error("the saved alignment " + std::to_string(k + 1) + " (score " + std::to_string(saved.score) +
+                            ") is not the one the search finds (score " + std::to_string(a.score) + ")");
+        } else if (resume.found) {
+            resume.found(a, static_cast<int>(k) + 1);
+        }
         barred.add(a);
         found.push_back(std::move(a));
         if (static_cast<int>(found.size()) == count) break;

@@ -13,7 +13,9 @@
 //! no candidate list to trust and no bound to prove.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/alignment/alignment.hpp"
@@ -28,6 +30,8 @@ struct DeclumpOptions {
     WalkLimits walk;
     int threads = 0;  ///< tiles of an antidiagonal computed at once (0: every core)
     int64_t cells_per_thread = int64_t{1} << 18;  ///< a thread for each this many cells of an antidiagonal
+    /// Read between antidiagonals of tiles: once a signal handler sets it, Interrupted.
+    const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 /// What the search computed, for reports and tests.
@@ -37,9 +41,19 @@ struct DeclumpCounts {
     int64_t recomputed_tiles = 0;
 };
 
+/// A search taken up after an interruption, and told of each alignment it finds.
+struct DeclumpResume {
+    /// Alignments an earlier run of this search found, in order: each is found again (the
+    /// walk, not the first pass, is what replaying costs) and must be the same, else Error.
+    std::vector<Alignment> known;
+    /// Called with each alignment found beyond `known`, with its rank (1: the best); it may
+    /// throw to stop the search (a signal).
+    std::function<void(const Alignment&, int rank)> found;
+};
+
 /// At most `count` alignments, best first, each scoring at least max(min_score, 1).
 std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
                                        int32_t min_score, const DeclumpOptions& options = {},
-                                       DeclumpCounts* counts = nullptr);
+                                       DeclumpCounts* counts = nullptr, const DeclumpResume& resume = {});
 
 }  // namespace chromalign

@@ -6,9 +6,11 @@
 #include <cstddef>
 #include <exception>
 #include <map>
+#include <string>
 #include <thread>
 
 #include "engine/declump/tile_lanes.hpp"
+#include "engine/error.hpp"
 
 namespace chromalign {
 
@@ -99,6 +101,9 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
     // Tiles of one antidiagonal read and write disjoint parts of the edges (each writes the
     // top row of its band's next band and the left column of its next column of tiles only
     // over its own columns and rows).
+    if (stop_ && *stop_ != 0)
+        throw Interrupted(*stop_, "interrupted by signal " + std::to_string(*stop_) +
+                                      " while searching for more alignments");
     std::vector<Changed> changed(tiles.size());
     std::atomic<size_t> next{0};
     std::exception_ptr failure;

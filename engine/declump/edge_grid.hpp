@@ -4,6 +4,7 @@
 //! barred is followed tile by tile only as far as it changes an edge.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <set>
 #include <utility>
@@ -34,6 +35,9 @@ public:
     void set_threads(int threads, int64_t cells_per_thread = int64_t{1} << 18);
     int threads() const { return threads_; }
     int64_t cells_per_thread() const { return cells_per_thread_; }
+    /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
+    void set_stop(const volatile std::sig_atomic_t* stop) { stop_ = stop; }
+    const volatile std::sig_atomic_t* stop() const { return stop_; }
 
     /// Computes every tile, antidiagonal by antidiagonal of tiles.
     void compute(const BarredPairs& barred);
@@ -78,6 +82,7 @@ private:
     int64_t cells_computed_ = 0;
     int threads_ = 1;
     int64_t cells_per_thread_ = int64_t{1} << 18;
+    const volatile std::sig_atomic_t* stop_ = nullptr;
 };
 
 }  // namespace chromalign

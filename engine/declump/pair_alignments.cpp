@@ -14,17 +14,24 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
     return o;
 }
 
-std::vector<StrandAlignment> pair_alignments(const Sequence& s0, const std::vector<std::pair<Strand, const Sequence*>>& compared,
-                                             const Scoring& scoring, int count, int32_t min_score, int64_t bytes,
-                                             DeclumpCounts& counts) {
+std::vector<StrandAlignment> pair_alignments(
+    const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
+    const DeclumpOptions& options, DeclumpCounts& counts, const std::function<void(Strand, const Alignment&, int)>& found,
+    const std::function<void(Strand, const std::vector<Alignment>&)>& ended) {
     std::vector<StrandAlignment> all;
-    for (const auto& [strand, s1] : compared) {
-        DeclumpCounts c;
-        for (Alignment& a : best_alignments(s0, *s1, scoring, count, min_score, tiles_within(s0.length(), s1->length(), bytes), &c))
-            all.push_back({strand, std::move(a)});
-        counts.first_cells += c.first_cells;
-        counts.recomputed_cells += c.recomputed_cells;
-        counts.recomputed_tiles += c.recomputed_tiles;
+    for (const StrandSearch& search : strands) {
+        std::vector<Alignment> list = search.known;
+        if (!search.done) {
+            DeclumpCounts c;
+            DeclumpResume resume{search.known, {}};
+            if (found) resume.found = [&](const Alignment& a, int rank) { found(search.strand, a, rank); };
+            list = best_alignments(s0, *search.s1, scoring, count, min_score, options, &c, resume);
+            counts.first_cells += c.first_cells;
+            counts.recomputed_cells += c.recomputed_cells;
+            counts.recomputed_tiles += c.recomputed_tiles;
+            if (ended) ended(search.strand, list);
+        }
+        for (Alignment& a : list) all.push_back({search.strand, std::move(a)});
     }
     std::stable_sort(all.begin(), all.end(),
                      [](const StrandAlignment& a, const StrandAlignment& b) { return a.alignment.score > b.alignment.score; });

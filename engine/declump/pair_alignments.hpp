@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -20,13 +21,24 @@ struct StrandAlignment {
 /// of a kept column), square, at least 256 x 256.
 DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes);
 
-/// At most `count` alignments of s0 against each `compared` S1 (its strand and the sequence as
-/// that strand reads it), each at least max(min_score, 1), merged best first: a higher score
-/// first, then the earlier strand of `compared`, then each strand's own order (its tie rule).
-/// So the first is the one stage 1 and the traceback of the pair give. Adds what was computed
-/// to `counts`.
-std::vector<StrandAlignment> pair_alignments(const Sequence& s0, const std::vector<std::pair<Strand, const Sequence*>>& compared,
-                                             const Scoring& scoring, int count, int32_t min_score, int64_t bytes,
-                                             DeclumpCounts& counts);
+/// One strand's search as the pair's search sees it.
+struct StrandSearch {
+    Strand strand = Strand::kForward;
+    const Sequence* s1 = nullptr;  ///< S1 as that strand reads it
+    /// Its alignments found already: `done` (the search ended) or taken up (DeclumpResume::known).
+    std::vector<Alignment> known;
+    bool done = false;
+};
+
+/// At most `count` alignments of s0 against each strand's S1, each at least max(min_score, 1),
+/// merged best first: a higher score first, then the earlier strand of `strands`, then each
+/// strand's own order (its tie rule). So the first is the one stage 1 and the traceback of the
+/// pair give. `found(strand, alignment, rank)` hears of each new one, and `ended(strand,
+/// alignments)` of each strand searched to its end. Adds what was computed to `counts`.
+std::vector<StrandAlignment> pair_alignments(
+    const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
+    const DeclumpOptions& options, DeclumpCounts& counts,
+    const std::function<void(Strand, const Alignment&, int)>& found = {},
+    const std::function<void(Strand, const std::vector<Alignment>&)>& ended = {});
 
 }  // namespace chromalign

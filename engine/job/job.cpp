@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
+
+#include <unistd.h>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/error.hpp"
@@ -203,14 +206,46 @@ private:
     }
 
     /// Alignments 2 .. K of a traced pair, over its strands. The first of them all must be the
-    /// traceback's: both follow the reference's tie and path rules.
+    /// traceback's: both follow the reference's tie and path rules. Each strand's search is
+    /// saved as it goes (JobState::add(DoneSearch)) and taken up from there.
     void find_others(PairAnswer& answer, const Sequence& s0, size_t target) {
         stop_if_asked();
         const auto start = Clock::now();
-        std::vector<std::pair<Strand, const Sequence*>> strands;
-        for (const Strand strand : spec_.strands) strands.emplace_back(strand, &compared(target, strand));
-        std::vector<StrandAlignment> all = pair_alignments(s0, strands, spec_.scoring, options_.alignments,
-                                                           options_.min_score, options_.declump_bytes, answer.declump);
+        const int count = options_.alignments;
+        const int32_t least = std::max(options_.min_score, 1);
+        std::vector<StrandSearch> strands;
+        std::map<Strand, std::vector<Alignment>> so_far;  // what each strand's search has found
+        for (const Strand strand : spec_.strands) {
+            StrandSearch search{strand, &compared(target, strand), {}, false};
+            if (state_) {
+                if (std::optional<DoneSearch> saved = state_->search(answer.pair, strand))
+                    take_up(*saved, s0, search, count, least);
+            }
+            so_far[strand] = search.known;
+            strands.push_back(std::move(search));
+        }
+        DeclumpOptions options = tiles_within(s0.length(), spec_.s1[target].length(), options_.declump_bytes);
+        options.threads = options_.backend.threads;
+        options.stop = options_.backend.checkpoint.stop;
+        // Crash tests (tests/test_alignments_cli.cpp), as CHROMALIGN_CRASH_POINT's: with
+        // CHROMALIGN_CRASH_SEARCH=N the process saves its state after the N-th alignment this
+        // run finds and ends there with _exit(86), as a kill would. Unset, nothing happens.
+        const char* crash = std::getenv("CHROMALIGN_CRASH_SEARCH");
+        int crash_after = crash ? std::atoi(crash) : 0;
+        auto found = [&](Strand strand, const Alignment& a, int) {
+            so_far[strand].push_back(a);
+            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, so_far[strand]}, every());
+            if (state_ && crash_after > 0 && --crash_after == 0) {
+                state_->save();
+                _exit(86);
+            }
+            stop_if_asked();
+        };
+        auto ended = [&](Strand strand, const std::vector<Alignment>& all) {
+            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, true, all}, every());
+        };
+        std::vector<StrandAlignment> all =
+            pair_alignments(s0, strands, spec_.scoring, count, least, options, answer.declump, found, ended);
         const Alignment& traced = *answer.alignment;
         if (all.empty() || all.front().strand != answer.strand || all.front().alignment.score != traced.score ||
             all.front().alignment.s0_start != traced.s0_start || all.front().alignment.s1_start != traced.s1_start ||
@@ -223,9 +258,37 @@ private:
         char seconds[32];
         std::snprintf(seconds, sizeof seconds, "%.3f", answer.declump_seconds);
         note(describe(answer.pair, answer.strand) + ": " + std::to_string(answer.others.size() + 1) + " of " +
-             std::to_string(options_.alignments) + " alignments sharing no pair found in " + seconds + " s (" +
+             std::to_string(count) + " alignments sharing no pair found in " + seconds + " s (" +
              std::to_string(answer.declump.first_cells) + " cells, then " +
              std::to_string(answer.declump.recomputed_cells) + " computed again)");
+    }
+
+    /// What a saved search gives this run's: its alignments that reach `least`, at most
+    /// `count` of them, each rescored first; all of this run's search when the saved one
+    /// ended on the same terms or these are found, else a prefix the search finds again.
+    void take_up(const DoneSearch& saved, const Sequence& s0, StrandSearch& search, int count, int32_t least) {
+        for (size_t k = 0; k < saved.found.size(); ++k) {
+            const Alignment& a = saved.found[k];
+            int64_t score = -1;
+            try {
+                score = rescore(a, s0, *search.s1, spec_.scoring);
+            } catch (const Error&) {
+            }
+            if (score != a.score || (k > 0 && a.score > saved.found[k - 1].score))
+                throw Error(job_state_path(options_.backend.checkpoint.path) + ": alignment " + std::to_string(k + 1) +
+                            " of " + describe(saved.pair, saved.strand) +
+                            " does not score its score; it is left untouched (use --restart to discard it)");
+            if (a.score < least || static_cast<int>(search.known.size()) == count) break;
+            search.known.push_back(a);
+        }
+        const bool cut = search.known.size() < saved.found.size();  // this run's terms end it sooner
+        const bool same_end = saved.ended && (static_cast<int>(saved.found.size()) < saved.count
+                                                  ? saved.min_score <= least  // nothing else reached its least
+                                                  : saved.count >= count);
+        search.done = cut || same_end || static_cast<int>(search.known.size()) == count;
+        if (!search.known.empty() || saved.ended)
+            note("taking up the search for " + std::to_string(count) + " alignments of " +
+                 describe(saved.pair, saved.strand) + " from " + std::to_string(search.known.size()) + " found");
     }
 
     /// Whether a stage 1 answer pruned from `used` serves where this run prunes from `floor`:

@@ -41,6 +41,27 @@ std::vector<AlignmentRun> parse_cigar(const std::string& text) {
     return runs;
 }
 
+/// An alignment's fields as the state file holds them (the job rescores it before use).
+Alignment alignment_of(const nlohmann::json& a) {
+    Alignment x;
+    x.score = json_integer<int32_t>(a.at("score"));
+    x.s0_start = json_integer<int64_t>(a.at("s0_start"));
+    x.s0_end = json_integer<int64_t>(a.at("s0_end"));
+    x.s1_start = json_integer<int64_t>(a.at("s1_start"));
+    x.s1_end = json_integer<int64_t>(a.at("s1_end"));
+    x.runs = parse_cigar(a.at("cigar").get<std::string>());
+    return x;
+}
+
+nlohmann::ordered_json json_of(const Alignment& a) {
+    return {{"score", a.score},
+            {"s0_start", a.s0_start},
+            {"s0_end", a.s0_end},
+            {"s1_start", a.s1_start},
+            {"s1_end", a.s1_end},
+            {"cigar", a.runs.empty() ? std::string() : a.cigar()}};
+}
+
 
 }  // namespace
 
@@ -107,14 +128,22 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
             DoneTraceback t;
             t.pair = json_integer<size_t>(a.at("pair"));
             t.strand = strand_named(a.at("strand").get<std::string>());
-            t.alignment.score = json_integer<int32_t>(a.at("score"));
-            t.alignment.s0_start = json_integer<int64_t>(a.at("s0_start"));
-            t.alignment.s0_end = json_integer<int64_t>(a.at("s0_end"));
-            t.alignment.s1_start = json_integer<int64_t>(a.at("s1_start"));
-            t.alignment.s1_end = json_integer<int64_t>(a.at("s1_end"));
-            t.alignment.runs = parse_cigar(a.at("cigar").get<std::string>());
+            t.alignment = alignment_of(a);
             if (t.pair >= spec.pairs.size()) throw Error("a pair out of range");
             traced_[t.pair] = std::move(t);  // the job rescores it against the sequences before use
+        }
+        for (const auto& x : j.value("searches", nlohmann::json::array())) {
+            DoneSearch d;
+            d.pair = json_integer<size_t>(x.at("pair"));
+            d.strand = strand_named(x.at("strand").get<std::string>());
+            d.count = json_integer<int>(x.at("count"));
+            d.min_score = json_integer<int32_t>(x.at("min_score"));
+            d.ended = x.at("ended").get<bool>();
+            for (const auto& a : x.at("found")) d.found.push_back(alignment_of(a));
+            if (d.pair >= spec.pairs.size()) throw Error("a pair out of range");
+            if (d.count < 1 || d.min_score < 0 || static_cast<int64_t>(d.found.size()) > d.count)
+                throw Error("a search out of range for pair " + std::to_string(d.pair + 1));
+            searches_[{d.pair, d.strand}] = std::move(d);  // the job rescores each before use
         }
         for (const auto& b : j.value("bounds", nlohmann::json::array())) {
             const size_t pair = json_integer<size_t>(b.at("pair"));
@@ -139,6 +168,19 @@ std::optional<DoneComparison> JobState::done(size_t pair, Strand strand) const {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = done_.find({pair, strand});
     return it == done_.end() ? std::nullopt : std::optional<DoneComparison>(it->second);
+}
+
+std::optional<DoneSearch> JobState::search(size_t pair, Strand strand) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = searches_.find({pair, strand});
+    return it == searches_.end() ? std::nullopt : std::optional<DoneSearch>(it->second);
+}
+
+void JobState::add(const DoneSearch& s, double every_seconds) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    searches_[{s.pair, s.strand}] = s;
+    unsaved_ = true;
+    save_if_due(every_seconds);
 }
 
 std::optional<Alignment> JobState::traced(size_t pair) const {
@@ -204,15 +246,22 @@ void JobState::save_locked() {
                              {"floor", d.floor},
                              {"cells_pruned", d.cells_pruned}});
     j["alignments"] = nlohmann::ordered_json::array();
-    for (const auto& [key, t] : traced_)
-        j["alignments"].push_back({{"pair", t.pair},
-                                   {"strand", strand_name(t.strand)},
-                                   {"score", t.alignment.score},
-                                   {"s0_start", t.alignment.s0_start},
-                                   {"s0_end", t.alignment.s0_end},
-                                   {"s1_start", t.alignment.s1_start},
-                                   {"s1_end", t.alignment.s1_end},
-                                   {"cigar", t.alignment.runs.empty() ? std::string() : t.alignment.cigar()}});
+    for (const auto& [key, t] : traced_) {
+        nlohmann::ordered_json a = {{"pair", t.pair}, {"strand", strand_name(t.strand)}};
+        a.update(json_of(t.alignment));
+        j["alignments"].push_back(std::move(a));
+    }
+    j["searches"] = nlohmann::ordered_json::array();
+    for (const auto& [key, d] : searches_) {
+        nlohmann::ordered_json found = nlohmann::ordered_json::array();
+        for (const Alignment& a : d.found) found.push_back(json_of(a));
+        j["searches"].push_back({{"pair", d.pair},
+                                 {"strand", strand_name(d.strand)},
+                                 {"count", d.count},
+                                 {"min_score", d.min_score},
+                                 {"ended", d.ended},
+                                 {"found", std::move(found)}});
+    }
     j["bounds"] = nlohmann::ordered_json::array();
     for (const auto& [key, score] : bounds_)
         j["bounds"].push_back({{"pair", key.first}, {"strand", strand_name(key.second)}, {"score", score}});

@@ -35,6 +35,18 @@ struct DoneTraceback {
     Alignment alignment;
 };
 
+/// A record pair's search for its K best alignments on one strand (--alignments): what it has
+/// found, for which count and least score, and whether it ended (found `count`, or nothing
+/// else reached `min_score`).
+struct DoneSearch {
+    size_t pair = 0;
+    Strand strand = Strand::kForward;
+    int count = 0;
+    int32_t min_score = 0;
+    bool ended = false;
+    std::vector<Alignment> found;
+};
+
 /// Identifies a job: its scoring, strands, and every pair's records as compared (lengths and
 /// content fingerprints, in the pairs' order).
 uint64_t job_fingerprint(const JobSpec& spec);
@@ -54,6 +66,7 @@ public:
 
     std::optional<DoneComparison> done(size_t pair, Strand strand) const;
     std::optional<Alignment> traced(size_t pair) const;
+    std::optional<DoneSearch> search(size_t pair, Strand strand) const;
     size_t done_count() const { return done_.size(); }
 
     /// Records a finished comparison or traceback. The file is written (writer only) when
@@ -62,6 +75,7 @@ public:
     /// checkpoints.
     void add(const DoneComparison& d, double every_seconds);
     void add(const DoneTraceback& t, double every_seconds);
+    void add(const DoneSearch& s, double every_seconds);
     /// The lower bound of a comparison in progress (engine/bound), kept so that a resumed run
     /// prunes from it at once; 0: none. Written at once: the pass may have taken minutes. Any
     /// thread may call it (the bound pass's does). A bound is checked like any other
@@ -84,6 +98,7 @@ private:
     std::unique_ptr<CheckpointLock> lock_;
     std::map<std::pair<size_t, Strand>, DoneComparison> done_;
     std::map<size_t, DoneTraceback> traced_;
+    std::map<std::pair<size_t, Strand>, DoneSearch> searches_;
     std::map<std::pair<size_t, Strand>, int32_t> bounds_;  ///< of comparisons not done yet
     mutable std::mutex mutex_;  ///< add_bound comes from the bound pass's thread
     bool unsaved_ = false;
