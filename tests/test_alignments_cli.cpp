@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/job/strand.hpp"
+#include "io/genome_plot.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
@@ -157,6 +158,40 @@ TEST(AlignmentsCli, ASearchKilledMidWayIsTakenUpWithTheSameAlignments) {
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
     EXPECT_NE(resumed.err.find("taking up the search for 12 alignments"), std::string::npos) << resumed.err;
     EXPECT_EQ(test::read_text(h.path("resumed.paf")), test::read_text(h.path("whole.paf")));
+}
+
+TEST(AlignmentsCli, ThePlotDrawsEveryAlignmentOverBothGenomesWithAxesAndRecords) {
+    const uint64_t seed = test::seed() + 94;
+    std::mt19937_64 rng(seed);
+    std::vector<std::string> u;
+    for (int k = 0; k < 5; ++k) u.push_back(gen::random_dna(3000, rng));
+    // S0: chrA = u0 u1, chrB = u2, plasmid = u3 u4; S1: one = u1 rc(u2), two = u0 rc(u4) u3.
+    test::ResumeHarness h(10, 10, seed);
+    test::write_text(h.path("g0.fa"), ">chrA\n" + u[0] + u[1] + "\n>chrB\n" + u[2] + "\n>plasmid\n" + u[3] + u[4] + "\n");
+    test::write_text(h.path("g1.fa"), ">one\n" + mutated(u[1], 40, rng) + reverse_complement_text(mutated(u[2], 40, rng)) +
+                                          "\n>two\n" + mutated(u[0], 40, rng) +
+                                          reverse_complement_text(mutated(u[4], 40, rng)) + mutated(u[3], 40, rng) + "\n");
+    const test::ChildRun run = h.run_command({"-q", "-b", "cpu", "--alignments", "10", "--min-score", "500", "--traceback",
+                                              h.path("g.paf"), "--plot", h.path("g.svg"), h.path("g0.fa"), h.path("g1.fa")});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::vector<std::string> paf = test::split(test::read_text(h.path("g.paf")), '\n');
+    paf.erase(std::remove(paf.begin(), paf.end(), std::string()), paf.end());
+    ASSERT_EQ(paf.size(), 5u) << "five alignments, one per unit (seed " << seed << ")";
+    const std::string svg = test::read_text(h.path("g.svg"));
+    size_t lines = 0, reverse = 0;
+    for (size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) {
+        ++lines;
+        reverse += svg.compare(svg.find("stroke=", at), 16, "stroke=\"#1f77b4\"") == 0;
+    }
+    EXPECT_EQ(lines, 5u);
+    EXPECT_EQ(reverse, 2u) << "u2 and u4 lie on S1's reverse strand";
+    for (const std::string& name : {"chrA", "chrB", "plasmid", "one", "two"}) EXPECT_NE(svg.find(">" + name + "<"), std::string::npos) << name;
+    EXPECT_NE(svg.find(">10 kbp<"), std::string::npos) << "ticks in kbp";
+    EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "record boundaries";
+    EXPECT_EQ(io::axis_label(0, 1e6), "0");
+    EXPECT_EQ(io::axis_label(1.5e6, 5e5), "1500 kbp");
+    EXPECT_EQ(io::axis_label(2.5e7, 5e6), "25 Mbp");
+    EXPECT_EQ(io::axis_label(750, 250), "750 bp");
 }
 
 TEST(AlignmentsCli, AskingForNoneOrWithoutAnOutputIsAUsageError) {

@@ -26,6 +26,7 @@
 #include "engine/traceback/special_rows.hpp"
 #include "io/alignment_formats.hpp"
 #include "io/alignment_plot.hpp"
+#include "io/genome_plot.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
 #include "tools/report.hpp"
@@ -297,6 +298,19 @@ void write_plot(const std::string& path, const JobSpec& spec, const PairAnswer& 
                              io::ScoreMap{SpecialRows::kPeakColumns, best.score_map}, best.strand);
 }
 
+/// Every pair's alignments over the two genomes (--plot with --alignments K > 1).
+void write_genome_plot(const std::string& path, const JobSpec& spec, const JobResult& result, int32_t min_score) {
+    std::vector<io::PlottedAlignment> drawn;
+    for (const PairAnswer& a : result.answers) {
+        if (a.best.score < min_score || !a.alignment) continue;
+        const RecordPair& p = spec.pairs[a.pair];
+        drawn.push_back({p.s0, p.s1, a.strand, &*a.alignment, 1});
+        for (size_t k = 0; k < a.others.size(); ++k)
+            drawn.push_back({p.s0, p.s1, a.others[k].strand, &a.others[k].alignment, static_cast<int>(k) + 2});
+    }
+    io::write_genome_plot(path, spec.s0, spec.s1, drawn);
+}
+
 /// Whether two paths name one file: the same device and inode where both exist, else the same
 /// path once made absolute and free of `.`, `..` and links.
 bool same_file(const std::string& a, const std::string& b) {
@@ -425,7 +439,12 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
             cli::write_job_alignments(target, format, spec, result, o.min_score, o.alignments, command_line);
         });
         if (!o.plot.empty())
-            cli::write_whole(o.plot, [&](const std::string& target) { write_plot(target, spec, result.answers.front()); });
+            cli::write_whole(o.plot, [&](const std::string& target) {
+                if (o.alignments > 1)
+                    write_genome_plot(target, spec, result, o.min_score);
+                else
+                    write_plot(target, spec, result.answers.front());
+            });
     }
     const std::string text = cli::format_report(report, o.format);
     if (o.output.empty() && o.traceback == "-") {  // standard output holds the alignment, for a pipe
