@@ -383,6 +383,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.traceback = !o.traceback.empty();
     jo.min_score = o.min_score;
     jo.alignments = o.alignments;
+    jo.declump_bytes = o.alignments_memory;
     jo.rows_dir = rows_dir.path;
     jo.rows_kept = rows_dir.kept();
     jo.drop_traced_rows = rows_dir.temporary || rows_dir.until_done;
