@@ -13,7 +13,7 @@ namespace chromalign::io {
 namespace {
 
 constexpr double kWidth = 800;  ///< pixels for all of S1
-constexpr int kLeft = 110, kTop = 110, kRight = 40, kBottom = 60;
+constexpr int kLeft = 110, kTop = 140, kRight = 40, kBottom = 60;  ///< room for ticks and names
 constexpr const char* kForwardColour = "#d62728";
 constexpr const char* kReverseColour = "#1f77b4";
 
@@ -142,9 +142,10 @@ void write_genome_plot(const std::string& path, const std::vector<Sequence>& s0,
             << "-" << forward_position(s1[p->s1], p->strand, a.s1_end) << "</title></polyline>\n";
     }
     svg << "</g>\n";
+    const auto records = [](size_t count) { return std::to_string(count) + (count == 1 ? " record, " : " records, "); };
     svg << "<text x=\"" << kLeft << "\" y=\"18\" font-size=\"12\">" << alignments.size()
-        << " alignments; S1 across (" << s1.size() << " records, " << static_cast<int64_t>(n) << " bp), S0 down ("
-        << s0.size() << " records, " << static_cast<int64_t>(m) << " bp); <tspan fill=\"" << kForwardColour
+        << " alignments; S1 across (" << records(s1.size()) << static_cast<int64_t>(n) << " bp), S0 down ("
+        << records(s0.size()) << static_cast<int64_t>(m) << " bp); <tspan fill=\"" << kForwardColour
         << "\">forward</tspan>, <tspan fill=\"" << kReverseColour << "\">reverse</tspan> strand</text>\n";
     svg << "</svg>\n";
     std::ofstream out(path);
