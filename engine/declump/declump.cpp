@@ -17,7 +17,8 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     if (options.tile_rows < 1 || options.tile_cols < 1) throw Error("best_alignments: tiles need a row and a column");
     scoring.check_no_overflow(s0.length(), s1.length());
     EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols);
-    grid.set_threads(options.threads, options.cells_per_thread);
+    CpuTileWaves cpu(options.cells_per_thread);
+    grid.set_waves(cpu, options.device, options.threads);
     grid.set_stop(options.stop);
     BarredPairs barred(options.tile_rows);
     grid.compute(barred);

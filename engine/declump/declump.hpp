@@ -20,6 +20,7 @@
 
 #include "engine/alignment/alignment.hpp"
 #include "engine/declump/grid_walk.hpp"
+#include "engine/declump/tile_waves.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 
@@ -30,6 +31,8 @@ struct DeclumpOptions {
     WalkLimits walk;
     int threads = 0;  ///< tiles of an antidiagonal computed at once (0: every core)
     int64_t cells_per_thread = int64_t{1} << 18;  ///< a thread for each this many cells of an antidiagonal
+    /// A device for antidiagonals of at least `threads` tiles (Backend::tile_waves()); null: none.
+    TileWaves* device = nullptr;
     /// Read between antidiagonals of tiles: once a signal handler sets it, Interrupted.
     const volatile std::sig_atomic_t* stop = nullptr;
 };

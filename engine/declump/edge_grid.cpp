@@ -2,14 +2,11 @@
 #include "engine/declump/edge_grid.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
-#include <exception>
 #include <map>
 #include <string>
 #include <thread>
 
-#include "engine/declump/tile_lanes.hpp"
 #include "engine/error.hpp"
 
 namespace chromalign {
@@ -58,75 +55,55 @@ TileEdges EdgeGrid::edges(const Tile& t) const {
     return TileEdges{row_h_[b].data() + col0, row_f_[b].data() + col0, col_h_[c].data() + row0, col_e_[c].data() + row0};
 }
 
-EdgeGrid::Changed EdgeGrid::compute_tile(const Tile& t, const BarredPairs& barred) {
-    const Rect r = tile_rect(t);
-    const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
-    const bool has_below = t.first + 1 < bands_, has_right = t.second + 1 < tile_columns_;
-    std::vector<int32_t> bottom_h(static_cast<size_t>(r.cols())), bottom_f(bottom_h.size());
-    std::vector<int32_t> right_h(static_cast<size_t>(r.rows())), right_e(right_h.size());
-    TileSink sink;
-    if (has_below) sink.bottom_h = bottom_h.data(), sink.bottom_f = bottom_f.data();
-    if (has_right) sink.right_h = right_h.data(), sink.right_e = right_e.data();
-    best_[b * static_cast<size_t>(tile_columns_) + c] =
-        tile_dp_lanes(s0_, s1_, scoring_, r, edges(t), barred.in(r.top, r.bottom, r.left, r.right), sink);
-    Changed changed;
-    if (has_below) {
-        const size_t at = static_cast<size_t>(r.left - area_.left) + 1;
-        std::vector<int32_t>& h = row_h_[b + 1];
-        std::vector<int32_t>& f = row_f_[b + 1];
-        changed.bottom = !std::equal(bottom_h.begin(), bottom_h.end(), h.begin() + static_cast<std::ptrdiff_t>(at)) ||
-                         !std::equal(bottom_f.begin(), bottom_f.end(), f.begin() + static_cast<std::ptrdiff_t>(at));
-        changed.corner = bottom_h.back() != h[at + bottom_h.size() - 1];
-        std::copy(bottom_h.begin(), bottom_h.end(), h.begin() + static_cast<std::ptrdiff_t>(at));
-        std::copy(bottom_f.begin(), bottom_f.end(), f.begin() + static_cast<std::ptrdiff_t>(at));
-    }
-    if (has_right) {
-        const size_t at = static_cast<size_t>(r.top - area_.top);
-        std::vector<int32_t>& h = col_h_[c + 1];
-        std::vector<int32_t>& e = col_e_[c + 1];
-        changed.right = !std::equal(right_h.begin(), right_h.end(), h.begin() + static_cast<std::ptrdiff_t>(at)) ||
-                        !std::equal(right_e.begin(), right_e.end(), e.begin() + static_cast<std::ptrdiff_t>(at));
-        std::copy(right_h.begin(), right_h.end(), h.begin() + static_cast<std::ptrdiff_t>(at));
-        std::copy(right_e.begin(), right_e.end(), e.begin() + static_cast<std::ptrdiff_t>(at));
-    }
-    return changed;
-}
-
-void EdgeGrid::set_threads(int threads, int64_t cells_per_thread) {
+void EdgeGrid::set_waves(TileWaves& cpu, TileWaves* device, int threads) {
+    cpu_ = &cpu;
+    device_ = device;
     threads_ = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    cells_per_thread_ = std::max<int64_t>(1, cells_per_thread);
 }
 
 std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred) {
-    // Tiles of one antidiagonal read and write disjoint parts of the edges (each writes the
-    // top row of its band's next band and the left column of its next column of tiles only
-    // over its own columns and rows).
     if (stop_ && *stop_ != 0)
         throw Interrupted(*stop_, "interrupted by signal " + std::to_string(*stop_) +
                                       " while searching for more alignments");
+    // Each tile's bottom row and right column go to buffers of their own: tiles of one
+    // antidiagonal read edges that none of them writes, and the edges change after all ran.
+    std::vector<TileTask> tasks(tiles.size());
+    std::vector<std::vector<int32_t>> out(tiles.size());
+    for (size_t k = 0; k < tiles.size(); ++k) {
+        const Rect r = tile_rect(tiles[k]);
+        const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
+        out[k].resize(2 * cols + 2 * rows);
+        int32_t* o = out[k].data();
+        tasks[k] = TileTask{r, edges(tiles[k]), barred.in(r.top, r.bottom, r.left, r.right),
+                            TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
+        cells_computed_ += r.rows() * r.cols();
+    }
+    TileWaves& waves = device_ && static_cast<int>(tiles.size()) >= threads_ ? *device_ : *cpu_;
+    waves.run(s0_, s1_, scoring_, tasks, threads_);
     std::vector<Changed> changed(tiles.size());
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    std::atomic<bool> failed{false};
-    auto work = [&] {
-        for (size_t k; !failed && (k = next++) < tiles.size();) {
-            try {
-                changed[k] = compute_tile(tiles[k], barred);
-            } catch (...) {
-                if (!failed.exchange(true)) failure = std::current_exception();
-            }
+    for (size_t k = 0; k < tiles.size(); ++k) {
+        const Tile& t = tiles[k];
+        const Rect& r = tasks[k].rect;
+        const TileSink& o = tasks[k].sink;
+        const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
+        const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
+        best_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].best;
+        if (t.first + 1 < bands_) {
+            int32_t* h = row_h_[b + 1].data() + (r.left - area_.left) + 1;
+            int32_t* f = row_f_[b + 1].data() + (r.left - area_.left) + 1;
+            changed[k].bottom = !std::equal(o.bottom_h, o.bottom_h + cols, h) || !std::equal(o.bottom_f, o.bottom_f + cols, f);
+            changed[k].corner = o.bottom_h[cols - 1] != h[cols - 1];
+            std::copy(o.bottom_h, o.bottom_h + cols, h);
+            std::copy(o.bottom_f, o.bottom_f + cols, f);
         }
-    };
-    int64_t cells = 0;
-    for (const Tile& t : tiles) cells += tile_rect(t).rows() * tile_rect(t).cols();
-    const size_t workers = std::min({tiles.size(), static_cast<size_t>(threads_),
-                                     static_cast<size_t>(1 + cells / cells_per_thread_)});
-    std::vector<std::thread> helpers;
-    for (size_t w = 1; w < workers; ++w) helpers.emplace_back(work);
-    work();
-    for (std::thread& h : helpers) h.join();
-    if (failure) std::rethrow_exception(failure);
-    cells_computed_ += cells;
+        if (t.second + 1 < tile_columns_) {
+            int32_t* h = col_h_[c + 1].data() + (r.top - area_.top);
+            int32_t* e = col_e_[c + 1].data() + (r.top - area_.top);
+            changed[k].right = !std::equal(o.right_h, o.right_h + rows, h) || !std::equal(o.right_e, o.right_e + rows, e);
+            std::copy(o.right_h, o.right_h + rows, h);
+            std::copy(o.right_e, o.right_e + rows, e);
+        }
+    }
     return changed;
 }
 

@@ -12,6 +12,7 @@
 
 #include "engine/declump/barred_pairs.hpp"
 #include "engine/declump/tile_dp.hpp"
+#include "engine/declump/tile_waves.hpp"
 
 namespace chromalign {
 
@@ -26,15 +27,19 @@ public:
     EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const Rect& area, int64_t tile_rows,
              int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f, std::vector<int32_t> left_h,
              std::vector<int32_t> left_e);
+    EdgeGrid(const EdgeGrid&) = delete;  // it points into itself (its own CPU waves)
+    EdgeGrid& operator=(const EdgeGrid&) = delete;
     /// The whole matrix of s0 x s1: row 0 and column 0 as edges (H = 0, no gap).
     static EdgeGrid whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
                           int64_t tile_cols);
 
-    /// Tiles of one antidiagonal are computed on up to `threads` threads (0: every core), one
-    /// for each `cells_per_thread` cells of them (a thread costs more than a small tile).
-    void set_threads(int threads, int64_t cells_per_thread = int64_t{1} << 18);
+    /// Who computes the tiles of an antidiagonal: `cpu` on up to `threads` threads (0: every
+    /// core), and `device` (if any) each antidiagonal of at least `threads` tiles, where the
+    /// device's many tiles at once beat the threads. Both must outlive the grid.
+    void set_waves(TileWaves& cpu, TileWaves* device, int threads);
+    TileWaves& cpu_waves() const { return *cpu_; }
+    TileWaves* device_waves() const { return device_; }
     int threads() const { return threads_; }
-    int64_t cells_per_thread() const { return cells_per_thread_; }
     /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
     void set_stop(const volatile std::sig_atomic_t* stop) { stop_ = stop; }
     const volatile std::sig_atomic_t* stop() const { return stop_; }
@@ -61,12 +66,12 @@ public:
     int64_t cells_computed() const { return cells_computed_; }
 
 private:
-    /// Computes tile t; returns whether its bottom row (and its last cell), right column changed.
+    /// Whether a tile's bottom row (and its last cell), right column changed.
     struct Changed {
         bool bottom = false, corner = false, right = false;
     };
-    Changed compute_tile(const Tile& t, const BarredPairs& barred);
-    /// Computes the tiles of one antidiagonal, on threads_ threads; changed[k] is tiles[k]'s.
+    /// Computes the tiles of one antidiagonal and keeps their edges and bests; changed[k] says
+    /// which of tiles[k]'s edges changed.
     std::vector<Changed> compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred);
 
     const Sequence& s0_;
@@ -80,8 +85,10 @@ private:
     std::vector<std::vector<int32_t>> col_h_, col_e_;
     std::vector<AlignmentEnd> best_;  ///< per tile, row-major
     int64_t cells_computed_ = 0;
+    CpuTileWaves own_cpu_;
+    TileWaves* cpu_ = &own_cpu_;
+    TileWaves* device_ = nullptr;
     int threads_ = 1;
-    int64_t cells_per_thread_ = int64_t{1} << 18;
     const volatile std::sig_atomic_t* stop_ = nullptr;
 };
 

@@ -1,0 +1,43 @@
+//! @file Who computes a wave of tiles (one antidiagonal of an EdgeGrid, whose tiles do not
+//! depend on each other): CPU threads here, or a GPU (kernels/cuda/tile_waves.hpp, through
+//! Backend::tile_waves()). Every implementation gives tile_dp's values exactly.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "engine/declump/tile_dp.hpp"
+
+namespace chromalign {
+
+/// One tile of a wave: its cells, what they are computed from, where its values go.
+struct TileTask {
+    Rect rect;
+    TileEdges edges;
+    std::vector<std::pair<int64_t, int64_t>> barred;  ///< its barred pairs, row-major
+    TileSink sink;                                    ///< bottom and right (full must be null)
+    AlignmentEnd best;                                ///< out: its best cell by the tie rule
+};
+
+class TileWaves {
+public:
+    virtual ~TileWaves() = default;
+    /// Computes every task of `tasks` (tiles of one s0 x s1 matrix that do not depend on each
+    /// other) on `threads` CPU threads or the implementation's own device.
+    virtual void run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
+                     int threads) = 0;
+};
+
+/// tile_dp_lanes on CPU threads, a thread for each `cells_per_thread` cells of the wave.
+class CpuTileWaves : public TileWaves {
+public:
+    explicit CpuTileWaves(int64_t cells_per_thread = int64_t{1} << 18) : cells_per_thread_(cells_per_thread) {}
+    void run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
+             int threads) override;
+
+private:
+    int64_t cells_per_thread_;
+};
+
+}  // namespace chromalign
