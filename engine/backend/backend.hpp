@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/backend/options.hpp"
+#include "engine/declump/tile_waves.hpp"
 #include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
@@ -46,6 +47,9 @@ public:
     /// The tiled backends' engine for column-slab runs (engine/orchestration/slab_run.hpp);
     /// null for the others.
     virtual SlabEngine* slab_engine() { return nullptr; }
+    /// A device that computes the K best search's waves of tiles (engine/declump/tile_waves.hpp),
+    /// bound to the sequences it is first given; null: the search runs on CPU threads alone.
+    virtual std::unique_ptr<TileWaves> tile_waves() { return nullptr; }
 };
 
 /// How a backend plugs in: each backend folder under kernels/ returns one of these from its

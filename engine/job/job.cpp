@@ -227,6 +227,8 @@ private:
         DeclumpOptions options = tiles_within(s0.length(), spec_.s1[target].length(), options_.declump_bytes);
         options.threads = options_.backend.threads;
         options.stop = options_.backend.checkpoint.stop;
+        const std::unique_ptr<TileWaves> device = backend_.tile_waves();  // a GPU's, for wide antidiagonals
+        options.device = device.get();
         // Crash tests (tests/test_alignments_cli.cpp), as CHROMALIGN_CRASH_POINT's: with
         // CHROMALIGN_CRASH_SEARCH=N the process saves its state after the N-th alignment this
         // run finds and ends there with _exit(86), as a kill would. Unset, nothing happens.

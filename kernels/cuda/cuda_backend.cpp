@@ -9,6 +9,7 @@
 #include "engine/tiling/tile_grid.hpp"
 
 #include "kernels/cuda/tile_runner.hpp"
+#include "kernels/cuda/tile_waves.hpp"
 #include "kernels/cuda/tuning.hpp"
 
 namespace chromalign {
@@ -69,6 +70,7 @@ public:
     std::vector<AlignmentEnd> record_bests() const override { return record_bests_; }
 
     SlabEngine* slab_engine() override { return this; }
+    std::unique_ptr<TileWaves> tile_waves() override { return kernels::make_cuda_tile_waves(options_.device); }
 
     int slabs_per_process() const override { return slabs_; }
 

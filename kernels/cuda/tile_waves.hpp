@@ -1,0 +1,14 @@
+//! @file The tiles of the K best alignments' search (engine/declump/) on a CUDA device.
+#pragma once
+
+#include <memory>
+
+#include "engine/declump/tile_waves.hpp"
+
+namespace chromalign::kernels {
+
+/// TileWaves on CUDA device `device`: one warp per tile, one row per lane, the tile's rows in
+/// stripes of 32 (kernels/cuda/tile_waves.cu). Throws Error when the device cannot be used.
+std::unique_ptr<TileWaves> make_cuda_tile_waves(int device);
+
+}  // namespace chromalign::kernels

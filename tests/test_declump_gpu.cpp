@@ -1,0 +1,127 @@
+//! @file The K best search's tiles on the GPU (kernels/cuda/tile_waves.cu): a wave of random
+//! tiles with random edges and barred cells gives tile_dp's values exactly, and searches with
+//! every wave on the GPU give the Waterman-Eggert oracle's alignments. Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/declump/declump.hpp"
+#include "kernels/reference/waterman_eggert.hpp"
+#include "kernels/registry.hpp"
+#include "tests/pruning_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+std::unique_ptr<TileWaves> gpu_waves() {
+    if (!(backend_devices("cuda") > 0)) return nullptr;
+    return make_backend("cuda", BackendOptions{})->tile_waves();
+}
+
+std::string describe(const Alignment& a) {
+    return std::to_string(a.score) + " " + std::to_string(a.s0_start) + "-" + std::to_string(a.s0_end) + " x " +
+           std::to_string(a.s1_start) + "-" + std::to_string(a.s1_end) + " " + a.cigar();
+}
+
+TEST(DeclumpGpu, AWaveOfRandomTilesGivesTheRowByRowValues) {
+    std::unique_ptr<TileWaves> gpu = gpu_waves();
+    if (!gpu) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    const uint64_t seed = test::seed() + 95;
+    std::mt19937_64 rng(seed);
+    const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 1}, test::hoxd70()};
+    for (int wave = 0; wave < 40; ++wave) {
+        const Scoring& sc = scorings[wave % 4];
+        auto [s0, s1] = test::mutated_pair(3000, 3000, rng, 0.02);
+        const size_t count = 1 + rng() % 60;
+        std::vector<TileTask> tasks(count);
+        std::vector<std::vector<int32_t>> edges(count), want(count), got(count);
+        std::vector<AlignmentEnd> bests(count);
+        for (size_t k = 0; k < count; ++k) {
+            // Sizes around the 32 rows of a stripe and the 32 columns of a chunk.
+            const int64_t rows = 1 + static_cast<int64_t>(rng() % (k % 3 == 0 ? 200 : 70));
+            const int64_t cols = 1 + static_cast<int64_t>(rng() % (k % 2 == 0 ? 300 : 70));
+            const int64_t top = static_cast<int64_t>(rng() % (2900 - rows)), left = static_cast<int64_t>(rng() % (2900 - cols));
+            const Rect rect{top, top + rows, left, left + cols};
+            std::vector<int32_t>& e = edges[k];
+            e.resize(static_cast<size_t>(2 * (cols + 1) + 2 * rows));
+            for (size_t x = 0; x < e.size(); ++x) {
+                const bool gap = (x > static_cast<size_t>(cols) && x <= static_cast<size_t>(2 * cols + 1)) ||
+                                 x >= static_cast<size_t>(2 * (cols + 1) + rows);
+                e[x] = gap ? (rng() % 4 == 0 ? kNoGap : static_cast<int32_t>(rng() % 300) - 20)
+                           : static_cast<int32_t>(rng() % 280);
+            }
+            const int32_t* p = e.data();
+            const TileEdges te{p, p + cols + 1, p + 2 * (cols + 1), p + 2 * (cols + 1) + rows};
+            std::vector<std::pair<int64_t, int64_t>> bars;
+            for (int64_t i = rect.top + 1; i <= rect.bottom; ++i)
+                for (int64_t j = rect.left + 1; j <= rect.right; ++j)
+                    if (rng() % 7 == 0) bars.emplace_back(i, j);
+            want[k].assign(static_cast<size_t>(2 * cols + 2 * rows), 0);
+            got[k].assign(want[k].size(), -7);
+            int32_t* w = want[k].data();
+            bests[k] = tile_dp(s0, s1, sc, rect, te, bars,
+                               TileSink{w, w + cols, w + 2 * cols, w + 2 * cols + rows, nullptr});
+            int32_t* g = got[k].data();
+            tasks[k] = TileTask{rect, te, bars, TileSink{g, g + cols, g + 2 * cols, g + 2 * cols + rows, nullptr}, {}};
+        }
+        gpu->run(s0, s1, sc, tasks, 1);
+        for (size_t k = 0; k < count; ++k) {
+            ASSERT_EQ(got[k], want[k]) << "wave " << wave << ", tile " << k << ": " << tasks[k].rect.rows() << " x "
+                                       << tasks[k].rect.cols() << ", seed " << seed;
+            ASSERT_EQ(tasks[k].best, bests[k]) << "wave " << wave << ", tile " << k << ", seed " << seed;
+        }
+    }
+}
+
+TEST(DeclumpGpu, SearchesWithEveryWaveOnTheGpuGiveTheOraclesAlignments) {
+    std::unique_ptr<TileWaves> gpu = gpu_waves();
+    if (!gpu) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    const uint64_t seed = test::seed() + 96;
+    std::mt19937_64 rng(seed);
+    DeclumpOptions options;
+    options.device = gpu.get();
+    options.threads = 1;  // every wave goes to the GPU
+    const int64_t shapes[][2] = {{64, 64}, {37, 101}, {130, 33}, {200, 200}};
+    int trial = 0;
+    for (const test::PruningCase& c : test::pruning_cases(rng, 900)) {
+        options.tile_rows = shapes[trial % 4][0];
+        options.tile_cols = shapes[trial++ % 4][1];
+        const std::vector<Alignment> want = reference_alignments(c.s0, c.s1, c.scoring, 10);
+        const std::vector<Alignment> got = best_alignments(c.s0, c.s1, c.scoring, 10, 1, options);
+        ASSERT_EQ(got.size(), want.size()) << c.what << ", seed " << seed;
+        for (size_t k = 0; k < want.size(); ++k)
+            ASSERT_EQ(describe(got[k]), describe(want[k])) << c.what << ": alignment " << k + 1 << ", seed " << seed;
+    }
+}
+
+TEST(DeclumpGpu, ALargePairGivesTheSameAlignmentsOnTheGpuAsOnCpuThreads) {
+    std::unique_ptr<TileWaves> gpu = gpu_waves();
+    if (!gpu) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    const uint64_t seed = test::seed() + 97;
+    std::mt19937_64 rng(seed);
+    auto [s0, s1] = test::mutated_pair(60000, 60000, rng);
+    const Scoring scoring(1, -3, 5, 2);
+    DeclumpOptions options;
+    options.tile_rows = options.tile_cols = 1000;
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
+    const std::vector<Alignment> cpu = best_alignments(s0, s1, scoring, 30, 20, options);
+    const double cpu_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    options.device = gpu.get();
+    start = Clock::now();
+    const std::vector<Alignment> on_gpu = best_alignments(s0, s1, scoring, 30, 20, options);
+    const double gpu_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    std::printf("[ timing   ] 60k x 60k, 30 alignments: %.3f s on CPU threads, %.3f s with the GPU\n", cpu_seconds,
+                gpu_seconds);
+    ASSERT_EQ(on_gpu.size(), cpu.size());
+    ASSERT_GE(cpu.size(), 2u) << "seed " << seed;
+    for (size_t k = 0; k < cpu.size(); ++k) EXPECT_EQ(describe(on_gpu[k]), describe(cpu[k])) << "seed " << seed;
+}
+
+}  // namespace
+}  // namespace chromalign
