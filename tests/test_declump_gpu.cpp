@@ -69,6 +69,7 @@ TEST(DeclumpGpu, AWaveOfRandomTilesGivesTheRowByRowValues) {
             int32_t* g = got[k].data();
             tasks[k] = TileTask{rect, te, bars, TileSink{g, g + cols, g + 2 * cols, g + 2 * cols + rows, nullptr}, {}};
         }
+        gpu->bind(s0, s1);  // each wave's pair is new
         gpu->run(s0, s1, sc, tasks, 1);
         for (size_t k = 0; k < count; ++k) {
             ASSERT_EQ(got[k], want[k]) << "wave " << wave << ", tile " << k << ": " << tasks[k].rect.rows() << " x "
@@ -110,16 +111,16 @@ TEST(DeclumpGpu, ALargePairGivesTheSameAlignmentsOnTheGpuAsOnCpuThreads) {
     options.tile_rows = options.tile_cols = 1000;
     using Clock = std::chrono::steady_clock;
     auto start = Clock::now();
-    const std::vector<Alignment> cpu = best_alignments(s0, s1, scoring, 30, 20, options);
+    const std::vector<Alignment> cpu = best_alignments(s0, s1, scoring, 30, 1, options);
     const double cpu_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     options.device = gpu.get();
     start = Clock::now();
-    const std::vector<Alignment> on_gpu = best_alignments(s0, s1, scoring, 30, 20, options);
+    const std::vector<Alignment> on_gpu = best_alignments(s0, s1, scoring, 30, 1, options);
     const double gpu_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::printf("[ timing   ] 60k x 60k, 30 alignments: %.3f s on CPU threads, %.3f s with the GPU\n", cpu_seconds,
                 gpu_seconds);
     ASSERT_EQ(on_gpu.size(), cpu.size());
-    ASSERT_GE(cpu.size(), 2u) << "seed " << seed;
+    ASSERT_EQ(cpu.size(), 30u) << "seed " << seed;
     for (size_t k = 0; k < cpu.size(); ++k) EXPECT_EQ(describe(on_gpu[k]), describe(cpu[k])) << "seed " << seed;
 }
 

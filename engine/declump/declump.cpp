@@ -18,6 +18,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     scoring.check_no_overflow(s0.length(), s1.length());
     EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols);
     CpuTileWaves cpu(options.cells_per_thread);
+    if (options.device) options.device->bind(s0, s1);
     grid.set_waves(cpu, options.device, options.threads);
     grid.set_stop(options.stop);
     BarredPairs barred(options.tile_rows);

@@ -23,6 +23,12 @@ struct TileTask {
 class TileWaves {
 public:
     virtual ~TileWaves() = default;
+    /// The matrix the next runs compute tiles of (a device copies the sequences now); s0 and
+    /// s1 must outlive those runs.
+    virtual void bind(const Sequence& s0, const Sequence& s1) {
+        (void)s0;
+        (void)s1;
+    }
     /// Computes every task of `tasks` (tiles of one s0 x s1 matrix that do not depend on each
     /// other) on `threads` CPU threads or the implementation's own device.
     virtual void run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,

@@ -186,12 +186,19 @@ public:
         CUDA_CHECK(cudaFree(nullptr));  // the context now: a device that cannot be used says so here
     }
 
+    void bind(const Sequence& s0, const Sequence& s1) override {
+        CUDA_CHECK(cudaSetDevice(device_));
+        upload(s0, s0_);
+        upload(s1, s1_);
+        bound0_ = &s0;
+        bound1_ = &s1;
+    }
+
     void run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
              int) override {
         if (tasks.empty()) return;
+        if (&s0 != bound0_ || &s1 != bound1_) throw Error("internal: tiles of sequences the GPU was not given");
         CUDA_CHECK(cudaSetDevice(device_));
-        upload(s0, s0_, s0_key_);
-        upload(s1, s1_, s1_key_);
         WaveTerms terms{};
         for (int a = 0; a < 5; ++a)
             for (int b = 0; b < 5; ++b) terms.table[a][b] = scoring.score(static_cast<uint8_t>(a), static_cast<uint8_t>(b));
@@ -247,18 +254,15 @@ public:
     }
 
 private:
-    /// The codes of `s` on the device, uploaded when `s` is not the sequence uploaded last.
-    void upload(const Sequence& s, DeviceBuffer<uint8_t>& buffer, std::pair<const uint8_t*, size_t>& key) {
-        const std::pair<const uint8_t*, size_t> now{s.codes.data(), s.codes.size()};
-        if (now == key) return;
+    static void upload(const Sequence& s, DeviceBuffer<uint8_t>& buffer) {
         uint8_t* d = buffer.reserve(std::max<size_t>(s.codes.size(), 1));
         CUDA_CHECK(cudaMemcpy(d, s.codes.data(), s.codes.size(), cudaMemcpyHostToDevice));
-        key = now;
     }
 
     int device_;
     DeviceBuffer<uint8_t> s0_, s1_;
-    std::pair<const uint8_t*, size_t> s0_key_{nullptr, 0}, s1_key_{nullptr, 0};
+    const Sequence* bound0_ = nullptr;  ///< what s0_ and s1_ hold
+    const Sequence* bound1_ = nullptr;
     DeviceBuffer<WaveTile> tiles_;
     DeviceBuffer<int> in_d_, out_d_;
     DeviceBuffer<int2> bars_d_;
