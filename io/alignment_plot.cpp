@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
-#include "engine/error.hpp"
+#include "io/svg_path.hpp"
 
 namespace chromalign::io {
 namespace {
@@ -16,23 +15,11 @@ constexpr double kWidth = 800;           ///< pixels for S1
 constexpr int64_t kMaxCells = 40000;     ///< map rectangles at most (the file stays a few MB)
 constexpr int kMargin = 60;
 
-std::string escaped(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
-
 /// The record's name, with the region compared (in forward positions) when it is not the whole record.
 std::string label(const Sequence& s, Strand strand) {
-    if (s.region().empty()) return escaped(s.name);
+    if (s.region().empty()) return svg_escaped(s.name);
     const int64_t first = forward_position(s, strand, 1), last = forward_position(s, strand, s.length());
-    return escaped(s.name) + ":" + std::to_string(std::min(first, last)) + "-" + std::to_string(std::max(first, last));
+    return svg_escaped(s.name) + ":" + std::to_string(std::min(first, last)) + "-" + std::to_string(std::max(first, last));
 }
 
 /// Regions where no H rose above 0: the blocks pruning skipped.
@@ -60,7 +47,7 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
     std::ostringstream svg;
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth + 2 * kMargin << "\" height=\""
         << height + 2 * kMargin << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-    svg << "<title>chromalign: " << escaped(s0.name) << " x " << escaped(s1.name) << ", score " << a.score << "</title>\n";
+    svg << "<title>chromalign: " << svg_escaped(s0.name) << " x " << svg_escaped(s1.name) << ", score " << a.score << "</title>\n";
     svg << "<g transform=\"translate(" << kMargin << "," << kMargin << ")\">\n";
     svg << "<rect width=\"" << kWidth << "\" height=\"" << height << "\" fill=\"white\" stroke=\"#888\"/>\n";
     // The map: each kept row shades the rows from the one before it, its runs merged into bins.
@@ -90,23 +77,8 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
     // The path, a point each time it has moved half a pixel.
     if (!a.runs.empty()) {
         svg << "<polyline fill=\"none\" stroke=\"" << (reverse ? "#2ca02c" : "#d62728")
-            << "\" stroke-width=\"1.5\" points=\"";
-        int64_t i = a.s0_start - 1, j = a.s1_start - 1;  // the cell before the first
-        double last_x = -1, last_y = -1;
-        const auto point = [&](bool always) {
-            const double x = x_of(static_cast<double>(j)), y = static_cast<double>(i) * yscale;
-            if (!always && std::abs(x - last_x) < 0.5 && std::abs(y - last_y) < 0.5) return;
-            svg << x << "," << y << " ";
-            last_x = x;
-            last_y = y;
-        };
-        point(true);
-        for (const AlignmentRun& r : a.runs) {
-            if (r.op != 'D') i += r.length;
-            if (r.op != 'I') j += r.length;
-            point(false);
-        }
-        point(true);
+            << "\" stroke-width=\"1.5\" points=\""
+            << path_points(a, x_of, [&](double rows) { return rows * yscale; });
         svg << "\"/>\n";
     }
     svg << "</g>\n";
@@ -120,10 +92,7 @@ void write_alignment_plot(const std::string& path, const Sequence& s0, const Seq
         << (map.rows.empty() ? "" : "; blue: stage 1's best H in each region, grey: H 0 throughout (pruned)")
         << "</text>\n";
     svg << "</svg>\n";
-    std::ofstream out(path);
-    out << svg.str();
-    out.close();
-    if (!out) throw Error("cannot write the plot to '" + path + "'");
+    write_svg(path, svg.str());
 }
 
 }  // namespace chromalign::io

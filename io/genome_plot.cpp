@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
-#include "engine/error.hpp"
+#include "io/svg_path.hpp"
 
 namespace chromalign::io {
 namespace {
@@ -17,23 +16,11 @@ constexpr int kLeft = 110, kTop = 140, kRight = 40, kBottom = 60;  ///< room for
 constexpr const char* kForwardColour = "#d62728";
 constexpr const char* kReverseColour = "#1f77b4";
 
-std::string escaped(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
-
 /// A record's name as drawn: its region when not the whole record, cut to 24 characters.
 std::string name_of(const Sequence& s) {
     std::string name = s.region().empty() ? s.name : s.name + ":" + s.region();
     if (name.size() > 24) name = name.substr(0, 23) + "~";
-    return escaped(name);
+    return svg_escaped(name);
 }
 
 /// 1, 2 or 5 times a power of ten: about `target` ticks over `total` bases.
@@ -119,23 +106,7 @@ void write_genome_plot(const std::string& path, const std::vector<Sequence>& s0,
         const auto x_of = [&](double columns) { return (across[p->s1] + (reverse ? length1 - columns : columns)) * scale; };
         const auto y_of = [&](double rows) { return (down[p->s0] + rows) * yscale; };
         svg << "<polyline fill=\"none\" stroke=\"" << (reverse ? kReverseColour : kForwardColour)
-            << "\" stroke-width=\"1.5\" points=\"";
-        int64_t i = a.s0_start - 1, j = a.s1_start - 1;
-        double last_x = -1, last_y = -1;
-        const auto point = [&](bool always) {
-            const double x = x_of(static_cast<double>(j)), y = y_of(static_cast<double>(i));
-            if (!always && std::abs(x - last_x) < 0.5 && std::abs(y - last_y) < 0.5) return;
-            svg << x << "," << y << " ";
-            last_x = x;
-            last_y = y;
-        };
-        point(true);
-        for (const AlignmentRun& r : a.runs) {
-            if (r.op != 'D') i += r.length;
-            if (r.op != 'I') j += r.length;
-            point(false);
-        }
-        point(true);
+            << "\" stroke-width=\"1.5\" points=\"" << path_points(a, x_of, y_of);
         svg << "\"><title>alignment " << p->rank << " of " << name_of(s0[p->s0]) << " x " << name_of(s1[p->s1])
             << ", strand " << strand_char(p->strand) << ": score " << a.score << ", S0 " << s0[p->s0].in_record(a.s0_start)
             << "-" << s0[p->s0].in_record(a.s0_end) << ", S1 " << forward_position(s1[p->s1], p->strand, a.s1_start)
@@ -148,10 +119,7 @@ void write_genome_plot(const std::string& path, const std::vector<Sequence>& s0,
         << records(s0.size()) << static_cast<int64_t>(m) << " bp); <tspan fill=\"" << kForwardColour
         << "\">forward</tspan>, <tspan fill=\"" << kReverseColour << "\">reverse</tspan> strand</text>\n";
     svg << "</svg>\n";
-    std::ofstream out(path);
-    out << svg.str();
-    out.close();
-    if (!out) throw Error("cannot write the plot to '" + path + "'");
+    write_svg(path, svg.str());
 }
 
 }  // namespace chromalign::io
