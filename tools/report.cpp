@@ -220,6 +220,9 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
         j["declump_seconds"] = p.declump_seconds;
         j["declump_first_cells"] = p.declump.first_cells;
         j["declump_recomputed_cells"] = p.declump.recomputed_cells;
+        j["declump_first_seconds"] = p.declump.first_seconds;
+        j["declump_walk_seconds"] = p.declump.walk_seconds;
+        j["declump_recompute_seconds"] = p.declump.recompute_seconds;
     }
 }
 

@@ -2,6 +2,7 @@
 #include "engine/declump/declump.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "engine/declump/edge_grid.hpp"
@@ -22,13 +23,19 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     grid.set_waves(cpu, options.device, options.threads);
     grid.set_stop(options.stop);
     BarredPairs barred(options.tile_rows);
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    DeclumpCounts c;
+    auto start = Clock::now();
     grid.compute(barred);
-    const int64_t first_cells = grid.cells_computed();
-    int64_t tiles = 0;
+    c.first_seconds = since(start);
+    c.first_cells = grid.cells_computed();
     for (;;) {
         const AlignmentEnd end = grid.best();
         if (end.score < std::max(min_score, 1)) break;
+        start = Clock::now();
         Alignment a = walk_back(grid, barred, end, options.walk);
+        c.walk_seconds += since(start);
         const size_t k = found.size();
         if (k < resume.known.size()) {
             const Alignment& saved = resume.known[k];
@@ -56,13 +63,13 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
                 j += r.op == 'D' ? r.length : 0;
             }
         }
-        tiles += grid.recompute(barred, dirty);
+        start = Clock::now();
+        const int64_t before = grid.cells_computed();
+        c.recomputed_tiles += grid.recompute(barred, dirty);
+        c.recomputed_cells += grid.cells_computed() - before;
+        c.recompute_seconds += since(start);
     }
-    if (counts) {
-        counts->first_cells = first_cells;
-        counts->recomputed_cells = grid.cells_computed() - first_cells;
-        counts->recomputed_tiles = tiles;
-    }
+    if (counts) *counts = c;
     return found;
 }
 

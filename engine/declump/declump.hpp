@@ -42,6 +42,18 @@ struct DeclumpCounts {
     int64_t first_cells = 0;       ///< the first pass: every cell
     int64_t recomputed_cells = 0;  ///< tiles computed again after alignments
     int64_t recomputed_tiles = 0;
+    double first_seconds = 0;      ///< the first pass
+    double walk_seconds = 0;       ///< the tracebacks
+    double recompute_seconds = 0;  ///< the tiles computed again
+
+    void add(const DeclumpCounts& o) {
+        first_cells += o.first_cells;
+        recomputed_cells += o.recomputed_cells;
+        recomputed_tiles += o.recomputed_tiles;
+        first_seconds += o.first_seconds;
+        walk_seconds += o.walk_seconds;
+        recompute_seconds += o.recompute_seconds;
+    }
 };
 
 /// A search taken up after an interruption, and told of each alignment it finds.

@@ -26,9 +26,7 @@ std::vector<StrandAlignment> pair_alignments(
             DeclumpResume resume{search.known, {}};
             if (found) resume.found = [&](const Alignment& a, int rank) { found(search.strand, a, rank); };
             list = best_alignments(s0, *search.s1, scoring, count, min_score, options, &c, resume);
-            counts.first_cells += c.first_cells;
-            counts.recomputed_cells += c.recomputed_cells;
-            counts.recomputed_tiles += c.recomputed_tiles;
+            counts.add(c);
             if (ended) ended(search.strand, list);
         }
         for (Alignment& a : list) all.push_back({search.strand, std::move(a)});

@@ -257,12 +257,15 @@ private:
         all.erase(all.begin());
         answer.others = std::move(all);
         answer.declump_seconds = seconds_since(start);
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%.3f", answer.declump_seconds);
+        const DeclumpCounts& d = answer.declump;
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      " alignments sharing no pair found in %.3f s: a first pass of %.3g cells (%.3f s), "
+                      "tracebacks (%.3f s), %.3g cells computed again (%.3f s)",
+                      answer.declump_seconds, static_cast<double>(d.first_cells), d.first_seconds, d.walk_seconds,
+                      static_cast<double>(d.recomputed_cells), d.recompute_seconds);
         note(describe(answer.pair, answer.strand) + ": " + std::to_string(answer.others.size() + 1) + " of " +
-             std::to_string(count) + " alignments sharing no pair found in " + seconds + " s (" +
-             std::to_string(answer.declump.first_cells) + " cells, then " +
-             std::to_string(answer.declump.recomputed_cells) + " computed again)");
+             std::to_string(count) + text);
     }
 
     /// What a saved search gives this run's: its alignments that reach `least`, at most
