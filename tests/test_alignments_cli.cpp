@@ -185,7 +185,8 @@ TEST(AlignmentsCli, ThePlotDrawsEveryAlignmentOverBothGenomesWithAxesAndRecords)
     }
     EXPECT_EQ(lines, 5u);
     EXPECT_EQ(reverse, 2u) << "u2 and u4 lie on S1's reverse strand";
-    for (const std::string& name : {"chrA", "chrB", "plasmid", "one", "two"}) EXPECT_NE(svg.find(">" + name + "<"), std::string::npos) << name;
+    for (const char* name : {"chrA", "chrB", "plasmid", "one", "two"})
+        EXPECT_NE(svg.find(std::string(">") + name + "<"), std::string::npos) << name;
     EXPECT_NE(svg.find(">10 kbp<"), std::string::npos) << "ticks in kbp";
     EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "record boundaries";
     EXPECT_EQ(io::axis_label(0, 1e6), "0");

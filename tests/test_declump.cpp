@@ -163,15 +163,15 @@ TEST(Declump, ASearchStoppedAndTakenUpFindsTheSameAlignments) {
     // A stop after the fifth (the search's `found` throws, as a signal's stop does).
     std::vector<Alignment> saved;
     DeclumpResume first;
-    first.found = [&](const Alignment& a, int rank) {
-        saved.push_back(a);
-        if (rank == 5) throw Interrupted(15, "stopped");
+    first.found = [&](const std::vector<Alignment>& so_far) {
+        saved = so_far;
+        if (so_far.size() == 5) throw Interrupted(15, "stopped");
     };
     EXPECT_THROW(best_alignments(s0, s1, scoring, 12, 1, options(50, 70), nullptr, first), Interrupted);
     ASSERT_EQ(saved.size(), 5u);
     // Taken up: the five are found again, checked, and only the others are new.
     int told = 0;
-    DeclumpResume again{saved, [&](const Alignment&, int rank) { EXPECT_GT(rank, 5); ++told; }};
+    DeclumpResume again{saved, [&](const std::vector<Alignment>& so_far) { EXPECT_GT(so_far.size(), 5u); ++told; }};
     const std::vector<Alignment> resumed = best_alignments(s0, s1, scoring, 12, 1, options(64, 48), nullptr, again);
     ASSERT_EQ(resumed.size(), whole.size());
     for (size_t k = 0; k < whole.size(); ++k) EXPECT_EQ(describe(resumed[k]), describe(whole[k])) << "seed " << seed;

@@ -30,6 +30,12 @@ struct Alignment {
 
     /// "12=1X3I40=": the runs as a SAM CIGAR ("*" when empty).
     std::string cigar() const;
+    /// The same score, coordinates and runs.
+    bool operator==(const Alignment& o) const {
+        return score == o.score && s0_start == o.s0_start && s0_end == o.s0_end && s1_start == o.s1_start &&
+               s1_end == o.s1_end && runs == o.runs;
+    }
+    bool operator!=(const Alignment& o) const { return !(*this == o); }
 };
 
 /// What an alignment holds, column by column.

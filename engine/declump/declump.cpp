@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <thread>
 
 #include "engine/declump/edge_grid.hpp"
 #include "engine/error.hpp"
@@ -17,11 +18,12 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     if (count <= 0 || s0.length() == 0 || s1.length() == 0) return found;
     if (options.tile_rows < 1 || options.tile_cols < 1) throw Error("best_alignments: tiles need a row and a column");
     scoring.check_no_overflow(s0.length(), s1.length());
-    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols);
     CpuTileWaves cpu(options.cells_per_thread);
     if (options.device) options.device->bind(s0, s1);
-    grid.set_waves(cpu, options.device, options.threads);
-    grid.set_stop(options.stop);
+    const int threads =
+        options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols,
+                                    GridWorkers{&cpu, options.device, threads, options.stop});
     BarredPairs barred(options.tile_rows);
     using Clock = std::chrono::steady_clock;
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
@@ -37,17 +39,13 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
         Alignment a = walk_back(grid, barred, end, options.walk);
         c.walk_seconds += since(start);
         const size_t k = found.size();
-        if (k < resume.known.size()) {
-            const Alignment& saved = resume.known[k];
-            if (saved.score != a.score || saved.s0_start != a.s0_start || saved.s1_start != a.s1_start ||
-                saved.s0_end != a.s0_end || saved.s1_end != a.s1_end || saved.runs != a.runs)
-                throw Error("the saved alignment " + std::to_string(k + 1) + " (score " + std::to_string(saved.score) +
-                            ") is not the one the search finds (score " + std::to_string(a.score) + ")");
-        } else if (resume.found) {
-            resume.found(a, static_cast<int>(k) + 1);
-        }
+        if (k < resume.known.size() && resume.known[k] != a)
+            throw Error("the saved alignment " + std::to_string(k + 1) + " (score " +
+                        std::to_string(resume.known[k].score) + ") is not the one the search finds (score " +
+                        std::to_string(a.score) + ")");
         barred.add(a);
         found.push_back(std::move(a));
+        if (k >= resume.known.size() && resume.found) resume.found(found);
         if (static_cast<int>(found.size()) == count) break;
         std::set<EdgeGrid::Tile> dirty;
         const Alignment& last = found.back();

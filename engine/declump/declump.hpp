@@ -61,9 +61,9 @@ struct DeclumpResume {
     /// Alignments an earlier run of this search found, in order: each is found again (the
     /// walk, not the first pass, is what replaying costs) and must be the same, else Error.
     std::vector<Alignment> known;
-    /// Called with each alignment found beyond `known`, with its rank (1: the best); it may
-    /// throw to stop the search (a signal).
-    std::function<void(const Alignment&, int rank)> found;
+    /// Called after each alignment found beyond `known` with every one found so far, the new
+    /// one last; it may throw to stop the search (a signal).
+    std::function<void(const std::vector<Alignment>&)> found;
 };
 
 /// At most `count` alignments, best first, each scoring at least max(min_score, 1).

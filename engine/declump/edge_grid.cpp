@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <map>
 #include <string>
-#include <thread>
 
 #include "engine/error.hpp"
 
@@ -13,9 +12,10 @@ namespace chromalign {
 
 EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const Rect& area,
                    int64_t tile_rows, int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f,
-                   std::vector<int32_t> left_h, std::vector<int32_t> left_e)
+                   std::vector<int32_t> left_h, std::vector<int32_t> left_e, const GridWorkers& workers)
     : s0_(s0), s1_(s1), scoring_(scoring), area_(area), tile_rows_(tile_rows), tile_cols_(tile_cols),
-      bands_((area.rows() + tile_rows - 1) / tile_rows), tile_columns_((area.cols() + tile_cols - 1) / tile_cols) {
+      bands_((area.rows() + tile_rows - 1) / tile_rows), tile_columns_((area.cols() + tile_cols - 1) / tile_cols),
+      workers_(workers) {
     const size_t width = static_cast<size_t>(area.cols() + 1), height = static_cast<size_t>(area.rows());
     row_h_.assign(static_cast<size_t>(bands_), std::vector<int32_t>(width, 0));
     row_f_.assign(static_cast<size_t>(bands_), std::vector<int32_t>(width, kNoGap));
@@ -32,11 +32,11 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
 }
 
 EdgeGrid EdgeGrid::whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
-                         int64_t tile_cols) {
+                         int64_t tile_cols, const GridWorkers& workers) {
     const int64_t m = s0.length(), n = s1.length();
     return EdgeGrid(s0, s1, scoring, Rect{0, m, 0, n}, tile_rows, tile_cols, std::vector<int32_t>(static_cast<size_t>(n + 1), 0),
                     std::vector<int32_t>(static_cast<size_t>(n + 1), kNoGap), std::vector<int32_t>(static_cast<size_t>(m), 0),
-                    std::vector<int32_t>(static_cast<size_t>(m), kNoGap));
+                    std::vector<int32_t>(static_cast<size_t>(m), kNoGap), workers);
 }
 
 Rect EdgeGrid::tile_rect(const Tile& t) const {
@@ -55,16 +55,10 @@ TileEdges EdgeGrid::edges(const Tile& t) const {
     return TileEdges{row_h_[b].data() + col0, row_f_[b].data() + col0, col_h_[c].data() + row0, col_e_[c].data() + row0};
 }
 
-void EdgeGrid::set_waves(TileWaves& cpu, TileWaves* device, int threads) {
-    cpu_ = &cpu;
-    device_ = device;
-    threads_ = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
-
 std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred) {
-    if (stop_ && *stop_ != 0)
-        throw Interrupted(*stop_, "interrupted by signal " + std::to_string(*stop_) +
-                                      " while searching for more alignments");
+    if (workers_.stop && *workers_.stop != 0)
+        throw Interrupted(*workers_.stop, "interrupted by signal " + std::to_string(*workers_.stop) +
+                                              " while searching for more alignments");
     // Each tile's bottom row and right column go to buffers of their own: tiles of one
     // antidiagonal read edges that none of them writes, and the edges change after all ran.
     std::vector<TileTask> tasks(tiles.size());
@@ -78,8 +72,9 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
                             TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
         cells_computed_ += r.rows() * r.cols();
     }
-    TileWaves& waves = device_ && static_cast<int>(tiles.size()) >= threads_ ? *device_ : *cpu_;
-    waves.run(s0_, s1_, scoring_, tasks, threads_);
+    const bool wide = static_cast<int>(tiles.size()) >= workers_.threads;
+    TileWaves& waves = workers_.device && wide ? *workers_.device : *workers_.cpu;
+    waves.run(s0_, s1_, scoring_, tasks, workers_.threads);
     std::vector<Changed> changed(tiles.size());
     for (size_t k = 0; k < tiles.size(); ++k) {
         const Tile& t = tiles[k];

@@ -16,6 +16,16 @@
 
 namespace chromalign {
 
+/// Who computes an EdgeGrid's tiles, and what stops them.
+struct GridWorkers {
+    TileWaves* cpu = nullptr;     ///< CPU threads (required)
+    TileWaves* device = nullptr;  ///< a device for each antidiagonal of at least `threads` tiles, where
+                                  ///< its many tiles at once beat the threads; null: none
+    int threads = 1;              ///< the CPU threads (>= 1)
+    /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
+    const volatile std::sig_atomic_t* stop = nullptr;
+};
+
 class EdgeGrid {
 public:
     using Tile = std::pair<int64_t, int64_t>;  ///< (band, column of tiles)
@@ -23,26 +33,17 @@ public:
     /// The rectangle `area` in tiles of at most tile_rows x tile_cols (both >= 1), its own
     /// edges given: H and F of row area.top over columns area.left .. area.right (the corner
     /// first), H and E of column area.left over rows area.top + 1 .. area.bottom. Nothing is
-    /// computed yet.
+    /// computed yet; `workers` (which must outlive the grid) will compute it.
     EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const Rect& area, int64_t tile_rows,
              int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f, std::vector<int32_t> left_h,
-             std::vector<int32_t> left_e);
-    EdgeGrid(const EdgeGrid&) = delete;  // it points into itself (its own CPU waves)
+             std::vector<int32_t> left_e, const GridWorkers& workers);
+    EdgeGrid(const EdgeGrid&) = delete;  // the edges of a whole matrix: never copied
     EdgeGrid& operator=(const EdgeGrid&) = delete;
     /// The whole matrix of s0 x s1: row 0 and column 0 as edges (H = 0, no gap).
     static EdgeGrid whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
-                          int64_t tile_cols);
+                          int64_t tile_cols, const GridWorkers& workers);
 
-    /// Who computes the tiles of an antidiagonal: `cpu` on up to `threads` threads (0: every
-    /// core), and `device` (if any) each antidiagonal of at least `threads` tiles, where the
-    /// device's many tiles at once beat the threads. Both must outlive the grid.
-    void set_waves(TileWaves& cpu, TileWaves* device, int threads);
-    TileWaves& cpu_waves() const { return *cpu_; }
-    TileWaves* device_waves() const { return device_; }
-    int threads() const { return threads_; }
-    /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
-    void set_stop(const volatile std::sig_atomic_t* stop) { stop_ = stop; }
-    const volatile std::sig_atomic_t* stop() const { return stop_; }
+    const GridWorkers& workers() const { return workers_; }
 
     /// Computes every tile, antidiagonal by antidiagonal of tiles.
     void compute(const BarredPairs& barred);
@@ -85,11 +86,7 @@ private:
     std::vector<std::vector<int32_t>> col_h_, col_e_;
     std::vector<AlignmentEnd> best_;  ///< per tile, row-major
     int64_t cells_computed_ = 0;
-    CpuTileWaves own_cpu_;
-    TileWaves* cpu_ = &own_cpu_;
-    TileWaves* device_ = nullptr;
-    int threads_ = 1;
-    const volatile std::sig_atomic_t* stop_ = nullptr;
+    GridWorkers workers_;
 };
 
 }  // namespace chromalign

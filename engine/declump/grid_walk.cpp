@@ -85,9 +85,7 @@ void walk_grid(const Sequence& s0, const Sequence& s1, const Scoring& sc, const 
         EdgeGrid inner(s0, s1, sc, r, (r.rows() + limits.split - 1) / limits.split,
                        (r.cols() + limits.split - 1) / limits.split, std::vector<int32_t>(e.top_h, e.top_h + cols + 1),
                        std::vector<int32_t>(e.top_f, e.top_f + cols + 1), std::vector<int32_t>(e.left_h, e.left_h + rows),
-                       std::vector<int32_t>(e.left_e, e.left_e + rows));
-        inner.set_waves(grid.cpu_waves(), grid.device_waves(), grid.threads());
-        inner.set_stop(grid.stop());
+                       std::vector<int32_t>(e.left_e, e.left_e + rows), grid.workers());
         inner.compute(barred);
         walk_grid(s0, s1, sc, inner, barred, limits, w);
     }

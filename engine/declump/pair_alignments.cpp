@@ -16,7 +16,7 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
 
 std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
-    const DeclumpOptions& options, DeclumpCounts& counts, const std::function<void(Strand, const Alignment&, int)>& found,
+    const DeclumpOptions& options, DeclumpCounts& counts, const std::function<void(Strand, const std::vector<Alignment>&)>& found,
     const std::function<void(Strand, const std::vector<Alignment>&)>& ended) {
     std::vector<StrandAlignment> all;
     for (const StrandSearch& search : strands) {
@@ -24,7 +24,7 @@ std::vector<StrandAlignment> pair_alignments(
         if (!search.done) {
             DeclumpCounts c;
             DeclumpResume resume{search.known, {}};
-            if (found) resume.found = [&](const Alignment& a, int rank) { found(search.strand, a, rank); };
+            if (found) resume.found = [&](const std::vector<Alignment>& so_far) { found(search.strand, so_far); };
             list = best_alignments(s0, *search.s1, scoring, count, min_score, options, &c, resume);
             counts.add(c);
             if (ended) ended(search.strand, list);

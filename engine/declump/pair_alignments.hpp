@@ -33,12 +33,12 @@ struct StrandSearch {
 /// At most `count` alignments of s0 against each strand's S1, each at least max(min_score, 1),
 /// merged best first: a higher score first, then the earlier strand of `strands`, then each
 /// strand's own order (its tie rule). So the first is the one stage 1 and the traceback of the
-/// pair give. `found(strand, alignment, rank)` hears of each new one, and `ended(strand,
-/// alignments)` of each strand searched to its end. Adds what was computed to `counts`.
+/// pair give. `found(strand, alignments)` hears of each new one with the strand's alignments so
+/// far (DeclumpResume::found), and `ended(strand, alignments)` of each strand searched to its end. Adds what was computed to `counts`.
 std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
     const DeclumpOptions& options, DeclumpCounts& counts,
-    const std::function<void(Strand, const Alignment&, int)>& found = {},
+    const std::function<void(Strand, const std::vector<Alignment>&)>& found = {},
     const std::function<void(Strand, const std::vector<Alignment>&)>& ended = {});
 
 }  // namespace chromalign

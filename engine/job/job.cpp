@@ -214,14 +214,12 @@ private:
         const int count = options_.alignments;
         const int32_t least = std::max(options_.min_score, 1);
         std::vector<StrandSearch> strands;
-        std::map<Strand, std::vector<Alignment>> so_far;  // what each strand's search has found
         for (const Strand strand : spec_.strands) {
             StrandSearch search{strand, &compared(target, strand), {}, false};
             if (state_) {
                 if (std::optional<DoneSearch> saved = state_->search(answer.pair, strand))
                     take_up(*saved, s0, search, count, least);
             }
-            so_far[strand] = search.known;
             strands.push_back(std::move(search));
         }
         DeclumpOptions options = tiles_within(s0.length(), spec_.s1[target].length(), options_.declump_bytes);
@@ -234,9 +232,8 @@ private:
         // run finds and ends there with _exit(86), as a kill would. Unset, nothing happens.
         const char* crash = std::getenv("CHROMALIGN_CRASH_SEARCH");
         int crash_after = crash ? std::atoi(crash) : 0;
-        auto found = [&](Strand strand, const Alignment& a, int) {
-            so_far[strand].push_back(a);
-            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, so_far[strand]}, every());
+        auto found = [&](Strand strand, const std::vector<Alignment>& so_far) {
+            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, so_far}, every());
             if (state_ && crash_after > 0 && --crash_after == 0) {
                 state_->save();
                 _exit(86);
@@ -249,9 +246,7 @@ private:
         std::vector<StrandAlignment> all =
             pair_alignments(s0, strands, spec_.scoring, count, least, options, answer.declump, found, ended);
         const Alignment& traced = *answer.alignment;
-        if (all.empty() || all.front().strand != answer.strand || all.front().alignment.score != traced.score ||
-            all.front().alignment.s0_start != traced.s0_start || all.front().alignment.s1_start != traced.s1_start ||
-            all.front().alignment.runs != traced.runs)
+        if (all.empty() || all.front().strand != answer.strand || all.front().alignment != traced)
             throw Error("internal: the best of the K alignments of " + describe(answer.pair, answer.strand) +
                         " is not the traceback's");
         all.erase(all.begin());
