@@ -1,6 +1,7 @@
-//! @file The K best search's tiles on the GPU (kernels/cuda/tile_waves.cu): a wave of random
-//! tiles with random edges and barred cells gives tile_dp's values exactly, and searches with
-//! every wave on the GPU give the Waterman-Eggert oracle's alignments. Skipped without a GPU.
+//! @file The K best search's tiles on the GPU (kernels/cuda/tile_waves.cu, edge_pass.cu): a wave
+//! of random tiles with random edges and barred cells gives tile_dp's values exactly, the whole
+//! pass gives the full matrices' edges and peaks, and searches with every wave on the GPU give
+//! the Waterman-Eggert oracle's alignments. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "kernels/registry.hpp"
 #include "tests/pruning_support.hpp"
 #include "tests/test_support.hpp"
+#include "tests/whole_pass_support.hpp"
 
 namespace chromalign {
 namespace {
@@ -79,6 +81,43 @@ TEST(DeclumpGpu, AWaveOfRandomTilesGivesTheRowByRowValues) {
     }
 }
 
+TEST(DeclumpGpu, TheWholePassGivesTheFullMatricesEdgesAndPeaks) {
+    std::unique_ptr<TileWaves> gpu = gpu_waves();
+    if (!gpu) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    const uint64_t seed = test::seed() + 98;
+    std::mt19937_64 rng(seed);
+    // kBytes, kBytes, kEquality (terms beyond a byte), kTable.
+    const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {100, -300, 500, 200}, test::hoxd70()};
+    const int64_t sides[] = {1, 127, 128, 129, 511, 512, 513, 1000, 2047, 3001};
+    const int64_t tile_rows[] = {128, 256, 384, 512, 1024};
+    const int64_t slabs[] = {0, 1, 31, 32, 33, 100, 777};
+    for (int trial = 0; trial < 60; ++trial) {
+        const int64_t rows = trial < 20 ? sides[trial % 10] : 1 + static_cast<int64_t>(rng() % 3000);
+        const int64_t cols = trial < 20 ? sides[(trial * 3 + 1) % 10] : 1 + static_cast<int64_t>(rng() % 3000);
+        const int64_t tr = tile_rows[trial % 5];
+        const int64_t tc = trial % 4 == 0 ? 1 + static_cast<int64_t>(rng() % 8) : 1 + static_cast<int64_t>(rng() % 900);
+        const Scoring& sc = scorings[trial % 4];
+        // Mutated pairs (3% N) have long alignments; random ones ties of small scores.
+        auto [s0, s1] = trial % 3 == 2 ? test::random_pair(rows, cols, rng) : test::mutated_pair(rows, cols, rng, 0.03);
+        const int64_t m = s0.length(), n = s1.length();
+        test::PassVectors want(m, n, tr, tc), got(m, n, tr, tc);
+        got.pass.slab_cols = slabs[trial % 7];
+        test::expected_whole_pass(s0, s1, sc, want.pass);
+        const std::string what = std::to_string(m) + " x " + std::to_string(n) + ", tiles " + std::to_string(tr) +
+                                 " x " + std::to_string(tc) + ", slabs of " + std::to_string(got.pass.slab_cols) +
+                                 ", scoring " + std::to_string(trial % 4) + ", seed " + std::to_string(seed);
+        ASSERT_TRUE(gpu->whole_pass(s0, s1, sc, got.pass)) << what;
+        ASSERT_EQ(got.peaks, want.peaks) << what;
+        ASSERT_EQ(got.row_h, want.row_h) << what;
+        ASSERT_EQ(got.row_f, want.row_f) << what;
+        ASSERT_EQ(got.col_h, want.col_h) << what;
+        ASSERT_EQ(got.col_e, want.col_e) << what;
+    }
+    test::PassVectors odd(300, 300, 100, 100);  // bands of lanes would straddle tiles
+    EXPECT_FALSE(gpu->whole_pass(test::random_pair(300, 300, rng).first, test::random_pair(300, 300, rng).second,
+                                 scorings[0], odd.pass));
+}
+
 TEST(DeclumpGpu, SearchesWithEveryWaveOnTheGpuGiveTheOraclesAlignments) {
     std::unique_ptr<TileWaves> gpu = gpu_waves();
     if (!gpu) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
@@ -87,11 +126,12 @@ TEST(DeclumpGpu, SearchesWithEveryWaveOnTheGpuGiveTheOraclesAlignments) {
     DeclumpOptions options;
     options.device = gpu.get();
     options.threads = 1;  // every wave goes to the GPU
-    const int64_t shapes[][2] = {{64, 64}, {37, 101}, {130, 33}, {200, 200}};
+    // Rows of 128 and 256: the first pass is the device's whole pass; the others: waves.
+    const int64_t shapes[][2] = {{64, 64}, {128, 101}, {37, 101}, {256, 33}, {130, 33}, {200, 200}};
     int trial = 0;
     for (const test::PruningCase& c : test::pruning_cases(rng, 900)) {
-        options.tile_rows = shapes[trial % 4][0];
-        options.tile_cols = shapes[trial++ % 4][1];
+        options.tile_rows = shapes[trial % 6][0];
+        options.tile_cols = shapes[trial++ % 6][1];
         const std::vector<Alignment> want = reference_alignments(c.s0, c.s1, c.scoring, 10);
         const std::vector<Alignment> got = best_alignments(c.s0, c.s1, c.scoring, 10, 1, options);
         ASSERT_EQ(got.size(), want.size()) << c.what << ", seed " << seed;
@@ -108,7 +148,7 @@ TEST(DeclumpGpu, ALargePairGivesTheSameAlignmentsOnTheGpuAsOnCpuThreads) {
     auto [s0, s1] = test::mutated_pair(60000, 60000, rng);
     const Scoring scoring(1, -3, 5, 2);
     DeclumpOptions options;
-    options.tile_rows = options.tile_cols = 1000;
+    options.tile_rows = options.tile_cols = 1024;  // the GPU's first pass is its whole pass
     using Clock = std::chrono::steady_clock;
     auto start = Clock::now();
     const std::vector<Alignment> cpu = best_alignments(s0, s1, scoring, 30, 1, options);

@@ -33,7 +33,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     c.first_seconds = since(start);
     c.first_cells = grid.cells_computed();
     for (;;) {
-        const AlignmentEnd end = grid.best();
+        const AlignmentEnd end = grid.best(barred);
         if (end.score < std::max(min_score, 1)) break;
         start = Clock::now();
         Alignment a = walk_back(grid, barred, end, options.walk);

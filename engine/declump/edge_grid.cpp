@@ -29,6 +29,7 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
     // Column area.left of every band's top row is the left edge's (its F is never read).
     for (int64_t b = 1; b < bands_; ++b) row_h_[static_cast<size_t>(b)][0] = col_h_[0][static_cast<size_t>(b * tile_rows_ - 1)];
     best_.assign(static_cast<size_t>(bands_ * tile_columns_), AlignmentEnd{});
+    peak_only_.assign(best_.size(), 0);
 }
 
 EdgeGrid EdgeGrid::whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
@@ -83,6 +84,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
         const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
         const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
         best_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].best;
+        peak_only_[b * static_cast<size_t>(tile_columns_) + c] = 0;
         if (t.first + 1 < bands_) {
             int32_t* h = row_h_[b + 1].data() + (r.left - area_.left) + 1;
             int32_t* f = row_f_[b + 1].data() + (r.left - area_.left) + 1;
@@ -103,6 +105,20 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
 }
 
 void EdgeGrid::compute(const BarredPairs& barred) {
+    const bool whole_matrix = area_.top == 0 && area_.left == 0 && area_.bottom == s0_.length() && area_.right == s1_.length();
+    if (whole_matrix && barred.empty() && workers_.device && bands_ > 0 && tile_columns_ > 0) {
+        std::vector<int32_t> peaks;
+        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0};
+        if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
+            for (size_t k = 0; k < best_.size(); ++k) {
+                best_[k] = AlignmentEnd{peaks[k], -1, -1};
+                peak_only_[k] = peaks[k] > 0;
+                if (peaks[k] <= 0) best_[k] = AlignmentEnd{};
+            }
+            cells_computed_ += area_.rows() * area_.cols();
+            return;
+        }
+    }
     for (int64_t d = 0; d + 1 < bands_ + tile_columns_; ++d) {
         std::vector<Tile> wave;
         for (int64_t b = std::max<int64_t>(0, d - tile_columns_ + 1); b <= std::min(d, bands_ - 1); ++b) wave.emplace_back(b, d - b);
@@ -130,10 +146,41 @@ int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dir
     return tiles;
 }
 
-AlignmentEnd EdgeGrid::best() const {
+void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred) {
+    std::vector<TileTask> tasks(tiles.size());
+    std::vector<std::vector<int32_t>> out(tiles.size());  // their edges again, not kept
+    for (size_t k = 0; k < tiles.size(); ++k) {
+        const Rect r = tile_rect(tiles[k]);
+        const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
+        out[k].resize(2 * cols + 2 * rows);
+        int32_t* o = out[k].data();
+        tasks[k] = TileTask{r, edges(tiles[k]), barred.in(r.top, r.bottom, r.left, r.right),
+                            TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
+    }
+    workers_.cpu->run(s0_, s1_, scoring_, tasks, workers_.threads);
+    for (size_t k = 0; k < tiles.size(); ++k) {
+        const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);
+        if (tasks[k].best.score != best_[at].score)
+            throw Error("internal: tile (" + std::to_string(tiles[k].first) + ", " + std::to_string(tiles[k].second) +
+                        ") peaks at " + std::to_string(tasks[k].best.score) + ", its pass said " +
+                        std::to_string(best_[at].score));
+        best_[at] = tasks[k].best;
+        peak_only_[at] = 0;
+    }
+}
+
+AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
+    int32_t top = 0;
+    for (const AlignmentEnd& e : best_) top = std::max(top, e.score);
+    if (top <= 0) return AlignmentEnd{};
+    std::vector<Tile> unplaced;  // the tiles that tie for the best without a cell
+    for (size_t k = 0; k < best_.size(); ++k)
+        if (peak_only_[k] && best_[k].score == top)
+            unplaced.emplace_back(static_cast<int64_t>(k) / tile_columns_, static_cast<int64_t>(k) % tile_columns_);
+    if (!unplaced.empty()) find_peaks(unplaced, barred);
     AlignmentEnd best;
     for (const AlignmentEnd& e : best_)
-        if (e.score > 0 && better_end(e, best)) best = e;
+        if (e.score == top && better_end(e, best)) best = e;
     return best;
 }
 

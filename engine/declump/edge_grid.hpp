@@ -45,7 +45,8 @@ public:
 
     const GridWorkers& workers() const { return workers_; }
 
-    /// Computes every tile, antidiagonal by antidiagonal of tiles.
+    /// Computes every tile: on the device in one pass when the grid is a whole matrix, no pair
+    /// is barred and the device can (TileWaves::whole_pass), else antidiagonal by antidiagonal.
     void compute(const BarredPairs& barred);
     /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, each after
     /// the three it depends on (antidiagonal by antidiagonal). Returns the tiles computed.
@@ -63,7 +64,10 @@ public:
     /// The edges of tile t, pointing into this grid (valid while it lives and is not recomputed).
     TileEdges edges(const Tile& t) const;
     /// The best cell of the area by the tie rule (score 0 at (0, 0) when none is positive).
-    AlignmentEnd best() const;
+    /// Tiles whose highest H alone is known (a whole pass) are computed again on the CPU
+    /// threads to find where it is, those that tie for the best first; `barred` is what the grid
+    /// was last computed with.
+    AlignmentEnd best(const BarredPairs& barred);
     int64_t cells_computed() const { return cells_computed_; }
 
 private:
@@ -84,7 +88,13 @@ private:
     std::vector<std::vector<int32_t>> row_h_, row_f_;
     /// Column c of tiles' left column: H and E over rows area.top + 1 .. area.bottom.
     std::vector<std::vector<int32_t>> col_h_, col_e_;
+    /// Finds the cells of `tiles`' highest H (their peak_only_), from their unchanged edges.
+    void find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred);
+
     std::vector<AlignmentEnd> best_;  ///< per tile, row-major
+    /// Per tile: best_ holds its highest H, not yet where it is. Such a tile has not been
+    /// computed since the whole pass, so its edges and bars are those of the pass.
+    std::vector<uint8_t> peak_only_;
     int64_t cells_computed_ = 0;
     GridWorkers workers_;
 };

@@ -8,9 +8,10 @@ namespace chromalign {
 
 DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
     // A square tile of side t keeps (m / t) rows of n + 1 columns and (n / t) columns of m rows.
+    // Sides are multiples of 512 rows, so that a device's whole pass (bands of 512) can run.
     const double side = 16.0 * static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(std::max<int64_t>(bytes, 1));
     DeclumpOptions o;
-    o.tile_rows = o.tile_cols = std::max<int64_t>(256, static_cast<int64_t>(std::ceil(side)));
+    o.tile_rows = o.tile_cols = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(side / 512))) * 512;
     return o;
 }
 

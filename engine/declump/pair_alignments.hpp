@@ -18,7 +18,7 @@ struct StrandAlignment {
 };
 
 /// Tiles whose edges take at most about `bytes` (8 bytes per column of a kept row and per row
-/// of a kept column), square, at least 256 x 256.
+/// of a kept column), square, of a multiple of 512 (a device's whole pass needs 128).
 DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes);
 
 /// One strand's search as the pair's search sees it.

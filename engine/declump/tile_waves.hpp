@@ -20,6 +20,18 @@ struct TileTask {
     AlignmentEnd best;                                ///< out: its best cell by the tie rule
 };
 
+/// Where a whole pass over a matrix puts what an EdgeGrid keeps of it (edge_grid.hpp's layout):
+/// the edges of every tile and each tile's highest H, not yet where it is.
+struct WholePass {
+    int64_t tile_rows = 0, tile_cols = 0;
+    std::vector<std::vector<int32_t>>* row_h = nullptr;  ///< [b][c]: H(b * tile_rows, c), b >= 1, c >= 1
+    std::vector<std::vector<int32_t>>* row_f = nullptr;  ///< F, the same cells
+    std::vector<std::vector<int32_t>>* col_h = nullptr;  ///< [c][i - 1]: H(i, c * tile_cols), c >= 1
+    std::vector<std::vector<int32_t>>* col_e = nullptr;  ///< E, the same cells
+    std::vector<int32_t>* peaks = nullptr;               ///< per tile, row-major: its highest H (>= 0)
+    int64_t slab_cols = 0;  ///< columns a device runs at a time (0: its choice; tests use small ones)
+};
+
 class TileWaves {
 public:
     virtual ~TileWaves() = default;
@@ -33,6 +45,16 @@ public:
     /// other) on `threads` CPU threads or the implementation's own device.
     virtual void run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
                      int threads) = 0;
+    /// Computes every cell of s0 x s1 (row 0 and column 0 the matrix's edges, no pair barred)
+    /// into `out`, whose vectors are sized already; false (nothing written) where this
+    /// implementation cannot: then the grid goes wave by wave.
+    virtual bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
+        (void)s0;
+        (void)s1;
+        (void)scoring;
+        (void)out;
+        return false;
+    }
 };
 
 /// tile_dp_lanes on CPU threads, a thread for each `cells_per_thread` cells of the wave.

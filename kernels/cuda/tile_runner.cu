@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_codes.hpp"
 #include "kernels/cuda/diagonal_trace.hpp"
 #include "kernels/cuda/block_pruning.cuh"
 #include "kernels/cuda/diagonal_kernel.cuh"
@@ -51,23 +52,6 @@ void with_substitution(cuda::Substitution sub, Fn&& fn) {
     case S::kEquality: fn(std::integral_constant<S, S::kEquality>{}); break;
     case S::kTable: fn(std::integral_constant<S, S::kTable>{}); break;
     }
-}
-
-/// The kTable layout of the terms' diagonal table: row a, device S1 code c at
-/// [a * kTableStride + c]; every column but A/C/G/T is a's term against another code.
-std::vector<int32_t> device_table(const CudaScoringTerms& terms) {
-    std::vector<int32_t> table(cuda::kTableWords);
-    for (int a = 0; a < 5; ++a)
-        for (int c = 0; c < cuda::kTableStride; ++c) table[a * cuda::kTableStride + c] = terms.diag[a][c < 4 ? c : 4];
-    return table;
-}
-
-/// Device copy of an encoded sequence, padded with `pad`; S1's "other" code is moved so that
-/// equality alone decides a match (see kS1Other).
-std::vector<uint8_t> padded_codes(const uint8_t* codes, int64_t length, int64_t padded, uint8_t other) {
-    std::vector<uint8_t> out(static_cast<size_t>(padded), other);
-    for (int64_t i = 0; i < length; ++i) out[i] = codes[i] < 4 ? codes[i] : other;
-    return out;
 }
 
 /// The diagonal kernel's instance for alpha A and substitution S: with trace stamps or not,

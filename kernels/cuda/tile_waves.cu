@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/edge_pass.hpp"
 
 namespace chromalign::kernels {
 namespace {
@@ -158,27 +160,6 @@ __global__ void __launch_bounds__(32) tile_wave(const WaveTile* tiles, const uin
     if (lane == 0) bests[blockIdx.x] = WaveBest{best_s, best_r, best_c, 0};
 }
 
-/// Device memory that grows as needed and is kept between waves.
-template <class T>
-class DeviceBuffer {
-public:
-    ~DeviceBuffer() { cudaFree(data_); }
-    T* reserve(size_t count) {
-        if (count > capacity_) {
-            CUDA_CHECK(cudaFree(data_));
-            data_ = nullptr;
-            CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
-            capacity_ = count;
-        }
-        return data_;
-    }
-    T* get() const { return data_; }
-
-private:
-    T* data_ = nullptr;
-    size_t capacity_ = 0;
-};
-
 class CudaTileWaves : public TileWaves {
 public:
     explicit CudaTileWaves(int device) : device_(device) {
@@ -251,6 +232,10 @@ public:
                             ? AlignmentEnd{bests[k].score, task.rect.top + bests[k].row, task.rect.left + bests[k].col}
                             : AlignmentEnd{};
         }
+    }
+
+    bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) override {
+        return cuda_whole_pass(device_, s0, s1, scoring, out);
     }
 
 private:

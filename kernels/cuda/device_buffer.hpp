@@ -1,0 +1,37 @@
+//! @file DeviceBuffer: device memory that grows as needed and is freed with its owner.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "kernels/cuda/cuda_check.hpp"
+
+namespace chromalign::kernels {
+
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() { cudaFree(data_); }
+    /// At least `count` elements (their values undefined after a growth).
+    T* reserve(size_t count) {
+        if (count > capacity_) {
+            CUDA_CHECK(cudaFree(data_));
+            data_ = nullptr;
+            capacity_ = 0;
+            CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
+            capacity_ = count;
+        }
+        return data_;
+    }
+    T* get() const { return data_; }
+
+private:
+    T* data_ = nullptr;
+    size_t capacity_ = 0;
+};
+
+}  // namespace chromalign::kernels

@@ -1,0 +1,177 @@
+//! @file The K best search's first pass as one kernel (TileWaves::whole_pass): every cell of
+//! the matrix, no pair barred, kept only as an EdgeGrid keeps it: the tiles' edges and each
+//! tile's highest H.
+//!
+//! The work comes in units of (band, slab): R = A * 32 rows by a slab of columns. A warp runs
+//! a unit with stage 1's cell step (cell_step.cuh): lane t holds rows band * R + t * A + 1 ..
+//! + A, and at step s computes 0-based column j = j0 + s - t of them (the slab's columns are
+//! j0 .. j1 - 1). Units are taken from a counter in order, every band of a slab before the next
+//! slab, and a unit waits only for units taken before it (the band above, its own band's slab
+//! to the left), which are running or done: any grid size makes progress, and no launch needs
+//! the whole grid resident. Band k's bottom row goes to ring slot k & 1 for band k + 1; band
+//! k + 2 writes a column of that slot only after band k + 1 released a count past it, which
+//! it does after reading it, so two slots are enough.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cuda/block_agent.cuh"
+
+namespace chromalign::kernels::cuda {
+
+/// Steps between a unit's waits for the band above and its own releases: a band starts two
+/// chunks after the one above, so the grid fills in (resident warps) x 2 x kEdgeChunk steps.
+constexpr int kEdgeChunk = 128;
+
+struct EdgePassArgs {
+    PhaseArgs p;  ///< s0 and s1 (padded device codes; s1 readable 32 either side), terms, diag_table
+    int64_t m, n;  ///< the matrix's rows and columns
+    int64_t bands, slabs, slab_cols;
+    int64_t tile_rows, tile_cols, tile_columns;  ///< tile_rows is a multiple of R
+    int2* ring;          ///< 2 rows of n: (H, F) of a band's bottom row
+    int32_t* progress;   ///< per band: 1 + the last column of its bottom row written, released
+    unsigned long long* next_unit;
+    int32_t* state;      ///< per band, kSlotWords<A>: its lanes after its last slab's last column
+    int32_t *row_h, *row_f;  ///< [(b - 1) * n + j]: row b * tile_rows, 0-based column j
+    int32_t *col_h, *col_e;  ///< [(c - 1) * m + i]: 0-based row i, column c * tile_cols
+    int32_t* peaks;          ///< per tile, row-major: the highest H (atomicMax)
+};
+
+/// What a unit reads at the steps of one chunk, staged before them.
+struct EdgeStage {
+    int2 bus[kEdgeChunk];              ///< lane 0's (H, F) from the row above at step c0 + u
+    uint8_t s1[kEdgeChunk + kWarp];    ///< [u - t + T - 1]: lane t's S1 code at step c0 + u
+};
+
+/// load_state through L2: a band's slot is written by whichever warp ran its last slab, in
+/// this same launch, where L1 is not coherent.
+template <int A>
+__device__ __forceinline__ void load_state_l2(Lane<A>& L, const int32_t* slot, int t) {
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        L.ho[r] = __ldcg(slot + r * kWarp + t);
+        L.e[r] = __ldcg(slot + (A + r) * kWarp + t);
+    }
+    L.hdiag_o = __ldcg(slot + 2 * A * kWarp + t);
+    L.fbot = __ldcg(slot + (2 * A + 1) * kWarp + t);
+}
+
+/// max(peak_o, H(r, j) - open) over the lane's rows that are in the matrix (r < valid).
+template <int A>
+__device__ __forceinline__ int32_t lane_peak(const Lane<A>& L, int32_t peak_o, int valid) {
+    if (valid == A) {
+#pragma unroll
+        for (int r = 0; r + 1 < A; r += 2) peak_o = __vimax3_s32(peak_o, L.ho[r], L.ho[r + 1]);
+    } else {
+#pragma unroll
+        for (int r = 0; r < A; ++r)
+            if (r < valid) peak_o = max(peak_o, L.ho[r]);
+    }
+    return peak_o;
+}
+
+/// One unit. Invariant before step s (lanes with s - t in [0, width)): L holds the lane's rows
+/// at column j - 1 as step() wants them, peak_o = max(H - open) of its real rows over the
+/// columns since the last cut (a tile's last column or the slab's), and `cut` is the next.
+template <int A, Substitution kSub>
+__device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, int64_t slab, const int32_t* table,
+                                          EdgeStage& stage) {
+    constexpr int R = A * kWarp;
+    const int t = threadIdx.x;
+    const int32_t open = a.p.terms.open;
+    const int64_t j0 = slab * a.slab_cols, j1 = min(j0 + a.slab_cols, a.n), width = j1 - j0;
+    const int64_t first = band * R + t * A;  // the lane's rows: first + 1 .. first + A
+    const int valid = static_cast<int>(min(max(a.m - first, int64_t{0}), int64_t{A}));
+    const int64_t bottom = (band + 1) * R;
+    const bool kept = t == kWarp - 1 && bottom < a.m && bottom % a.tile_rows == 0;
+    const int64_t kept_at = kept ? (bottom / a.tile_rows - 1) * a.n : 0;
+    int32_t* const peaks = a.peaks + (valid > 0 ? first / a.tile_rows : 0) * a.tile_columns;
+    const int2* const in = a.ring + ((band + 1) & 1) * a.n;
+    int2* const out = a.ring + (band & 1) * a.n;
+    int32_t* const slot = a.state + band * kSlotWords<A>;
+
+    Lane<A> L;
+    if (slab == 0) {
+        start_rows(L, a.p);
+    } else {
+        acquire_flag(a.progress + band, static_cast<int32_t>(j0));  // its slab to the left saved its lanes
+        load_state_l2(L, slot, t);
+    }
+    load_codes<A, kSub>(L, a.p, a.p.s0 + first);
+    int32_t peak_o = -open;
+    int64_t cut = min((j0 / a.tile_cols + 1) * a.tile_cols, j1) - 1;
+
+    const int64_t steps = width + kWarp - 1;
+    for (int64_t c0 = 0; c0 < steps; c0 += kEdgeChunk) {
+        const int count = static_cast<int>(min(int64_t{kEdgeChunk}, steps - c0));
+        if (band > 0 && c0 < width)
+            acquire_flag(a.progress + band - 1, static_cast<int32_t>(min(j0 + c0 + count, j1)));
+        for (int u = t; u < count; u += kWarp) {
+            const int64_t j = j0 + c0 + u;
+            stage.bus[u] = band == 0 || j >= j1 ? make_int2(0, kNegInf) : __ldcg(in + j);
+        }
+        for (int u = t; u < count + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[j0 + c0 + u - (kWarp - 1)];
+        __syncwarp();
+#pragma unroll 4
+        for (int u = 0; u < count; ++u) {
+            const int64_t s = c0 + u, j = j0 + s - t;
+            int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
+            int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
+            if (t == 0) {
+                up_o = stage.bus[u].x - open;
+                up_f = stage.bus[u].y;
+            }
+            if (s < t || j >= j1) continue;  // left of the slab or done with it
+            step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], a.p, table);
+            peak_o = lane_peak(L, peak_o, valid);
+            if (t == kWarp - 1) {
+                const int2 v = make_int2(L.ho[A - 1] + open, L.fbot);
+                out[j] = v;
+                if (kept) {
+                    a.row_h[kept_at + j] = v.x;
+                    a.row_f[kept_at + j] = v.y;
+                }
+            }
+            if (j == cut) {
+                if (valid > 0 && peak_o + open > 0) atomicMax(peaks + j / a.tile_cols, peak_o + open);
+                peak_o = -open;
+                if ((j + 1) % a.tile_cols == 0 && j + 1 < a.n) {  // the left edge of tile column c
+                    const int64_t at = ((j + 1) / a.tile_cols - 1) * a.m + first;
+#pragma unroll
+                    for (int r = 0; r < A; ++r)
+                        if (r < valid) {
+                            a.col_h[at + r] = L.ho[r] + open;
+                            a.col_e[at + r] = L.e[r];
+                        }
+                }
+                if (j + 1 == j1 && j1 < a.n) save_state(L, slot, t);  // for the slab to the right
+                cut = min(((j + 1) / a.tile_cols + 1) * a.tile_cols, j1) - 1;
+            }
+        }
+        __syncwarp();  // the stage is refilled next chunk
+        const int64_t written = min(c0 + count - (kWarp - 1), width);  // lane T-1's columns
+        if (written > 0) release_flag(a.progress + band, static_cast<int32_t>(j0 + written));
+    }
+}
+
+/// Every unit, taken in order by whichever warp is free.
+template <int A, Substitution kSub>
+__global__ void __launch_bounds__(kWarp) edge_pass(const EdgePassArgs a) {
+    __shared__ EdgeStage stage;
+    const int t = threadIdx.x;
+    int32_t* const table = block_table<kSub>();
+    if constexpr (kSub == Substitution::kTable)
+        for (int k = t; k < kTableWords; k += kWarp) table[k] = a.p.diag_table[k];
+    __syncwarp();
+    const unsigned long long units = static_cast<unsigned long long>(a.bands * a.slabs);
+    for (;;) {
+        unsigned long long unit = 0;
+        if (t == 0) unit = atomicAdd(a.next_unit, 1ull);
+        unit = __shfl_sync(0xffffffffu, unit, 0);
+        if (unit >= units) return;
+        const int64_t u = static_cast<int64_t>(unit);
+        edge_unit<A, kSub>(a, u % a.bands, u / a.bands, table, stage);
+    }
+}
+
+}  // namespace chromalign::kernels::cuda
