@@ -11,6 +11,7 @@
 
 #include "engine/declump/declump.hpp"
 #include "engine/declump/tile_lanes.hpp"
+#include "engine/declump/tile_split.hpp"
 #include "engine/error.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
@@ -50,7 +51,8 @@ DeclumpOptions options(int64_t rows, int64_t cols, int64_t leaf = int64_t{1} << 
     return o;
 }
 
-TEST(Declump, TheLanesComputeATileAsTheRowByRowDpDoes) {
+// The lanes, and a tile cut into sub-tiles on threads of its own (tile_split.hpp).
+TEST(Declump, TheLanesAndTheSplitTileComputeATileAsTheRowByRowDpDoes) {
     const uint64_t seed = test::seed() + 85;
     std::mt19937_64 rng(seed);
     const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 1}, {5, -4, 10, 1}, test::hoxd70()};
@@ -85,6 +87,14 @@ TEST(Declump, TheLanesComputeATileAsTheRowByRowDpDoes) {
         ASSERT_EQ(want, got) << "trial " << trial << ": " << rows << " x " << cols << ", seed " << seed;
         ASSERT_EQ(a, b) << "trial " << trial << ": " << rows << " x " << cols << ", best " << a.score << " at " << a.s0_end
                         << ", " << a.s1_end << " against " << b.score << " at " << b.s0_end << ", " << b.s1_end
+                        << ", seed " << seed;
+        const int64_t split = 1 + trial % 7;
+        const int threads = 1 + trial % 4;
+        std::vector<int32_t> in_parts(want.size(), -7);
+        const AlignmentEnd c = tile_dp_split(s0, s1, sc, rect, edges, bars, sink(in_parts), split, threads);
+        ASSERT_EQ(want, in_parts) << "trial " << trial << ": " << rows << " x " << cols << " in " << split << " x "
+                                  << split << " on " << threads << " threads, seed " << seed;
+        ASSERT_EQ(a, c) << "trial " << trial << ": " << rows << " x " << cols << " in " << split << " x " << split
                         << ", seed " << seed;
     }
 }

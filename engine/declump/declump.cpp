@@ -22,20 +22,20 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     if (options.device) options.device->bind(s0, s1);
     const int threads =
         options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols,
-                                    GridWorkers{&cpu, options.device, threads, options.stop});
-    BarredPairs barred(options.tile_rows);
     using Clock = std::chrono::steady_clock;
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     DeclumpCounts c;
-    auto start = Clock::now();
+    auto start = Clock::now();  // the first pass: the grid's edges made, then computed
+    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols,
+                                    GridWorkers{&cpu, options.device, threads, options.stop});
+    BarredPairs barred(options.tile_rows);
     grid.compute(barred);
     c.first_seconds = since(start);
     c.first_cells = grid.cells_computed();
     for (;;) {
+        start = Clock::now();  // a traceback: where the best cell is, then the walk from it
         const AlignmentEnd end = grid.best(barred);
         if (end.score < std::max(min_score, 1)) break;
-        start = Clock::now();
         Alignment a = walk_back(grid, barred, end, options.walk);
         c.walk_seconds += since(start);
         const size_t k = found.size();

@@ -42,8 +42,8 @@ struct DeclumpCounts {
     int64_t first_cells = 0;       ///< the first pass: every cell
     int64_t recomputed_cells = 0;  ///< tiles computed again after alignments
     int64_t recomputed_tiles = 0;
-    double first_seconds = 0;      ///< the first pass
-    double walk_seconds = 0;       ///< the tracebacks
+    double first_seconds = 0;      ///< the first pass, its edges' memory made first
+    double walk_seconds = 0;       ///< the tracebacks, each from finding its best cell
     double recompute_seconds = 0;  ///< the tiles computed again
 
     void add(const DeclumpCounts& o) {

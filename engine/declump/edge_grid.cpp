@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "engine/error.hpp"
 
@@ -17,10 +18,27 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
       bands_((area.rows() + tile_rows - 1) / tile_rows), tile_columns_((area.cols() + tile_cols - 1) / tile_cols),
       workers_(workers) {
     const size_t width = static_cast<size_t>(area.cols() + 1), height = static_cast<size_t>(area.rows());
-    row_h_.assign(static_cast<size_t>(bands_), std::vector<int32_t>(width, 0));
-    row_f_.assign(static_cast<size_t>(bands_), std::vector<int32_t>(width, kNoGap));
-    col_h_.assign(static_cast<size_t>(tile_columns_), std::vector<int32_t>(height, 0));
-    col_e_.assign(static_cast<size_t>(tile_columns_), std::vector<int32_t>(height, kNoGap));
+    row_h_.resize(static_cast<size_t>(bands_));
+    row_f_.resize(row_h_.size());
+    col_h_.resize(static_cast<size_t>(tile_columns_));
+    col_e_.resize(col_h_.size());
+    // A genome's edges are gigabytes: their first touch on every thread, not on one.
+    const int64_t words = bands_ * static_cast<int64_t>(width) + tile_columns_ * static_cast<int64_t>(height);
+    const int threads = words >= (int64_t{1} << 26) ? std::max(1, workers.threads) : 1;
+    const auto fill = [&](int w) {
+        for (int64_t b = w; b < bands_; b += threads) {
+            row_h_[static_cast<size_t>(b)].assign(width, 0);
+            row_f_[static_cast<size_t>(b)].assign(width, kNoGap);
+        }
+        for (int64_t c = w; c < tile_columns_; c += threads) {
+            col_h_[static_cast<size_t>(c)].assign(height, 0);
+            col_e_[static_cast<size_t>(c)].assign(height, kNoGap);
+        }
+    };
+    std::vector<std::thread> helpers;
+    for (int w = 1; w < threads; ++w) helpers.emplace_back(fill, w);
+    fill(0);
+    for (std::thread& h : helpers) h.join();
     if (bands_ == 0 || tile_columns_ == 0) return;
     row_h_[0] = std::move(top_h);
     row_f_[0] = std::move(top_f);

@@ -70,8 +70,12 @@ void walk_grid(const Sequence& s0, const Sequence& s1, const Scoring& sc, const 
                const BarredPairs& barred, const WalkLimits& limits, Walk& w) {
     while (!w.done && grid.area().holds(w.i, w.j)) {
         const EdgeGrid::Tile tile = grid.tile_of(w.i, w.j);
-        const Rect r = grid.tile_rect(tile);
         const TileEdges e = grid.edges(tile);
+        // The walk only moves up and left: the tile's cells below it or to its right are never
+        // read, and the rest depends on the tile's top and left edges alone.
+        Rect r = grid.tile_rect(tile);
+        r.bottom = w.i;
+        r.right = w.j;
         if (r.rows() * r.cols() <= limits.leaf_cells) {
             FullTile full;
             TileSink sink;

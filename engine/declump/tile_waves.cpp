@@ -7,8 +7,16 @@
 #include <thread>
 
 #include "engine/declump/tile_lanes.hpp"
+#include "engine/declump/tile_split.hpp"
 
 namespace chromalign {
+namespace {
+
+/// Sub-tiles' side where a tile is cut for threads of its own: about 25 us of work each on one
+/// core, against a lock and a wake-up to hand it over.
+constexpr int64_t kSubTile = 192;
+
+}  // namespace
 
 void CpuTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
                        int threads) {
@@ -16,6 +24,10 @@ void CpuTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& sc
     for (const TileTask& t : tasks) cells += t.rect.rows() * t.rect.cols();
     const size_t workers = std::min({tasks.size(), static_cast<size_t>(std::max(threads, 1)),
                                      static_cast<size_t>(1 + cells / std::max<int64_t>(cells_per_thread_, 1))});
+    // Fewer tiles than threads: each tile gets the threads left over, cut into sub-tiles of
+    // about kSubTile on a side (tile_split.hpp), where it has enough of them (4 x 4) to pay for
+    // starting the threads.
+    const int each = tasks.empty() ? 1 : std::max(threads, 1) / static_cast<int>(tasks.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr failure;
@@ -23,7 +35,10 @@ void CpuTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& sc
         for (size_t k; !failed && (k = next++) < tasks.size();) {
             try {
                 TileTask& t = tasks[k];
-                t.best = tile_dp_lanes(s0, s1, scoring, t.rect, t.edges, t.barred, t.sink);
+                const int64_t split = std::min<int64_t>(std::min(t.rect.rows(), t.rect.cols()) / kSubTile, 4 * each);
+                t.best = each >= 2 && split >= 4 && cells >= cells_per_thread_
+                             ? tile_dp_split(s0, s1, scoring, t.rect, t.edges, t.barred, t.sink, split, each)
+                             : tile_dp_lanes(s0, s1, scoring, t.rect, t.edges, t.barred, t.sink);
             } catch (...) {
                 if (!failed.exchange(true)) failure = std::current_exception();
             }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
+#include <thread>
 #include <cstdint>
 #include <vector>
 
@@ -25,6 +27,104 @@ constexpr int64_t kUnitsPerWarp = 16;
 constexpr int64_t kMinSlabCols = 4096;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Rows of device memory copied into host vectors. A pageable copy crosses the bus at a
+/// fraction of its speed, with one core staging it: here the device writes pieces into two
+/// pinned buffers in turn while the host's threads copy the other one out.
+class HomeCopies {
+public:
+    /// `rows` rows of `width` values from `from` (contiguous) into to[first + r].data() + offset.
+    void add(const int32_t* from, int64_t rows, int64_t width, std::vector<std::vector<int32_t>>& to, int64_t first,
+             int64_t offset) {
+        for (int64_t r = 0; r < rows; ++r)
+            rows_.push_back(Row{from + r * width, to[static_cast<size_t>(first + r)].data() + offset, width});
+    }
+
+    void run() {
+        if (rows_.empty()) return;
+        int32_t* pinned[2] = {};
+        cudaStream_t stream = nullptr;
+        cudaEvent_t landed[2] = {};
+        const auto release = [&] {
+            for (int k = 0; k < 2; ++k) {
+                if (pinned[k]) cudaFreeHost(pinned[k]);
+                if (landed[k]) cudaEventDestroy(landed[k]);
+            }
+            if (stream) cudaStreamDestroy(stream);
+        };
+        try {
+            for (int k = 0; k < 2; ++k) {
+                CUDA_CHECK(cudaMallocHost(&pinned[k], kPieceWords * 4));
+                CUDA_CHECK(cudaEventCreateWithFlags(&landed[k], cudaEventDisableTiming));
+            }
+            CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+            // Pieces of whole rows (a row longer than a piece is a piece of its own parts).
+            std::vector<std::vector<Row>> pieces;
+            int64_t filled = kPieceWords;
+            for (const Row& row : rows_)
+                for (int64_t done = 0; done < row.width;) {
+                    const int64_t take = std::min(row.width - done, kPieceWords);
+                    if (filled + take > kPieceWords) {
+                        pieces.emplace_back();
+                        filled = 0;
+                    }
+                    pieces.back().push_back(Row{row.from + done, row.to + done, take});
+                    filled += take;
+                    done += take;
+                }
+            const auto send = [&](size_t p) {
+                int64_t at = 0;
+                for (const Row& r : pieces[p]) {
+                    CUDA_CHECK(cudaMemcpyAsync(pinned[p % 2] + at, r.from, static_cast<size_t>(r.width) * 4,
+                                               cudaMemcpyDeviceToHost, stream));
+                    at += r.width;
+                }
+                CUDA_CHECK(cudaEventRecord(landed[p % 2], stream));
+            };
+            const int threads = std::max(1, std::min(16, static_cast<int>(std::thread::hardware_concurrency())));
+            send(0);
+            for (size_t p = 0; p < pieces.size(); ++p) {
+                CUDA_CHECK(cudaEventSynchronize(landed[p % 2]));
+                if (p + 1 < pieces.size()) send(p + 1);  // into the other buffer, copied out already
+                spread(pieces[p], pinned[p % 2], threads);
+            }
+        } catch (...) {
+            release();
+            throw;
+        }
+        release();
+    }
+
+private:
+    static constexpr int64_t kPieceWords = int64_t{16} << 20;  ///< 64 MiB a pinned buffer
+    struct Row {
+        const int32_t* from;
+        int32_t* to;
+        int64_t width;
+    };
+
+    /// The piece's rows out of `buffer` into their vectors, on `threads` threads.
+    static void spread(const std::vector<Row>& piece, const int32_t* buffer, int threads) {
+        std::vector<int64_t> at(piece.size() + 1, 0);
+        for (size_t k = 0; k < piece.size(); ++k) at[k + 1] = at[k] + piece[k].width;
+        const int64_t total = at.back();
+        const auto part = [&](int w) {  // words [total * w / threads, total * (w + 1) / threads)
+            const int64_t lo = total * w / threads, hi = total * (w + 1) / threads;
+            size_t k = static_cast<size_t>(std::upper_bound(at.begin(), at.end(), lo) - at.begin()) - 1;
+            for (int64_t x = lo; x < hi; ++k) {
+                const int64_t end = std::min(hi, at[k + 1]);
+                std::memcpy(piece[k].to + (x - at[k]), buffer + x, static_cast<size_t>(end - x) * 4);
+                x = end;
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (int w = 1; w < threads; ++w) helpers.emplace_back(part, w);
+        part(0);
+        for (std::thread& h : helpers) h.join();
+    }
+
+    std::vector<Row> rows_;
+};
 
 template <int A, Substitution kSub>
 void launch(int device, EdgePassArgs& a, int64_t wanted_slab_cols) {
@@ -120,19 +220,14 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     case 8: launch_for<8>(device, terms.substitution, a, out.slab_cols); break;
     default: launch_for<4>(device, terms.substitution, a, out.slab_cols); break;
     }
-    const auto home = [](int32_t* to, const int32_t* from, int64_t count) {
-        CUDA_CHECK(cudaMemcpy(to, from, static_cast<size_t>(count) * 4, cudaMemcpyDeviceToHost));
-    };
-    for (int64_t b = 1; b < tile_bands; ++b) {
-        home((*out.row_h)[static_cast<size_t>(b)].data() + 1, a.row_h + (b - 1) * n, n);
-        home((*out.row_f)[static_cast<size_t>(b)].data() + 1, a.row_f + (b - 1) * n, n);
-    }
-    for (int64_t c = 1; c < tile_columns; ++c) {
-        home((*out.col_h)[static_cast<size_t>(c)].data(), a.col_h + (c - 1) * m, m);
-        home((*out.col_e)[static_cast<size_t>(c)].data(), a.col_e + (c - 1) * m, m);
-    }
+    HomeCopies home;
+    home.add(a.row_h, tile_bands - 1, n, *out.row_h, 1, 1);
+    home.add(a.row_f, tile_bands - 1, n, *out.row_f, 1, 1);
+    home.add(a.col_h, tile_columns - 1, m, *out.col_h, 1, 0);
+    home.add(a.col_e, tile_columns - 1, m, *out.col_e, 1, 0);
+    home.run();
     out.peaks->resize(static_cast<size_t>(tile_bands * tile_columns));
-    home(out.peaks->data(), a.peaks, tile_bands * tile_columns);
+    CUDA_CHECK(cudaMemcpy(out.peaks->data(), a.peaks, out.peaks->size() * 4, cudaMemcpyDeviceToHost));
     return true;
 }
 
