@@ -125,7 +125,8 @@ TEST(DeclumpGpu, SearchesWithEveryWaveOnTheGpuGiveTheOraclesAlignments) {
     std::mt19937_64 rng(seed);
     DeclumpOptions options;
     options.device = gpu.get();
-    options.threads = 1;  // every wave goes to the GPU
+    options.threads = 1;
+    options.device_wave = 1;  // every wave goes to the GPU
     // Rows of 128 and 256: the first pass is the device's whole pass; the others: waves.
     const int64_t shapes[][2] = {{64, 64}, {128, 101}, {37, 101}, {256, 33}, {130, 33}, {200, 200}};
     int trial = 0;

@@ -91,7 +91,8 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
                             TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
         cells_computed_ += r.rows() * r.cols();
     }
-    const bool wide = static_cast<int>(tiles.size()) >= workers_.threads;
+    const int64_t device_wave = workers_.device_wave > 0 ? workers_.device_wave : 16 * int64_t{workers_.threads};
+    const bool wide = static_cast<int64_t>(tiles.size()) >= device_wave;
     TileWaves& waves = workers_.device && wide ? *workers_.device : *workers_.cpu;
     waves.run(s0_, s1_, scoring_, tasks, workers_.threads);
     std::vector<Changed> changed(tiles.size());

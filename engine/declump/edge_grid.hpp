@@ -19,9 +19,14 @@ namespace chromalign {
 /// Who computes an EdgeGrid's tiles, and what stops them.
 struct GridWorkers {
     TileWaves* cpu = nullptr;     ///< CPU threads (required)
-    TileWaves* device = nullptr;  ///< a device for each antidiagonal of at least `threads` tiles, where
-                                  ///< its many tiles at once beat the threads; null: none
+    TileWaves* device = nullptr;  ///< a device for the whole pass and each antidiagonal of at least
+                                  ///< `device_wave` tiles, where its many tiles at once beat the
+                                  ///< threads; null: none
     int threads = 1;              ///< the CPU threads (>= 1)
+    /// A warp per tile runs about a tenth of a core's lanes: on H. pylori (3072-side tiles, 16
+    /// threads) waves of 17 to 32 tiles took 48 ms each on an H200, 9 to 16 tiles 18 ms on the
+    /// threads. So by default (0) only waves of 16 x threads tiles go to the device.
+    int64_t device_wave = 0;
     /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
     const volatile std::sig_atomic_t* stop = nullptr;
 };
