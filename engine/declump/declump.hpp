@@ -31,10 +31,10 @@ struct DeclumpOptions {
     WalkLimits walk;
     int threads = 0;  ///< tiles of an antidiagonal computed at once (0: every core)
     int64_t cells_per_thread = int64_t{1} << 18;  ///< a thread for each this many cells of an antidiagonal
-    /// A device for the first pass and antidiagonals of at least `device_wave` tiles
+    /// A device for the first pass and antidiagonals of at least `device_cells` cells
     /// (Backend::tile_waves(), GridWorkers); null: none.
     TileWaves* device = nullptr;
-    int64_t device_wave = 0;  ///< 0: 16 x threads (GridWorkers::device_wave)
+    int64_t device_cells = 0;  ///< 0: GridWorkers' default
     /// Read between antidiagonals of tiles: once a signal handler sets it, Interrupted.
     const volatile std::sig_atomic_t* stop = nullptr;
 };

@@ -82,6 +82,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
     // antidiagonal read edges that none of them writes, and the edges change after all ran.
     std::vector<TileTask> tasks(tiles.size());
     std::vector<std::vector<int32_t>> out(tiles.size());
+    int64_t wave_cells = 0;
     for (size_t k = 0; k < tiles.size(); ++k) {
         const Rect r = tile_rect(tiles[k]);
         const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
@@ -89,11 +90,12 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
         int32_t* o = out[k].data();
         tasks[k] = TileTask{r, edges(tiles[k]), barred.in(r.top, r.bottom, r.left, r.right),
                             TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
-        cells_computed_ += r.rows() * r.cols();
+        wave_cells += r.rows() * r.cols();
     }
-    const int64_t device_wave = workers_.device_wave > 0 ? workers_.device_wave : 16 * int64_t{workers_.threads};
-    const bool wide = static_cast<int64_t>(tiles.size()) >= device_wave;
-    TileWaves& waves = workers_.device && wide ? *workers_.device : *workers_.cpu;
+    cells_computed_ += wave_cells;
+    const int64_t device_cells = workers_.device_cells > 0 ? workers_.device_cells : int64_t{1} << 22;
+    const bool on_device = wave_cells >= device_cells;
+    TileWaves& waves = workers_.device && on_device ? *workers_.device : *workers_.cpu;
     waves.run(s0_, s1_, scoring_, tasks, workers_.threads);
     std::vector<Changed> changed(tiles.size());
     for (size_t k = 0; k < tiles.size(); ++k) {
@@ -103,7 +105,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
         const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
         const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
         best_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].best;
-        peak_only_[b * static_cast<size_t>(tile_columns_) + c] = 0;
+        peak_only_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].cell_unknown;
         if (t.first + 1 < bands_) {
             int32_t* h = row_h_[b + 1].data() + (r.left - area_.left) + 1;
             int32_t* f = row_f_[b + 1].data() + (r.left - area_.left) + 1;

@@ -20,13 +20,11 @@ namespace chromalign {
 struct GridWorkers {
     TileWaves* cpu = nullptr;     ///< CPU threads (required)
     TileWaves* device = nullptr;  ///< a device for the whole pass and each antidiagonal of at least
-                                  ///< `device_wave` tiles, where its many tiles at once beat the
-                                  ///< threads; null: none
+                                  ///< `device_cells` cells; null: none
     int threads = 1;              ///< the CPU threads (>= 1)
-    /// A warp per tile runs about a tenth of a core's lanes: on H. pylori (3072-side tiles, 16
-    /// threads) waves of 17 to 32 tiles took 48 ms each on an H200, 9 to 16 tiles 18 ms on the
-    /// threads. So by default (0) only waves of 16 x threads tiles go to the device.
-    int64_t device_wave = 0;
+    /// A device's wave costs a launch and the edges' trips (about 0.1 ms); an antidiagonal of
+    /// fewer cells than this (0: 2^22, some 3 ms of one core) stays on the threads.
+    int64_t device_cells = 0;
     /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
     const volatile std::sig_atomic_t* stop = nullptr;
 };
@@ -69,7 +67,7 @@ public:
     /// The edges of tile t, pointing into this grid (valid while it lives and is not recomputed).
     TileEdges edges(const Tile& t) const;
     /// The best cell of the area by the tie rule (score 0 at (0, 0) when none is positive).
-    /// Tiles whose highest H alone is known (a whole pass) are computed again on the CPU
+    /// Tiles whose highest H alone is known (a device's) are computed again on the CPU
     /// threads to find where it is, those that tie for the best first; `barred` is what the grid
     /// was last computed with.
     AlignmentEnd best(const BarredPairs& barred);
@@ -93,12 +91,12 @@ private:
     std::vector<std::vector<int32_t>> row_h_, row_f_;
     /// Column c of tiles' left column: H and E over rows area.top + 1 .. area.bottom.
     std::vector<std::vector<int32_t>> col_h_, col_e_;
-    /// Finds the cells of `tiles`' highest H (their peak_only_), from their unchanged edges.
+    /// Finds the cells of `tiles`' highest H (their peak_only_), from their edges.
     void find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred);
 
     std::vector<AlignmentEnd> best_;  ///< per tile, row-major
-    /// Per tile: best_ holds its highest H, not yet where it is. Such a tile has not been
-    /// computed since the whole pass, so its edges and bars are those of the pass.
+    /// Per tile: best_ holds its highest H, not yet where it is (a device computed the tile);
+    /// its edges and bars give its values again whenever that is asked.
     std::vector<uint8_t> peak_only_;
     int64_t cells_computed_ = 0;
     GridWorkers workers_;

@@ -18,6 +18,8 @@ struct TileTask {
     std::vector<std::pair<int64_t, int64_t>> barred;  ///< its barred pairs, row-major
     TileSink sink;                                    ///< bottom and right (full must be null)
     AlignmentEnd best;                                ///< out: its best cell by the tie rule
+    /// out: `best` holds only the highest H (a device's tiles), not where it is (-1, -1).
+    bool cell_unknown = false;
 };
 
 /// Where a whole pass over a matrix puts what an EdgeGrid keeps of it (edge_grid.hpp's layout):

@@ -71,9 +71,11 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// max(x - open, -open) moves the VIADD onto it and was 15% slower on 8M x 8M (H100).
 /// Each row's best H is tracked after the step (track_if_needed).
 /// `table` is the block's copy of the diagonal terms (kTable only).
-template <int A, Substitution kSub>
+/// kBarred (the K best search's tiles, tile_waves.cu): row r's cell takes no diagonal term where
+/// bit r of `barred` is set, as a pair of an alignment already found.
+template <int A, Substitution kSub, bool kBarred = false>
 __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int32_t c, const PhaseArgs& p,
-                                     const int32_t* table) {
+                                     const int32_t* table, uint32_t barred = 0) {
     const uint32_t selector = byte_selector(c);
     int32_t diag_o = L.hdiag_o;
     int32_t f = __viaddmax_s32(up_f, -p.terms.ext, up_o);                      // F(top, j)
@@ -81,7 +83,8 @@ __device__ __forceinline__ void step(Lane<A>& L, int32_t up_o, int32_t up_f, int
 #pragma unroll
     for (int r = 0; r < A; ++r) {
         const int32_t e = __viaddmax_s32(L.e[r], -p.terms.ext, L.ho[r]);      // E(r, j)
-        const int32_t d = diag_o + diagonal_term<kSub>(L.code[r], c, selector, p, table);
+        int32_t d = diag_o + diagonal_term<kSub>(L.code[r], c, selector, p, table);
+        if constexpr (kBarred) d = (barred >> r) & 1u ? kNegInf : d;
         if (r > 0) f = __viaddmax_s32(f, -p.terms.ext_f, hp_o);               // F(r, j)
         hp_o = __vimax_s32_relu(d, e) - p.terms.open;                          // H'(r, j) - open
         const int32_t ho = __viaddmax_s32(f, -p.terms.open, hp_o);            // H(r, j) - open

@@ -1,163 +1,192 @@
-//! @file CudaTileWaves: a wave of the K best search's tiles, a warp each.
+//! @file CudaTileWaves: a wave of the K best search's tiles, each in bands of lanes.
+//!
+//! A tile of a wave is cut into bands of R = A * 32 rows, and a warp runs one band across the
+//! tile's columns with stage 1's cell step (cell_step.cuh), as the edge pass does a whole matrix
+//! (edge_pass.cuh): lane t holds rows band * R + t * A + 1 .. + A of the tile, and at step s
+//! computes its column s - t + 1. Units (tile, band) are taken in order, band by band over the
+//! tiles, so a band waits only for the band above it, taken earlier; the two-slot ring and the
+//! released column counts are the edge pass's. Barred pairs come as per-lane lists by column.
+//! A tile gives its bottom row, right column and highest H; where that H lies, the host finds
+//! when it needs it (EdgeGrid::best).
 #include "kernels/cuda/tile_waves.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_codes.hpp"
+#include "kernels/cuda/edge_pass.cuh"
 #include "kernels/cuda/edge_pass.hpp"
 
 namespace chromalign::kernels {
 namespace {
 
-constexpr int kNeg = -(1 << 30);  // kNoGap
-static_assert(kNeg == kNoGap, "the device's 'no gap' is the host's");
+using cuda::kNegInf;
+using cuda::kWarp;
+using cuda::Substitution;
+
+/// Rows per lane: more bands to a tile than alpha 16 gives, for the narrow waves of a
+/// recomputation, where a tile's bands are most of the parallelism.
+constexpr int kAlpha = 8;
+constexpr int kBandRows = kAlpha * kWarp;
 
 /// A tile as the kernel reads it: rows top + 1 .. top + rows, columns left + 1 .. left + cols.
-struct WaveTile {
+struct LaneTile {
     long long top, left;
-    long long in;    ///< its inputs in `in`: top H and F (cols + 1 each, the corner first), left H and E (rows each)
-    long long out;   ///< its outputs in `out`: the rolling row's H and F (cols + 1 each; the bottom row
-                     ///< at the end), right H and E (rows each)
-    long long bars;  ///< its barred cells in `bars`: (row, column) in the tile, 1-based, row-major
-    int rows, cols, bar_count, pad;
+    long long in;    ///< in `in`: top H and F (cols + 1 each, the corner first), left H and E (rows each)
+    long long out;   ///< in `out`: bottom H and F (cols each), right H and E (rows each)
+    long long ring;  ///< in `ring`: two rows of cols (H, F)
+    int rows, cols, bands;
+    int flags;       ///< its bands' released counts in `flags`
+    int bar_lists;   ///< its (band, lane) lists' bounds in `bar_at`: bands * 32 + 1 of them
+    int pad;
 };
 
-struct WaveBest {
-    int score, row, col, pad;  ///< row and column in the tile, 1-based; score 0: none
+struct LaneWaveArgs {
+    cuda::PhaseArgs p;      ///< s0, s1 (device codes; s1 readable 32 either side, s0 a band past m), terms, table
+    const LaneTile* tiles;
+    const int2* units;      ///< (tile, band), band by band
+    int units_count;
+    unsigned long long* next_unit;
+    const int32_t* in;
+    int32_t* out;
+    int2* ring;
+    int32_t* flags;
+    const int2* bars;       ///< (column in the tile, 1-based; bit of the lane's row) per lane, by column
+    const int32_t* bar_at;  ///< list l of the wave: bars[bar_at[l] .. bar_at[l + 1])
+    int32_t* peaks;         ///< per tile: its highest H (atomicMax)
 };
 
-struct WaveTerms {
-    int table[5][5];
-    int open, ext;
-};
+/// One band of one tile. Invariant before step s (lanes with s - t in [0, cols)): L holds the
+/// lane's rows at tile column s - t as step() wants them; peak_o = max(H - open) of its rows in
+/// the tile so far; `bar` is its first barred cell at column s - t + 1 or after.
+template <int A, Substitution kSub>
+__device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int band, const int32_t* table,
+                                          cuda::EdgeStage& stage) {
+    constexpr int R = A * kWarp;
+    const int t = threadIdx.x;
+    const LaneTile T = a.tiles[tile];
+    const int32_t open = a.p.terms.open, ext = a.p.terms.ext;
+    const int first = band * R + t * A;  // the lane's rows: first + 1 .. first + A of the tile
+    const int valid = min(max(T.rows - first, 0), A);
+    const int32_t* const top_h = a.in + T.in;
+    const int32_t* const top_f = top_h + T.cols + 1;
+    const int32_t* const left_h = top_f + T.cols + 1;
+    const int32_t* const left_e = left_h + T.rows;
+    int32_t* const bottom_h = a.out + T.out;
+    int32_t* const bottom_f = bottom_h + T.cols;
+    int32_t* const right_h = bottom_f + T.cols;
+    int32_t* const right_e = right_h + T.rows;
+    const int2* const in = a.ring + T.ring + ((band + 1) & 1) * T.cols;
+    int2* const out = a.ring + T.ring + (band & 1) * T.cols;
+    const bool holds_bottom = valid > 0 && first + valid == T.rows;  // the tile's last row is its row valid - 1
+    const bool feeds_below = t == kWarp - 1 && band + 1 < T.bands;
+    const int list = T.bar_lists + band * kWarp + t;
+    const int2* bar = a.bars + a.bar_at[list];
+    const int2* const bar_end = a.bars + a.bar_at[list + 1];
+    int next_bar = bar < bar_end ? bar->x : INT_MAX;
 
-/// (s, r, c) wins over (s2, r2, c2) by the tie rule: a higher score, then the smaller row, column.
-__device__ bool wins(int s, int r, int c, int s2, int r2, int c2) {
-    if (s != s2) return s > s2;
-    if (r != r2) return r < r2;
-    return c < c2;
+    cuda::Lane<A> L;
+#pragma unroll
+    for (int r = 0; r < A; ++r) {
+        L.ho[r] = (r < valid ? left_h[first + r] : 0) - open;
+        L.e[r] = r < valid ? left_e[first + r] : kNegInf;
+    }
+    L.hdiag_o = (first == 0 ? top_h[0] : first <= T.rows ? left_h[first - 1] : 0) - open;
+    L.fbot = kNegInf;
+    cuda::load_codes<A, kSub>(L, a.p, a.p.s0 + T.top + first);
+    int32_t peak_o = -open;
+
+    const int steps = T.cols + kWarp - 1;
+    for (int c0 = 0; c0 < steps; c0 += cuda::kEdgeChunk) {
+        const int count = min(cuda::kEdgeChunk, steps - c0);
+        if (band > 0 && c0 < T.cols) cuda::acquire_flag(a.flags + T.flags + band - 1, min(c0 + count, T.cols));
+        for (int u = t; u < count; u += kWarp) {
+            const int j = c0 + u;
+            stage.bus[u] = j >= T.cols ? make_int2(0, kNegInf)
+                           : band == 0 ? make_int2(top_h[j + 1], top_f[j + 1])
+                                       : __ldcg(in + j);
+        }
+        for (int u = t; u < count + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[T.left + c0 + u - (kWarp - 1)];
+        __syncwarp();
+        for (int u = 0; u < count; ++u) {
+            const int s = c0 + u, j = s - t;
+            int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
+            int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
+            if (t == 0) {
+                up_o = stage.bus[u].x - open;
+                up_f = stage.bus[u].y;
+            }
+            if (s < t || j >= T.cols) continue;  // left of the tile or done with it
+            const int32_t code = stage.s1[u - t + kWarp - 1];
+            if (j + 1 == next_bar) {
+                uint32_t barred = 0;
+                for (; bar < bar_end && bar->x == j + 1; ++bar) barred |= static_cast<uint32_t>(bar->y);
+                next_bar = bar < bar_end ? bar->x : INT_MAX;
+                cuda::step<A, kSub, true>(L, up_o, up_f, code, a.p, table, barred);
+            } else {
+                cuda::step<A, kSub>(L, up_o, up_f, code, a.p, table);
+            }
+            peak_o = cuda::lane_peak(L, peak_o, valid);
+            if (feeds_below) out[j] = make_int2(L.ho[A - 1] + open, L.fbot);
+            if (holds_bottom) {  // F down the lane's rows to its last valid one, from the true H
+                int32_t f = max(up_f - ext, up_o);
+#pragma unroll
+                for (int r = 1; r < A; ++r)
+                    if (r < valid) f = max(f - ext, L.ho[r - 1]);
+                int32_t h = L.ho[0];
+#pragma unroll
+                for (int r = 1; r < A; ++r)
+                    if (r < valid) h = L.ho[r];
+                bottom_h[j] = h + open;
+                bottom_f[j] = f;
+            }
+            if (j == T.cols - 1) {
+#pragma unroll
+                for (int r = 0; r < A; ++r)
+                    if (r < valid) {
+                        right_h[first + r] = L.ho[r] + open;
+                        right_e[first + r] = L.e[r];
+                    }
+            }
+        }
+        __syncwarp();  // the stage is refilled next chunk
+        const int written = min(c0 + count - (kWarp - 1), T.cols);  // lane T-1's columns
+        if (written > 0) cuda::release_flag(a.flags + T.flags + band, written);
+    }
+    if (valid > 0 && peak_o + open > 0) atomicMax(a.peaks + tile, peak_o + open);
 }
 
-/// One tile per block of one warp, its rows in stripes of 32, one per lane, diagonal by
-/// diagonal: at step t lane q computes column k = t - q of its row. Invariant before step t:
-/// h, e, f hold the lane's H, E, F of step t - 1 (column k - 1), diag its H(i - 1, k - 1); lane
-/// q - 1's values of step t - 1 are the cells above lane q's (shuffled up), and lane 0 takes
-/// them from the rolling row, the row above the stripe, which the stripe's last lane overwrites
-/// behind it. The rolling row and S1's codes come 32 columns at a time, a chunk ahead, so lane
-/// 0 never waits on memory. Lanes left of their edge (k < 0), right of the tile or below it
-/// compute values that only such lanes read.
-__global__ void __launch_bounds__(32) tile_wave(const WaveTile* tiles, const uint8_t* s0, const uint8_t* s1,
-                                                const int* in, int* out, const int2* bars, WaveTerms terms,
-                                                WaveBest* bests) {
-    const unsigned full = 0xffffffffu;
-    const WaveTile t = tiles[blockIdx.x];
-    const int lane = threadIdx.x, rows = t.rows, cols = t.cols;
-    const int* top_h = in + t.in;
-    const int* top_f = top_h + cols + 1;
-    const int* left_h = top_f + cols + 1;
-    const int* left_e = left_h + rows;
-    int* row_h = out + t.out;
-    int* row_f = row_h + cols + 1;
-    int* right_h = row_f + cols + 1;
-    int* right_e = right_h + rows;
-    const int2* tb = bars + t.bars;
-    for (int k = lane; k <= cols; k += 32) {
-        row_h[k] = top_h[k];
-        row_f[k] = top_f[k];
-    }
+template <int A, Substitution kSub>
+__global__ void __launch_bounds__(kWarp) lane_waves(const LaneWaveArgs a) {
+    __shared__ cuda::EdgeStage stage;
+    const int t = threadIdx.x;
+    int32_t* const table = cuda::block_table<kSub>();
+    if constexpr (kSub == Substitution::kTable)
+        for (int k = t; k < cuda::kTableWords; k += kWarp) table[k] = a.p.diag_table[k];
     __syncwarp();
-    int best_s = 0, best_r = 0, best_c = 0;
-    for (int r0 = 0; r0 < rows; r0 += 32) {
-        const int r = r0 + lane;
-        const bool live = r < rows;
-        const int last = min(32, rows - r0) - 1;
-        const int a = live ? s0[t.top + r] : 4;
-        const int sub0 = terms.table[a][0], sub1 = terms.table[a][1], sub2 = terms.table[a][2],
-                  sub3 = terms.table[a][3], sub4 = terms.table[a][4];
-        int lo = 0, hi = t.bar_count;  // the lane's first barred cell: row r + 1's
-        while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            if (tb[mid].x < r + 1) lo = mid + 1; else hi = mid;
-        }
-        int bar = lo;
-        int bar_col = live && bar < t.bar_count && tb[bar].x == r + 1 ? tb[bar].y : INT_MAX;
-        int h = 0, e = kNeg, f = kNeg, diag = 0, code = 4;
-        int next_h = lane <= cols ? row_h[lane] : 0, next_f = lane <= cols ? row_f[lane] : kNeg;
-        int next_c = lane >= 1 && lane <= cols ? s1[t.left + lane - 1] : 4;
-        int chunk_h = 0, chunk_f = 0, chunk_c = 4;
-        for (int step = 0; step < cols + 32; ++step) {
-            if ((step & 31) == 0) {
-                chunk_h = next_h;
-                chunk_f = next_f;
-                chunk_c = next_c;
-                const int at = step + 32 + lane;
-                next_h = at <= cols ? row_h[at] : 0;
-                next_f = at <= cols ? row_f[at] : kNeg;
-                next_c = at <= cols ? s1[t.left + at - 1] : 4;
-                __syncwarp();  // these loads come before the writes of later steps
-            }
-            const int k = step - lane;
-            int up_h = __shfl_up_sync(full, h, 1), up_f = __shfl_up_sync(full, f, 1), up_c = __shfl_up_sync(full, code, 1);
-            const int row_at_h = __shfl_sync(full, chunk_h, step & 31), row_at_f = __shfl_sync(full, chunk_f, step & 31),
-                      code_at = __shfl_sync(full, chunk_c, step & 31);
-            if (lane == 0) {
-                up_h = row_at_h;
-                up_f = row_at_f;
-                up_c = code_at;
-            }
-            code = up_c;
-            int hn, en, fn;
-            if (k == 0) {
-                hn = live ? left_h[r] : 0;
-                en = live ? left_e[r] : kNeg;
-                fn = kNeg;
-            } else {
-                en = max(e - terms.ext, h - terms.open);
-                fn = max(up_f - terms.ext, up_h - terms.open);
-                const int s = code == 0 ? sub0 : code == 1 ? sub1 : code == 2 ? sub2 : code == 3 ? sub3 : sub4;
-                int d = diag + s;
-                if (k == bar_col) {
-                    d = kNeg;
-                    ++bar;
-                    bar_col = bar < t.bar_count && tb[bar].x == r + 1 ? tb[bar].y : INT_MAX;
-                }
-                hn = max(max(d, 0), max(en, fn));
-            }
-            diag = up_h;
-            h = hn;
-            e = en;
-            f = fn;
-            if (live && k >= 1 && k <= cols) {
-                if (hn > best_s) {  // strictly: the lane's first cell keeps a tie
-                    best_s = hn;
-                    best_r = r + 1;
-                    best_c = k;
-                }
-                if (k == cols) {
-                    right_h[r] = hn;
-                    right_e[r] = en;
-                }
-            }
-            if (lane == last && k >= 0 && k <= cols) {
-                row_h[k] = hn;
-                row_f[k] = fn;
-            }
-        }
-        __syncwarp();  // the stripe's last row is the next one's rolling row
+    for (;;) {
+        unsigned long long unit = 0;
+        if (t == 0) unit = atomicAdd(a.next_unit, 1ull);
+        unit = __shfl_sync(0xffffffffu, unit, 0);
+        if (unit >= static_cast<unsigned long long>(a.units_count)) return;
+        const int2 u = a.units[unit];
+        lane_band<A, kSub>(a, u.x, u.y, table, stage);
     }
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        const int s = __shfl_down_sync(full, best_s, offset), r = __shfl_down_sync(full, best_r, offset),
-                  c = __shfl_down_sync(full, best_c, offset);
-        if (s > 0 && wins(s, r, c, best_s, best_r, best_c)) {
-            best_s = s;
-            best_r = r;
-            best_c = c;
-        }
-    }
-    if (lane == 0) bests[blockIdx.x] = WaveBest{best_s, best_r, best_c, 0};
+}
+
+template <Substitution kSub>
+void launch_lanes(const LaneWaveArgs& a, int device) {
+    const auto kernel = lane_waves<kAlpha, kSub>;
+    int per_sm = 0, sms = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int blocks = std::max(1, std::min(per_sm * sms, a.units_count));
+    kernel<<<static_cast<unsigned>(blocks), kWarp>>>(a);
+    CUDA_CHECK(cudaGetLastError());
 }
 
 class CudaTileWaves : public TileWaves {
@@ -169,8 +198,14 @@ public:
 
     void bind(const Sequence& s0, const Sequence& s1) override {
         CUDA_CHECK(cudaSetDevice(device_));
-        upload(s0, s0_);
-        upload(s1, s1_);
+        // S0 a band past its end (the last band's lanes below the tile read codes), S1 with kWarp
+        // codes either side (a chunk stages codes 31 left of a tile and past its end).
+        const std::vector<uint8_t> h_s0 = padded_codes(s0.codes.data(), s0.length(), s0.length() + kBandRows, 4);
+        std::vector<uint8_t> h_s1(static_cast<size_t>(s1.length() + 2 * kWarp), cuda::kS1Other);
+        const std::vector<uint8_t> body = padded_codes(s1.codes.data(), s1.length(), s1.length(), cuda::kS1Other);
+        std::copy(body.begin(), body.end(), h_s1.begin() + kWarp);
+        CUDA_CHECK(cudaMemcpy(s0_.reserve(h_s0.size()), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(s1_.reserve(h_s1.size()), h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
         bound0_ = &s0;
         bound1_ = &s1;
     }
@@ -180,57 +215,94 @@ public:
         if (tasks.empty()) return;
         if (&s0 != bound0_ || &s1 != bound1_) throw Error("internal: tiles of sequences the GPU was not given");
         CUDA_CHECK(cudaSetDevice(device_));
-        WaveTerms terms{};
-        for (int a = 0; a < 5; ++a)
-            for (int b = 0; b < 5; ++b) terms.table[a][b] = scoring.score(static_cast<uint8_t>(a), static_cast<uint8_t>(b));
-        terms.open = scoring.gap_open;
-        terms.ext = scoring.gap_extend;
-        std::vector<WaveTile> tiles(tasks.size());
+        const CudaScoringTerms terms = cuda_scoring_terms(scoring);
+        std::vector<LaneTile> tiles(tasks.size());
         in_.clear();
-        bar_cells_.clear();
-        long long out_size = 0;
+        bars_.clear();
+        bar_at_.assign(1, 0);
+        long long out_size = 0, ring_size = 0;
+        int flags = 0, lists = 0, most_bands = 0;
+        std::vector<std::vector<int2>> per_lane;
         for (size_t k = 0; k < tasks.size(); ++k) {
             const TileTask& task = tasks[k];
             const int rows = static_cast<int>(task.rect.rows()), cols = static_cast<int>(task.rect.cols());
-            tiles[k] = WaveTile{task.rect.top, task.rect.left, static_cast<long long>(in_.size()), out_size,
-                                static_cast<long long>(bar_cells_.size()), rows, cols,
-                                static_cast<int>(task.barred.size()), 0};
+            const int bands = (rows + kBandRows - 1) / kBandRows;
+            tiles[k] = LaneTile{task.rect.top, task.rect.left, static_cast<long long>(in_.size()), out_size, ring_size,
+                                rows, cols, bands, flags, lists, 0};
             in_.insert(in_.end(), task.edges.top_h, task.edges.top_h + cols + 1);
             in_.insert(in_.end(), task.edges.top_f, task.edges.top_f + cols + 1);
             in_.insert(in_.end(), task.edges.left_h, task.edges.left_h + rows);
             in_.insert(in_.end(), task.edges.left_e, task.edges.left_e + rows);
-            for (const auto& [i, j] : task.barred)
-                bar_cells_.push_back(int2{static_cast<int>(i - task.rect.top), static_cast<int>(j - task.rect.left)});
-            out_size += 2 * (cols + 1) + 2 * rows;
+            per_lane.assign(static_cast<size_t>(bands) * kWarp, {});
+            for (const auto& [i, j] : task.barred) {
+                const int row = static_cast<int>(i - task.rect.top - 1);  // 0-based in the tile
+                per_lane[static_cast<size_t>(row / kAlpha)].push_back(
+                    int2{static_cast<int>(j - task.rect.left), 1 << (row % kAlpha)});
+            }
+            for (std::vector<int2>& l : per_lane) {
+                std::stable_sort(l.begin(), l.end(), [](const int2& x, const int2& y) { return x.x < y.x; });
+                bars_.insert(bars_.end(), l.begin(), l.end());
+                bar_at_.push_back(static_cast<int32_t>(bars_.size()));
+            }
+            out_size += 2 * cols + 2 * rows;
+            ring_size += 2 * cols;
+            flags += bands;
+            lists += bands * kWarp;
+            most_bands = std::max(most_bands, bands);
         }
-        WaveTile* d_tiles = tiles_.reserve(tiles.size());
-        int* d_in = in_d_.reserve(in_.size());
-        int* d_out = out_d_.reserve(static_cast<size_t>(out_size));
-        int2* d_bars = bars_d_.reserve(std::max<size_t>(bar_cells_.size(), 1));
-        WaveBest* d_bests = bests_d_.reserve(tasks.size());
-        CUDA_CHECK(cudaMemcpy(d_tiles, tiles.data(), tiles.size() * sizeof(WaveTile), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(d_in, in_.data(), in_.size() * sizeof(int), cudaMemcpyHostToDevice));
-        if (!bar_cells_.empty())
-            CUDA_CHECK(cudaMemcpy(d_bars, bar_cells_.data(), bar_cells_.size() * sizeof(int2), cudaMemcpyHostToDevice));
-        tile_wave<<<static_cast<unsigned>(tasks.size()), 32>>>(d_tiles, s0_.get(), s1_.get(), d_in, d_out, d_bars, terms,
-                                                               d_bests);
-        CUDA_CHECK(cudaGetLastError());
+        std::vector<int2> units;  // band by band over the tiles: every tile starts at once
+        for (int b = 0; b < most_bands; ++b)
+            for (size_t k = 0; k < tiles.size(); ++k)
+                if (b < tiles[k].bands) units.push_back(int2{static_cast<int>(k), b});
+        LaneWaveArgs a{};
+        a.p.s0 = s0_.get();
+        a.p.s1 = s1_.get() + kWarp;
+        a.p.terms = terms;
+        if (terms.substitution == Substitution::kTable) {
+            const std::vector<int32_t> table = device_table(terms);
+            a.p.diag_table = table_.reserve(table.size());
+            CUDA_CHECK(cudaMemcpy(table_.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+        }
+        const auto up = [](auto& buffer, const auto& host) {
+            auto* d = buffer.reserve(std::max<size_t>(host.size(), 1));
+            if (!host.empty())
+                CUDA_CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice));
+            return d;
+        };
+        a.tiles = up(tiles_, tiles);
+        a.units = up(units_, units);
+        a.units_count = static_cast<int>(units.size());
+        a.in = up(in_d_, in_);
+        a.bars = up(bars_d_, bars_);
+        a.bar_at = up(bar_at_d_, bar_at_);
+        a.out = out_d_.reserve(static_cast<size_t>(std::max<long long>(out_size, 1)));
+        a.ring = ring_d_.reserve(static_cast<size_t>(std::max<long long>(ring_size, 1)));
+        a.flags = flags_d_.reserve(static_cast<size_t>(flags));
+        a.peaks = peaks_d_.reserve(tasks.size());
+        a.next_unit = next_d_.reserve(1);
+        CUDA_CHECK(cudaMemset(a.flags, 0, static_cast<size_t>(flags) * 4));
+        CUDA_CHECK(cudaMemset(a.peaks, 0, tasks.size() * 4));
+        CUDA_CHECK(cudaMemset(a.next_unit, 0, sizeof(unsigned long long)));
+        switch (terms.substitution) {
+        case Substitution::kBytes: launch_lanes<Substitution::kBytes>(a, device_); break;
+        case Substitution::kEquality: launch_lanes<Substitution::kEquality>(a, device_); break;
+        case Substitution::kTable: launch_lanes<Substitution::kTable>(a, device_); break;
+        }
         out_.resize(static_cast<size_t>(out_size));
-        std::vector<WaveBest> bests(tasks.size());
-        CUDA_CHECK(cudaMemcpy(out_.data(), d_out, out_.size() * sizeof(int), cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(bests.data(), d_bests, bests.size() * sizeof(WaveBest), cudaMemcpyDeviceToHost));
+        std::vector<int32_t> peaks(tasks.size());
+        CUDA_CHECK(cudaMemcpy(out_.data(), a.out, out_.size() * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(peaks.data(), a.peaks, peaks.size() * 4, cudaMemcpyDeviceToHost));
         for (size_t k = 0; k < tasks.size(); ++k) {
             TileTask& task = tasks[k];
-            const WaveTile& w = tiles[k];
-            const int* o = out_.data() + w.out;
-            const int* right = o + 2 * (w.cols + 1);
-            if (task.sink.bottom_h) std::copy(o + 1, o + 1 + w.cols, task.sink.bottom_h);
-            if (task.sink.bottom_f) std::copy(o + w.cols + 2, o + 2 * (w.cols + 1), task.sink.bottom_f);
+            const LaneTile& w = tiles[k];
+            const int32_t* o = out_.data() + w.out;
+            const int32_t* right = o + 2 * w.cols;
+            if (task.sink.bottom_h) std::copy(o, o + w.cols, task.sink.bottom_h);
+            if (task.sink.bottom_f) std::copy(o + w.cols, o + 2 * w.cols, task.sink.bottom_f);
             if (task.sink.right_h) std::copy(right, right + w.rows, task.sink.right_h);
             if (task.sink.right_e) std::copy(right + w.rows, right + 2 * w.rows, task.sink.right_e);
-            task.best = bests[k].score > 0
-                            ? AlignmentEnd{bests[k].score, task.rect.top + bests[k].row, task.rect.left + bests[k].col}
-                            : AlignmentEnd{};
+            task.best = peaks[k] > 0 ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
+            task.cell_unknown = peaks[k] > 0;
         }
     }
 
@@ -239,21 +311,16 @@ public:
     }
 
 private:
-    static void upload(const Sequence& s, DeviceBuffer<uint8_t>& buffer) {
-        uint8_t* d = buffer.reserve(std::max<size_t>(s.codes.size(), 1));
-        CUDA_CHECK(cudaMemcpy(d, s.codes.data(), s.codes.size(), cudaMemcpyHostToDevice));
-    }
-
     int device_;
     DeviceBuffer<uint8_t> s0_, s1_;
     const Sequence* bound0_ = nullptr;  ///< what s0_ and s1_ hold
     const Sequence* bound1_ = nullptr;
-    DeviceBuffer<WaveTile> tiles_;
-    DeviceBuffer<int> in_d_, out_d_;
-    DeviceBuffer<int2> bars_d_;
-    DeviceBuffer<WaveBest> bests_d_;
-    std::vector<int> in_, out_;
-    std::vector<int2> bar_cells_;
+    DeviceBuffer<LaneTile> tiles_;
+    DeviceBuffer<int2> units_, ring_d_, bars_d_;
+    DeviceBuffer<int32_t> table_, in_d_, out_d_, bar_at_d_, flags_d_, peaks_d_;
+    DeviceBuffer<unsigned long long> next_d_;
+    std::vector<int32_t> in_, out_, bar_at_;
+    std::vector<int2> bars_;
 };
 
 }  // namespace
