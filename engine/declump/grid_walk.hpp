@@ -15,8 +15,9 @@ namespace chromalign {
 
 struct WalkLimits {
     /// A tile of at most this many cells is held whole (12 bytes a cell) and walked; a larger one
-    /// is computed in lanes, a small part of it walked. On H. pylori (tiles of 3072), 2^16 in
-    /// place of 2^22 took the tracebacks from 23.8 s to ... s.
+    /// is computed in lanes, a small part of it walked. On H. pylori (100 alignments, tiles of
+    /// 3072, an H200 machine's 16 cores), 2^16 in place of 2^22, with the walk computing only
+    /// what lies above and left of it, took the tracebacks from 23.8 s to 8.0 s.
     int64_t leaf_cells = int64_t{1} << 16;
     int64_t split = 8;                      ///< a larger one is cut into split x split tiles (>= 2)
 };
