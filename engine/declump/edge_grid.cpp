@@ -74,15 +74,9 @@ TileEdges EdgeGrid::edges(const Tile& t) const {
     return TileEdges{row_h_[b].data() + col0, row_f_[b].data() + col0, col_h_[c].data() + row0, col_e_[c].data() + row0};
 }
 
-std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred) {
-    if (workers_.stop && *workers_.stop != 0)
-        throw Interrupted(*workers_.stop, "interrupted by signal " + std::to_string(*workers_.stop) +
-                                              " while searching for more alignments");
-    // Each tile's bottom row and right column go to buffers of their own: tiles of one
-    // antidiagonal read edges that none of them writes, and the edges change after all ran.
+std::vector<TileTask> EdgeGrid::tasks_of(const std::vector<Tile>& tiles, const BarredPairs& barred,
+                                        std::vector<std::vector<int32_t>>& out) const {
     std::vector<TileTask> tasks(tiles.size());
-    std::vector<std::vector<int32_t>> out(tiles.size());
-    int64_t wave_cells = 0;
     for (size_t k = 0; k < tiles.size(); ++k) {
         const Rect r = tile_rect(tiles[k]);
         const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
@@ -90,8 +84,20 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
         int32_t* o = out[k].data();
         tasks[k] = TileTask{r, edges(tiles[k]), barred.in(r.top, r.bottom, r.left, r.right),
                             TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
-        wave_cells += r.rows() * r.cols();
     }
+    return tasks;
+}
+
+std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred) {
+    if (workers_.stop && *workers_.stop != 0)
+        throw Interrupted(*workers_.stop, "interrupted by signal " + std::to_string(*workers_.stop) +
+                                              " while searching for more alignments");
+    // Each tile's bottom row and right column go to buffers of their own: tiles of one
+    // antidiagonal read edges that none of them writes, and the edges change after all ran.
+    std::vector<std::vector<int32_t>> out(tiles.size());
+    std::vector<TileTask> tasks = tasks_of(tiles, barred, out);
+    int64_t wave_cells = 0;
+    for (const TileTask& t : tasks) wave_cells += t.rect.rows() * t.rect.cols();
     cells_computed_ += wave_cells;
     const int64_t device_cells = workers_.device_cells > 0 ? workers_.device_cells : int64_t{1} << 22;
     const bool on_device = wave_cells >= device_cells;
@@ -168,16 +174,8 @@ int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dir
 }
 
 void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred) {
-    std::vector<TileTask> tasks(tiles.size());
     std::vector<std::vector<int32_t>> out(tiles.size());  // their edges again, not kept
-    for (size_t k = 0; k < tiles.size(); ++k) {
-        const Rect r = tile_rect(tiles[k]);
-        const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
-        out[k].resize(2 * cols + 2 * rows);
-        int32_t* o = out[k].data();
-        tasks[k] = TileTask{r, edges(tiles[k]), barred.in(r.top, r.bottom, r.left, r.right),
-                            TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
-    }
+    std::vector<TileTask> tasks = tasks_of(tiles, barred, out);
     workers_.cpu->run(s0_, s1_, scoring_, tasks, workers_.threads);
     for (size_t k = 0; k < tiles.size(); ++k) {
         const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);

@@ -91,6 +91,10 @@ private:
     std::vector<std::vector<int32_t>> row_h_, row_f_;
     /// Column c of tiles' left column: H and E over rows area.top + 1 .. area.bottom.
     std::vector<std::vector<int32_t>> col_h_, col_e_;
+    /// Tasks for `tiles` from their edges and bars, their bottom rows and right columns going
+    /// to out[k] (resized here).
+    std::vector<TileTask> tasks_of(const std::vector<Tile>& tiles, const BarredPairs& barred,
+                                   std::vector<std::vector<int32_t>>& out) const;
     /// Finds the cells of `tiles`' highest H (their peak_only_), from their edges.
     void find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred);
 
