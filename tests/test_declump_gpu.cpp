@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "engine/declump/declump.hpp"
+#include "engine/error.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
 #include "kernels/registry.hpp"
 #include "tests/pruning_support.hpp"
@@ -118,6 +120,23 @@ TEST(DeclumpGpu, TheWholePassGivesTheFullMatricesEdgesAndPeaks) {
     test::PassVectors odd(300, 300, 100, 100);  // bands of lanes would straddle tiles
     EXPECT_FALSE(gpu->whole_pass(test::random_pair(300, 300, rng).first, test::random_pair(300, 300, rng).second,
                                  scorings[0], odd.pass));
+}
+
+// A genome's pass is many launches; a stop is looked at before each, the first included.
+TEST(DeclumpGpu, AStopEndsTheWholePassBetweenLaunches) {
+    std::unique_ptr<TileWaves> gpu = gpu_waves();
+    if (!gpu) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    std::mt19937_64 rng(test::seed() + 99);
+    auto [s0, s1] = test::mutated_pair(2000, 2000, rng);
+    test::PassVectors v(s0.length(), s1.length(), 512, 300);
+    volatile std::sig_atomic_t stop = SIGTERM;
+    v.pass.stop = &stop;
+    try {
+        gpu->whole_pass(s0, s1, Scoring(1, -3, 5, 2), v.pass);
+        FAIL() << "the pass ran through a stop";
+    } catch (const Interrupted& e) {
+        EXPECT_EQ(e.signal_number(), SIGTERM);
+    }
 }
 
 TEST(DeclumpGpu, SearchesWithEveryWaveOnTheGpuGiveTheOraclesAlignments) {

@@ -89,9 +89,7 @@ std::vector<TileTask> EdgeGrid::tasks_of(const std::vector<Tile>& tiles, const B
 }
 
 std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred) {
-    if (workers_.stop && *workers_.stop != 0)
-        throw Interrupted(*workers_.stop, "interrupted by signal " + std::to_string(*workers_.stop) +
-                                              " while searching for more alignments");
+    if (workers_.stop && *workers_.stop != 0) search_interrupted(*workers_.stop);
     // Each tile's bottom row and right column go to buffers of their own: tiles of one
     // antidiagonal read edges that none of them writes, and the edges change after all ran.
     std::vector<std::vector<int32_t>> out(tiles.size());
@@ -135,7 +133,7 @@ void EdgeGrid::compute(const BarredPairs& barred) {
     const bool whole_matrix = area_.top == 0 && area_.left == 0 && area_.bottom == s0_.length() && area_.right == s1_.length();
     if (whole_matrix && barred.empty() && workers_.device && bands_ > 0 && tile_columns_ > 0) {
         std::vector<int32_t> peaks;
-        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0};
+        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, workers_.stop};
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             for (size_t k = 0; k < best_.size(); ++k) {
                 best_[k] = AlignmentEnd{peaks[k], -1, -1};

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <string>
 #include <thread>
 
 #include "engine/declump/tile_lanes.hpp"
+#include "engine/error.hpp"
 #include "engine/declump/tile_split.hpp"
 
 namespace chromalign {
@@ -17,6 +19,10 @@ namespace {
 constexpr int64_t kSubTile = 192;
 
 }  // namespace
+
+void search_interrupted(int signal) {
+    throw Interrupted(signal, "interrupted by signal " + std::to_string(signal) + " while searching for more alignments");
+}
 
 void CpuTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
                        int threads) {

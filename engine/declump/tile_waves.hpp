@@ -3,6 +3,7 @@
 //! Backend::tile_waves()). Every implementation gives tile_dp's values exactly.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -32,7 +33,13 @@ struct WholePass {
     std::vector<std::vector<int32_t>>* col_e = nullptr;  ///< E, the same cells
     std::vector<int32_t>* peaks = nullptr;               ///< per tile, row-major: its highest H (>= 0)
     int64_t slab_cols = 0;  ///< columns a device runs at a time (0: its choice; tests use small ones)
+    /// Read between a device's launches (a genome's pass is many): once a signal handler sets
+    /// it, search_interrupted.
+    const volatile std::sig_atomic_t* stop = nullptr;
 };
+
+/// Throws Interrupted for signal `signal` seen by the K best search.
+[[noreturn]] void search_interrupted(int signal);
 
 class TileWaves {
 public:

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <csignal>
 #include <cstring>
 #include <thread>
 #include <cstdint>
@@ -25,6 +26,8 @@ using cuda::Substitution;
 /// either end stay small against its width.
 constexpr int64_t kUnitsPerWarp = 16;
 constexpr int64_t kMinSlabCols = 4096;
+/// Cells a launch computes at most: about a second on an H200.
+constexpr int64_t kLaunchCells = int64_t{2} << 40;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -127,7 +130,7 @@ private:
 };
 
 template <int A, Substitution kSub>
-void launch(int device, EdgePassArgs& a, int64_t wanted_slab_cols) {
+void launch(int device, EdgePassArgs& a, int64_t wanted_slab_cols, const volatile std::sig_atomic_t* stop) {
     const auto kernel = cuda::edge_pass<A, kSub>;
     int per_sm = 0, sms = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
@@ -141,18 +144,27 @@ void launch(int device, EdgePassArgs& a, int64_t wanted_slab_cols) {
         a.slab_cols = ceil_div(a.n, slabs);
     }
     a.slabs = ceil_div(a.n, a.slab_cols);
-    const int64_t blocks = std::min(warps, a.bands * a.slabs);
-    kernel<<<static_cast<unsigned>(blocks), kWarp>>>(a);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
+    // Launches of about kLaunchCells, so that a stop is seen within seconds however large the
+    // matrix; each one's first and last units ramp as a whole pass's do (some 0.2 s on an H200).
+    const int64_t units = a.bands * a.slabs;
+    const int64_t per_launch = std::max(4 * warps, kLaunchCells / std::max<int64_t>(1, a.slab_cols * kWarp * A));
+    for (int64_t first = 0; first < units; first += per_launch) {
+        if (stop && *stop != 0) search_interrupted(*stop);
+        const unsigned long long start = static_cast<unsigned long long>(first);
+        CUDA_CHECK(cudaMemcpy(a.next_unit, &start, sizeof start, cudaMemcpyHostToDevice));
+        a.unit_end = std::min(units, first + per_launch);
+        kernel<<<static_cast<unsigned>(std::min(warps, a.unit_end - first)), kWarp>>>(a);
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
 }
 
 template <int A>
-void launch_for(int device, Substitution sub, EdgePassArgs& a, int64_t slab_cols) {
+void launch_for(int device, Substitution sub, EdgePassArgs& a, const WholePass& out) {
     switch (sub) {
-    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, slab_cols); break;
-    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, slab_cols); break;
-    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, slab_cols); break;
+    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, out.slab_cols, out.stop); break;
+    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, out.slab_cols, out.stop); break;
+    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, out.slab_cols, out.stop); break;
     }
 }
 
@@ -213,12 +225,11 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     a.col_e = d_col_e.reserve(std::max<size_t>(kept_cols, 1));
     a.peaks = d_peaks.reserve(static_cast<size_t>(tile_bands * tile_columns));
     CUDA_CHECK(cudaMemset(a.progress, 0, static_cast<size_t>(bands) * 4));
-    CUDA_CHECK(cudaMemset(a.next_unit, 0, sizeof(unsigned long long)));
     CUDA_CHECK(cudaMemset(a.peaks, 0, static_cast<size_t>(tile_bands * tile_columns) * 4));
     switch (alpha) {
-    case 16: launch_for<16>(device, terms.substitution, a, out.slab_cols); break;
-    case 8: launch_for<8>(device, terms.substitution, a, out.slab_cols); break;
-    default: launch_for<4>(device, terms.substitution, a, out.slab_cols); break;
+    case 16: launch_for<16>(device, terms.substitution, a, out); break;
+    case 8: launch_for<8>(device, terms.substitution, a, out); break;
+    default: launch_for<4>(device, terms.substitution, a, out); break;
     }
     HomeCopies home;
     home.add(a.row_h, tile_bands - 1, n, *out.row_h, 1, 1);

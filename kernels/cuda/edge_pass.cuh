@@ -27,6 +27,7 @@ struct EdgePassArgs {
     PhaseArgs p;  ///< s0 and s1 (padded device codes; s1 readable 32 either side), terms, diag_table
     int64_t m, n;  ///< the matrix's rows and columns
     int64_t bands, slabs, slab_cols;
+    int64_t unit_end;  ///< this launch's units: from where next_unit starts, up to here
     int64_t tile_rows, tile_cols, tile_columns;  ///< tile_rows is a multiple of R
     int2* ring;          ///< 2 rows of n: (H, F) of a band's bottom row
     int32_t* progress;   ///< per band: 1 + the last column of its bottom row written, released
@@ -154,7 +155,8 @@ __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, i
     }
 }
 
-/// Every unit, taken in order by whichever warp is free.
+/// The launch's units, taken in order by whichever warp is free. Units before them are done
+/// (an earlier launch), so the waits stay on units taken before.
 template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) edge_pass(const EdgePassArgs a) {
     __shared__ EdgeStage stage;
@@ -163,7 +165,7 @@ __global__ void __launch_bounds__(kWarp) edge_pass(const EdgePassArgs a) {
     if constexpr (kSub == Substitution::kTable)
         for (int k = t; k < kTableWords; k += kWarp) table[k] = a.p.diag_table[k];
     __syncwarp();
-    const unsigned long long units = static_cast<unsigned long long>(a.bands * a.slabs);
+    const unsigned long long units = static_cast<unsigned long long>(a.unit_end);
     for (;;) {
         unsigned long long unit = 0;
         if (t == 0) unit = atomicAdd(a.next_unit, 1ull);
