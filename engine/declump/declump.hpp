@@ -8,9 +8,10 @@
 //! that starts at its pairs and ends wherever the old values come back. The matrix is cut into
 //! tiles whose edges are kept (edge_grid.hpp): the tiles holding the new alignment's pairs are
 //! computed again, then each tile whose edges that changes, and no other. Each tile keeps its
-//! best cell, so the next alignment ends at the best of the tiles' bests, and its traceback
-//! walks tiles computed again from their edges (grid_walk.hpp). Every step is exact: there is
-//! no candidate list to trust and no bound to prove.
+//! best cell (or, computed on a device, its highest H, placed when it ties for the best), so
+//! the next alignment ends at the best of the tiles' bests, and its traceback walks tiles
+//! computed again from their edges (grid_walk.hpp). Every step is exact: there is no candidate
+//! list to trust and no bound to prove.
 #pragma once
 
 #include <csignal>
