@@ -136,9 +136,8 @@ void EdgeGrid::compute(const BarredPairs& barred) {
         WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, workers_.stop};
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             for (size_t k = 0; k < best_.size(); ++k) {
-                best_[k] = AlignmentEnd{peaks[k], -1, -1};
                 peak_only_[k] = peaks[k] > 0;
-                if (peaks[k] <= 0) best_[k] = AlignmentEnd{};
+                best_[k] = peak_only_[k] ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
             }
             cells_computed_ += area_.rows() * area_.cols();
             return;
