@@ -115,7 +115,13 @@ std::string invalid_byte_message(std::string_view line, int64_t offset) {
 
 bool is_name_end(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
 
-std::string describe_bgzf_error(int errcode) {
+/// `read_errno` is errno after the failed read, cleared before it: zlib reports running out of
+/// memory (inflate's window is allocated on the first read) as a failed inflate, which htslib
+/// files under BGZF_ERR_ZLIB beside corrupt data; only the allocation's ENOMEM tells them apart.
+std::string describe_bgzf_error(int errcode, int read_errno) {
+    if ((errcode & BGZF_ERR_ZLIB) && read_errno == ENOMEM)
+        return "out of memory while decompressing (the file may well be sound; free memory or raise "
+               "the memory limit)";
     if (errcode & BGZF_ERR_CRC) return "checksum mismatch in compressed data (the file is corrupt)";
     if (errcode & BGZF_ERR_HEADER)
         return "invalid compressed block header (the file is corrupt or truncated)";
@@ -291,9 +297,10 @@ private:
             // Small reads: a failing bgzf_read loses what it decompressed in that call, and the
             // bytes before a corrupt spot should still be parsed, so the error names its record.
             const size_t want = std::min(buffer_.size() - end_, kRead);
+            errno = 0;
             const ssize_t got = bgzf_read(fp_, buffer_.data() + end_, want);
             if (got < 0 || fp_->errcode != 0) {
-                read_error_ = describe_bgzf_error(fp_->errcode);
+                read_error_ = describe_bgzf_error(fp_->errcode, errno);
                 eof_ = true;
                 return;
             }

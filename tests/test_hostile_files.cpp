@@ -288,5 +288,26 @@ TEST(HostileFiles, AHugeRecordNameIsNotEchoedInFull) {
     }
 }
 
+TEST(HostileFiles, RunningOutOfMemoryInAGzipInputIsNotCalledCorrupt) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "ASan's runtime must come first; a preloaded allocator cannot";
+#endif
+    // Large enough that inflate keeps a window: a small file decompresses in one call without.
+    test::ResumeHarness h(200000, 3000, test::seed());
+    const std::string gz = h.path("a.fa.gz");
+    ASSERT_EQ(std::system(("gzip -c '" + h.path("a.fa") + "' > '" + gz + "'").c_str()), 0);
+    const std::vector<std::string> args = {"-q", "-b", "cpu", "--strand", "forward", gz, h.path("b.fa")};
+    h.set_launcher({"env", std::string("LD_PRELOAD=") + CHROMALIGN_FAIL_ZLIB_ALLOC});
+    const test::ChildRun starved = h.run_command(args);
+    EXPECT_EQ(starved.exit_code, 1) << starved.err;
+    EXPECT_NE(starved.err.find(gz), std::string::npos) << "the message names the file\n" << starved.err;
+    EXPECT_NE(starved.err.find("out of memory while decompressing"), std::string::npos) << starved.err;
+    EXPECT_EQ(starved.err.find("corrupt"), std::string::npos) << "a sound file is blamed\n" << starved.err;
+    // The same file read with memory to spare is sound.
+    h.set_launcher({});
+    const test::ChildRun fed = h.run_command(args);
+    EXPECT_EQ(fed.exit_code, 0) << fed.err;
+}
+
 }  // namespace
 }  // namespace chromalign
