@@ -160,6 +160,68 @@ TEST(AlignmentsCli, ASearchKilledMidWayIsTakenUpWithTheSameAlignments) {
     EXPECT_EQ(test::read_text(h.path("resumed.paf")), test::read_text(h.path("whole.paf")));
 }
 
+TEST(AlignmentsCli, AStrandOutrankedByTheOtherIsTakenUpAsEnded) {
+    const uint64_t seed = test::seed() + 95;
+    std::mt19937_64 rng(seed);
+    // The query holds pieces of the target, longest first, on alternate strands, one change in
+    // 100 bases: the two strands' alignments interleave, so each count takes more of both.
+    const std::string target = gen::random_dna(6000, rng);
+    std::string query;
+    for (int k = 0; k < 12; ++k) {
+        const std::string piece = mutated(target.substr(static_cast<size_t>(k) * 500, 400 - 20 * k), 4 - k / 4, rng);
+        query += gen::random_dna(60, rng) + (k % 2 ? reverse_complement_text(piece) : piece);
+    }
+    test::ResumeHarness h(10, 10, seed);
+    // Two S0 records of the same bases: the job's second pair repeats its first.
+    test::write_text(h.path("two.fa"), ">q1\n" + query + "\n>q2\n" + query + "\n");
+    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+    const auto args = [&](int count, const std::string& out) {
+        return std::vector<std::string>{"-b", "cpu", "--strand", "both", "--alignments", std::to_string(count),
+                                        "--min-score", "50", "--checkpoint", h.path("ck"), h.path("two.fa"),
+                                        h.path("t.fa"), "--traceback", h.path(out)};
+    };
+    const auto reverse_of_q1 = [&](const std::string& paf) {
+        int n = 0;
+        for (const std::string& line : test::split(test::read_text(h.path(paf)), '\n')) {
+            const std::vector<std::string> f = test::split(line, '\t');
+            n += f.size() > 4 && f[0] == "q1" && f[4] == "-";
+        }
+        return n;
+    };
+    ASSERT_EQ(h.run_command(args(6, "six.paf")).exit_code, 0);
+    ASSERT_EQ(h.run_command(args(9, "nine.paf")).exit_code, 0);
+    const int reverse = reverse_of_q1("six.paf");
+    ASSERT_GT(reverse_of_q1("nine.paf"), reverse) << "9 alignments take more of the reverse strand, seed " << seed;
+    // The forward strand's search finds 6, the reverse one those that rank, then ends
+    // outranked; killed (as kill -9) at the second pair's first alignment.
+    setenv("CHROMALIGN_CRASH_SEARCH", std::to_string(6 + reverse + 1).c_str(), 1);
+    const test::ChildRun killed = h.run_command(args(6, "killed.paf"));
+    unsetenv("CHROMALIGN_CRASH_SEARCH");
+    ASSERT_EQ(killed.exit_code, 86) << killed.err;
+    const std::string state = test::read_text(h.path("ck.job"));
+    const nlohmann::json parsed = nlohmann::json::parse(state);
+    bool saved = false;
+    for (const auto& s : parsed["searches"])
+        if (s["pair"] == 0 && s["strand"] == "reverse") {
+            saved = true;
+            EXPECT_TRUE(s["ended"].get<bool>() && s["outranked"].get<bool>()) << s.dump();
+            EXPECT_EQ(s["found"].size(), static_cast<size_t>(reverse)) << s.dump();
+        }
+    ASSERT_TRUE(saved) << state;
+    // Taken up on the same terms, the first pair is not searched again: no first pass.
+    const test::ChildRun same = h.run_command(args(6, "same.paf"));
+    ASSERT_EQ(same.exit_code, 0) << same.err;
+    const size_t note = same.err.find("q1 x t (forward): 6 of 6 alignments sharing no pair found in");
+    ASSERT_NE(note, std::string::npos) << same.err;
+    EXPECT_EQ(same.err.find("a first pass of 0 cells", note), same.err.find("a first pass", note)) << same.err;
+    EXPECT_EQ(test::read_text(h.path("same.paf")), test::read_text(h.path("six.paf")));
+    // Taken up for more alignments, the outranked strand is searched on.
+    test::write_text(h.path("ck.job"), state);
+    const test::ChildRun more = h.run_command(args(9, "more.paf"));
+    ASSERT_EQ(more.exit_code, 0) << more.err;
+    EXPECT_EQ(test::read_text(h.path("more.paf")), test::read_text(h.path("nine.paf"))) << "seed " << seed;
+}
+
 TEST(AlignmentsCli, ThePlotDrawsEveryAlignmentOverBothGenomesWithAxesAndRecords) {
     const uint64_t seed = test::seed() + 94;
     std::mt19937_64 rng(seed);

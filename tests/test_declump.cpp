@@ -5,14 +5,17 @@
 //! computed again.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "engine/declump/declump.hpp"
+#include "engine/declump/pair_alignments.hpp"
 #include "engine/declump/tile_lanes.hpp"
 #include "engine/declump/tile_split.hpp"
 #include "engine/error.hpp"
+#include "engine/job/strand.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
 #include "tests/pruning_support.hpp"
@@ -48,6 +51,7 @@ DeclumpOptions options(int64_t rows, int64_t cols, int64_t leaf = int64_t{1} << 
     o.tile_cols = cols;
     o.walk.leaf_cells = leaf;
     o.walk.split = split;
+    o.walk.least_side = 1;  // split x split, however small the tiles: the deepest grids of grids
     return o;
 }
 
@@ -210,15 +214,75 @@ TEST(Declump, ASearchStoppedAndTakenUpFindsTheSameAlignments) {
     ASSERT_EQ(saved.size(), 5u);
     // Taken up: the five are found again, checked, and only the others are new.
     int told = 0;
-    DeclumpResume again{saved, [&](const std::vector<Alignment>& so_far) { EXPECT_GT(so_far.size(), 5u); ++told; }};
+    DeclumpResume again{saved, [&](const std::vector<Alignment>& so_far) { EXPECT_GT(so_far.size(), 5u); ++told; }, {}};
     const std::vector<Alignment> resumed = best_alignments(s0, s1, scoring, 12, 1, options(64, 48), nullptr, again);
     ASSERT_EQ(resumed.size(), whole.size());
     for (size_t k = 0; k < whole.size(); ++k) EXPECT_EQ(describe(resumed[k]), describe(whole[k])) << "seed " << seed;
     EXPECT_EQ(told, 7);
     // A saved alignment the search does not find again is refused.
-    DeclumpResume forged{saved, {}};
+    DeclumpResume forged{saved, {}, {}};
     forged.known[3].runs.back().length += 1;
     EXPECT_THROW(best_alignments(s0, s1, scoring, 12, 1, options(50, 70), nullptr, forged), Error);
+}
+
+// The strands merged: a later strand's search stops at its first alignment that the merged
+// list would cut, and the list is what searching every strand to the end and merging gives.
+TEST(Declump, APairsLaterStrandStopsWhereItsAlignmentsNoLongerRank) {
+    const uint64_t seed = test::seed() + 41;
+    std::mt19937_64 rng(seed);
+    const Scoring scoring(1, -3, 5, 2);
+    // S0 holds pieces of S1, longest first, on alternate strands, one change in 100 bases: the
+    // two strands' alignments interleave, the forward one first.
+    const std::string target = gen::random_dna(6000, rng);
+    std::string query;
+    for (int k = 0; k < 12; ++k) {
+        std::string piece = target.substr(static_cast<size_t>(k) * 500, static_cast<size_t>(300 - 15 * k));
+        for (int c = 0; c < 3 - k / 4; ++c) piece[rng() % piece.size()] = "ACGT"[rng() % 4];
+        if (k % 2) {
+            std::reverse(piece.begin(), piece.end());
+            for (char& c : piece) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+        }
+        query += gen::random_dna(50, rng) + piece;
+    }
+    const Sequence s0 = make_sequence("q", query), s1 = make_sequence("t", target), rc = reverse_complement(s1);
+    const DeclumpOptions opts = options(256, 256);
+    for (const int count : {1, 4, 9}) {
+        const std::string what = "count " + std::to_string(count) + ", seed " + std::to_string(seed);
+        std::vector<StrandAlignment> want;
+        std::vector<size_t> alone;  // each strand's search to its own end
+        for (const auto& [strand, s] : {std::pair{Strand::kForward, &s1}, std::pair{Strand::kReverse, &rc}}) {
+            const std::vector<Alignment> list = best_alignments(s0, *s, scoring, count, 20, opts);
+            alone.push_back(list.size());
+            for (const Alignment& a : list) want.push_back({strand, a});
+        }
+        std::stable_sort(want.begin(), want.end(),
+                         [](const StrandAlignment& a, const StrandAlignment& b) { return a.alignment.score > b.alignment.score; });
+        want.resize(std::min<size_t>(want.size(), static_cast<size_t>(count)));
+        const size_t ranked_reverse = static_cast<size_t>(std::count_if(
+            want.begin(), want.end(), [](const StrandAlignment& a) { return a.strand == Strand::kReverse; }));
+        ASSERT_LT(ranked_reverse, alone[1]) << "the reverse strand has alignments the list cuts, " << what;
+
+        DeclumpCounts counts;
+        std::vector<size_t> found(2, 0);
+        std::vector<std::string> ends;
+        const std::vector<StrandAlignment> got = pair_alignments(
+            s0, {{Strand::kForward, &s1, {}, false}, {Strand::kReverse, &rc, {}, false}}, scoring, count, 20, opts, counts,
+            [&](Strand strand, const std::vector<Alignment>& so_far) { found[strand == Strand::kReverse] = so_far.size(); },
+            [&](Strand strand, const std::vector<Alignment>& all, bool outranked) {
+                ends.push_back(std::string(strand == Strand::kReverse ? "-" : "+") + std::to_string(all.size()) +
+                               (outranked ? " outranked" : ""));
+            });
+        ASSERT_EQ(got.size(), want.size()) << what;
+        for (size_t k = 0; k < want.size(); ++k) {
+            EXPECT_EQ(got[k].strand, want[k].strand) << what << ": alignment " << k + 1;
+            EXPECT_EQ(describe(got[k].alignment), describe(want[k].alignment)) << what << ": alignment " << k + 1;
+        }
+        EXPECT_EQ(found[0], alone[0]) << what;
+        EXPECT_EQ(found[1], ranked_reverse) << "the reverse strand traced only what ranks, " << what;
+        EXPECT_EQ(ends, (std::vector<std::string>{"+" + std::to_string(alone[0]),
+                                                  "-" + std::to_string(ranked_reverse) + " outranked"}))
+            << what;
+    }
 }
 
 }  // namespace

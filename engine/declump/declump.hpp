@@ -67,6 +67,10 @@ struct DeclumpResume {
     /// Called after each alignment found beyond `known` with every one found so far, the new
     /// one last; it may throw to stop the search (a signal).
     std::function<void(const std::vector<Alignment>&)> found;
+    /// Asked before each alignment is traced, with its score and how many this search found
+    /// before it: false ends the search there (a pair of strands needs no more of this one).
+    /// Null: every alignment is wanted.
+    std::function<bool(int32_t score, size_t before)> wanted;
 };
 
 /// At most `count` alignments, best first, each scoring at least max(min_score, 1).

@@ -7,6 +7,8 @@
 #include <string>
 #include <thread>
 
+#include "engine/declump/dependency_order.hpp"
+#include "engine/declump/tile_lanes.hpp"
 #include "engine/error.hpp"
 
 namespace chromalign {
@@ -143,11 +145,40 @@ void EdgeGrid::compute(const BarredPairs& barred) {
             return;
         }
     }
+    const int64_t device_cells = workers_.device_cells > 0 ? workers_.device_cells : int64_t{1} << 22;
+    if (!workers_.device || std::min(bands_, tile_columns_) * tile_rows_ * tile_cols_ < device_cells) {
+        compute_on_threads(barred);
+        return;
+    }
     for (int64_t d = 0; d + 1 < bands_ + tile_columns_; ++d) {
         std::vector<Tile> wave;
         for (int64_t b = std::max<int64_t>(0, d - tile_columns_ + 1); b <= std::min(d, bands_ - 1); ++b) wave.emplace_back(b, d - b);
         compute_wave(wave, barred);
     }
+}
+
+void EdgeGrid::compute_on_threads(const BarredPairs& barred) {
+    // Tile (b, c) writes band b + 1's top row over its own columns and column c + 1's left
+    // column over its own rows, which only (b + 1, c), (b, c + 1) and (b + 1, c + 1) read,
+    // after it; the tiles running at once write apart.
+    run_in_dependency_order(bands_, tile_columns_, workers_.threads, [&](int64_t b, int64_t c) {
+        if (workers_.stop && *workers_.stop != 0) search_interrupted(*workers_.stop);
+        const Rect r = tile_rect({b, c});
+        const size_t col0 = static_cast<size_t>(r.left - area_.left), row0 = static_cast<size_t>(r.top - area_.top);
+        TileSink sink;
+        if (b + 1 < bands_) {
+            sink.bottom_h = row_h_[static_cast<size_t>(b + 1)].data() + col0 + 1;
+            sink.bottom_f = row_f_[static_cast<size_t>(b + 1)].data() + col0 + 1;
+        }
+        if (c + 1 < tile_columns_) {
+            sink.right_h = col_h_[static_cast<size_t>(c + 1)].data() + row0;
+            sink.right_e = col_e_[static_cast<size_t>(c + 1)].data() + row0;
+        }
+        const size_t at = static_cast<size_t>(b * tile_columns_ + c);
+        best_[at] = tile_dp_lanes(s0_, s1_, scoring_, r, edges({b, c}), barred.in(r.top, r.bottom, r.left, r.right), sink);
+        peak_only_[at] = 0;
+    });
+    cells_computed_ += area_.rows() * area_.cols();
 }
 
 int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dirty) {

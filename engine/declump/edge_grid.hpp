@@ -49,7 +49,9 @@ public:
     const GridWorkers& workers() const { return workers_; }
 
     /// Computes every tile: on the device in one pass when the grid is a whole matrix, no pair
-    /// is barred and the device can (TileWaves::whole_pass), else antidiagonal by antidiagonal.
+    /// is barred and the device can (TileWaves::whole_pass); on the CPU threads in dependency
+    /// order when no antidiagonal is wide enough for the device; else antidiagonal by
+    /// antidiagonal, the wide ones on the device.
     void compute(const BarredPairs& barred);
     /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, each after
     /// the three it depends on (antidiagonal by antidiagonal). Returns the tiles computed.
@@ -78,6 +80,8 @@ private:
     struct Changed {
         bool bottom = false, corner = false, right = false;
     };
+    /// Every tile on the CPU threads, each as soon as the two it reads are done.
+    void compute_on_threads(const BarredPairs& barred);
     /// Computes the tiles of one antidiagonal and keeps their edges and bests; changed[k] says
     /// which of tiles[k]'s edges changed.
     std::vector<Changed> compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred);

@@ -86,8 +86,10 @@ void walk_grid(const Sequence& s0, const Sequence& s1, const Scoring& sc, const 
             continue;
         }
         const size_t rows = static_cast<size_t>(r.rows()), cols = static_cast<size_t>(r.cols());
-        EdgeGrid inner(s0, s1, sc, r, (r.rows() + limits.split - 1) / limits.split,
-                       (r.cols() + limits.split - 1) / limits.split, std::vector<int32_t>(e.top_h, e.top_h + cols + 1),
+        const int64_t longer = std::max(r.rows(), r.cols()), least = std::max<int64_t>(limits.least_side, 1);
+        const int64_t split = std::min(limits.split, std::max<int64_t>(2, (longer + least - 1) / least));
+        EdgeGrid inner(s0, s1, sc, r, (r.rows() + split - 1) / split,
+                       (r.cols() + split - 1) / split, std::vector<int32_t>(e.top_h, e.top_h + cols + 1),
                        std::vector<int32_t>(e.top_f, e.top_f + cols + 1), std::vector<int32_t>(e.left_h, e.left_h + rows),
                        std::vector<int32_t>(e.left_e, e.left_e + rows), grid.workers());
         inner.compute(barred);

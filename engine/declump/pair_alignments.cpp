@@ -18,17 +18,25 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
 std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
     const DeclumpOptions& options, DeclumpCounts& counts, const std::function<void(Strand, const std::vector<Alignment>&)>& found,
-    const std::function<void(Strand, const std::vector<Alignment>&)>& ended) {
+    const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended) {
     std::vector<StrandAlignment> all;
     for (const StrandSearch& search : strands) {
         std::vector<Alignment> list = search.known;
         if (!search.done) {
             DeclumpCounts c;
-            DeclumpResume resume{search.known, {}};
+            DeclumpResume resume{search.known, {}, {}};
             if (found) resume.found = [&](const std::vector<Alignment>& so_far) { found(search.strand, so_far); };
+            bool outranked = false;
+            resume.wanted = [&](int32_t score, size_t before) {
+                // `all` holds the earlier strands' alignments, which rank before this one's equals.
+                const auto ahead = std::count_if(all.begin(), all.end(),
+                                                 [&](const StrandAlignment& a) { return a.alignment.score >= score; });
+                outranked = static_cast<size_t>(ahead) + before >= static_cast<size_t>(count);
+                return !outranked;
+            };
             list = best_alignments(s0, *search.s1, scoring, count, min_score, options, &c, resume);
             counts.add(c);
-            if (ended) ended(search.strand, list);
+            if (ended) ended(search.strand, list, outranked);
         }
         for (Alignment& a : list) all.push_back({search.strand, std::move(a)});
     }

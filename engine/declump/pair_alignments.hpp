@@ -33,12 +33,17 @@ struct StrandSearch {
 /// At most `count` alignments of s0 against each strand's S1, each at least max(min_score, 1),
 /// merged best first: a higher score first, then the earlier strand of `strands`, then each
 /// strand's own order (its tie rule). So the first is the one stage 1 and the traceback of the
-/// pair give. `found(strand, alignments)` hears of each new one with the strand's alignments so
-/// far (DeclumpResume::found), and `ended(strand, alignments)` of each strand searched to its end. Adds what was computed to `counts`.
+/// pair give. A strand's search stops at its first alignment that `count` alignments already
+/// rank before (the earlier strands' and its own), as a higher score or an earlier strand's
+/// equal one: it and every later one would be cut from the merged list. `found(strand,
+/// alignments)` hears of each new one with the strand's alignments so far
+/// (DeclumpResume::found), and `ended(strand, alignments, outranked)` of each strand searched
+/// to its end, `outranked` when that rank ended it rather than `count` or `min_score`. Adds
+/// what was computed to `counts`.
 std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
     const DeclumpOptions& options, DeclumpCounts& counts,
     const std::function<void(Strand, const std::vector<Alignment>&)>& found = {},
-    const std::function<void(Strand, const std::vector<Alignment>&)>& ended = {});
+    const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended = {});
 
 }  // namespace chromalign

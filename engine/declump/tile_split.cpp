@@ -2,12 +2,8 @@
 #include "engine/declump/tile_split.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <mutex>
-#include <thread>
 
+#include "engine/declump/dependency_order.hpp"
 #include "engine/declump/tile_lanes.hpp"
 #include "engine/error.hpp"
 
@@ -39,18 +35,9 @@ AlignmentEnd tile_dp_split(const Sequence& s0, const Sequence& s1, const Scoring
         col_e[static_cast<size_t>(b)].assign(static_cast<size_t>(rows), kNoGap);
     }
     std::vector<AlignmentEnd> bests(static_cast<size_t>(kr * kc));
-    std::vector<int> waiting(bests.size());  // per sub-tile: the neighbours above and left not yet done
-    for (int64_t a = 0; a < kr; ++a)
-        for (int64_t b = 0; b < kc; ++b) waiting[static_cast<size_t>(a * kc + b)] = (a > 0) + (b > 0);
-    std::mutex mutex;
-    std::condition_variable ready_or_done;
-    std::deque<int64_t> ready{0};
-    int64_t finished = 0;
-    std::exception_ptr failure;
     // Sub-tile (a, b) writes its bottom into row a + 1 and its right into column b + 1, which
     // only (a + 1, b) and (a, b + 1) read, after it: no two running sub-tiles share a value.
-    const auto compute = [&](int64_t k) {
-        const int64_t a = k / kc, b = k % kc;
+    const auto compute = [&](int64_t a, int64_t b) {
         const Rect r{rect.top + row_of(a), rect.top + row_of(a + 1), rect.left + col_of(b), rect.left + col_of(b + 1)};
         const size_t c0 = static_cast<size_t>(col_of(b)), r0 = static_cast<size_t>(row_of(a));
         const TileEdges e{row_h[static_cast<size_t>(a)].data() + c0, row_f[static_cast<size_t>(a)].data() + c0,
@@ -62,42 +49,9 @@ AlignmentEnd tile_dp_split(const Sequence& s0, const Sequence& s1, const Scoring
         const TileSink out{row_h[static_cast<size_t>(a + 1)].data() + c0 + 1, row_f[static_cast<size_t>(a + 1)].data() + c0 + 1,
                            col_h[static_cast<size_t>(b + 1)].data() + r0, col_e[static_cast<size_t>(b + 1)].data() + r0,
                            nullptr};
-        bests[static_cast<size_t>(k)] = tile_dp_lanes(s0, s1, scoring, r, e, bars, out);
+        bests[static_cast<size_t>(a * kc + b)] = tile_dp_lanes(s0, s1, scoring, r, e, bars, out);
     };
-    const auto work = [&] {
-        std::unique_lock<std::mutex> lock(mutex);
-        for (;;) {
-            ready_or_done.wait(lock, [&] { return !ready.empty() || finished == kr * kc || failure; });
-            if (ready.empty()) return;
-            const int64_t k = ready.front();
-            ready.pop_front();
-            lock.unlock();
-            std::exception_ptr error;
-            try {
-                compute(k);
-            } catch (...) {
-                error = std::current_exception();
-            }
-            lock.lock();
-            if (failure) return;
-            if (error) {
-                failure = error;
-                ready.clear();
-                ready_or_done.notify_all();
-                return;
-            }
-            ++finished;
-            const int64_t a = k / kc, b = k % kc;
-            if (a + 1 < kr && --waiting[static_cast<size_t>(k + kc)] == 0) ready.push_back(k + kc);
-            if (b + 1 < kc && --waiting[static_cast<size_t>(k + 1)] == 0) ready.push_back(k + 1);
-            ready_or_done.notify_all();
-        }
-    };
-    std::vector<std::thread> helpers;
-    for (int64_t w = 1; w < std::min<int64_t>(threads, kr * kc); ++w) helpers.emplace_back(work);
-    work();
-    for (std::thread& h : helpers) h.join();
-    if (failure) std::rethrow_exception(failure);
+    run_in_dependency_order(kr, kc, threads, compute);
     if (sink.bottom_h) std::copy(row_h.back().begin() + 1, row_h.back().end(), sink.bottom_h);
     if (sink.bottom_f) std::copy(row_f.back().begin() + 1, row_f.back().end(), sink.bottom_f);
     if (sink.right_h) std::copy(col_h.back().begin(), col_h.back().end(), sink.right_h);

@@ -227,21 +227,16 @@ private:
         options.stop = options_.backend.checkpoint.stop;
         const std::unique_ptr<TileWaves> device = backend_.tile_waves();  // a GPU's, for wide antidiagonals
         options.device = device.get();
-        // Crash tests (tests/test_alignments_cli.cpp), as CHROMALIGN_CRASH_POINT's: with
-        // CHROMALIGN_CRASH_SEARCH=N the process saves its state after the N-th alignment this
-        // run finds and ends there with _exit(86), as a kill would. Unset, nothing happens.
-        const char* crash = std::getenv("CHROMALIGN_CRASH_SEARCH");
-        int crash_after = crash ? std::atoi(crash) : 0;
         auto found = [&](Strand strand, const std::vector<Alignment>& so_far) {
-            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, so_far}, every());
-            if (state_ && crash_after > 0 && --crash_after == 0) {
+            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, false, so_far}, every());
+            if (state_ && crash_after_ > 0 && --crash_after_ == 0) {
                 state_->save();
                 _exit(86);
             }
             stop_if_asked();
         };
-        auto ended = [&](Strand strand, const std::vector<Alignment>& all) {
-            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, true, all}, every());
+        auto ended = [&](Strand strand, const std::vector<Alignment>& all, bool outranked) {
+            if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, true, outranked, all}, every());
         };
         std::vector<StrandAlignment> all =
             pair_alignments(s0, strands, spec_.scoring, count, least, options, answer.declump, found, ended);
@@ -282,7 +277,10 @@ private:
             search.known.push_back(a);
         }
         const bool cut = search.known.size() < saved.found.size();  // this run's terms end it sooner
-        const bool same_end = saved.ended && (static_cast<int>(saved.found.size()) < saved.count
+        // Outranked, it stays so for a count no larger and a least no lower: the earlier strands'
+        // alignments that ranked before its next are found again, and reach that least.
+        const bool same_end = saved.ended && (saved.outranked ? count <= saved.count && least >= saved.min_score
+                                              : static_cast<int>(saved.found.size()) < saved.count
                                                   ? saved.min_score <= least  // nothing else reached its least
                                                   : saved.count >= count);
         search.done = cut || same_end || static_cast<int>(search.known.size()) == count;
@@ -564,6 +562,10 @@ private:
         double seconds = 0;
     };
     std::map<std::pair<size_t, Strand>, Stacked> stacked_;
+    /// Crash tests (tests/test_alignments_cli.cpp), as CHROMALIGN_CRASH_POINT's: with
+    /// CHROMALIGN_CRASH_SEARCH=N the process saves its state after the N-th alignment this run
+    /// finds, over all its pairs, and ends there with _exit(86), as a kill would. Unset: never.
+    int crash_after_ = std::getenv("CHROMALIGN_CRASH_SEARCH") ? std::atoi(std::getenv("CHROMALIGN_CRASH_SEARCH")) : 0;
     std::map<size_t, Sequence> reversed_;  ///< compared(): S1 records' reverse complements
     std::map<std::pair<size_t, Strand>, uint64_t> s1_fingerprints_;  ///< identity_of()
 };

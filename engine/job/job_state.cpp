@@ -139,6 +139,8 @@ JobState::JobState(const std::string& checkpoint, uint64_t fingerprint, const Jo
             d.count = json_integer<int>(x.at("count"));
             d.min_score = json_integer<int32_t>(x.at("min_score"));
             d.ended = x.at("ended").get<bool>();
+            d.outranked = x.value("outranked", false);  // absent from states written before it was
+            if (d.outranked && !d.ended) throw Error("a search outranked but not ended for pair " + std::to_string(d.pair + 1));
             for (const auto& a : x.at("found")) d.found.push_back(alignment_of(a));
             if (d.pair >= spec.pairs.size()) throw Error("a pair out of range");
             if (d.count < 1 || d.min_score < 0 || static_cast<int64_t>(d.found.size()) > d.count)
@@ -260,6 +262,7 @@ void JobState::save_locked() {
                                  {"count", d.count},
                                  {"min_score", d.min_score},
                                  {"ended", d.ended},
+                                 {"outranked", d.outranked},
                                  {"found", std::move(found)}});
     }
     j["bounds"] = nlohmann::ordered_json::array();

@@ -36,14 +36,16 @@ struct DoneTraceback {
 };
 
 /// A record pair's search for its K best alignments on one strand (--alignments): what it has
-/// found, for which count and least score, and whether it ended (found `count`, or nothing
-/// else reached `min_score`).
+/// found, for which count and least score, and whether it ended (found `count`, nothing else
+/// reached `min_score`, or `outranked`: the earlier strands' alignments and its own left its
+/// next no place among the pair's `count`, pair_alignments.hpp).
 struct DoneSearch {
     size_t pair = 0;
     Strand strand = Strand::kForward;
     int count = 0;
     int32_t min_score = 0;
     bool ended = false;
+    bool outranked = false;  ///< ended by that rank (then `ended` too)
     std::vector<Alignment> found;
 };
 
