@@ -194,9 +194,11 @@ TEST(MpiCliSlow, SigusrOneToMpirunStopsEveryRankAtOneCheckpoint) {
     h.set_launcher(mpirun(3));  // mpirun forwards SIGUSR1 to every rank
     const std::string ck = h.path("usr1.ckpt");
     // Two slabs per rank: the stop and the pieces' acknowledgements cross threads and ranks.
+    // The signal comes 200 ms after the last slab's first piece, so every rank is running with
+    // its handlers (1.5 s after the start, a loaded machine once had the ranks still starting).
     const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--slabs", "2", "--checkpoint", ck,
-                                           "--checkpoint-every", "1h"};
-    const test::ChildRun r = h.run(args, 1500, SIGUSR1);
+                                           "--checkpoint-every", "1s"};
+    const test::ChildRun r = h.run(args, 200, SIGUSR1, ck + ".slab5of6.0");
     ASSERT_NE(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("every slab checkpointed"), std::string::npos) << r.err;
     const test::ChildRun again = h.run(args);
