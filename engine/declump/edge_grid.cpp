@@ -99,9 +99,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
     int64_t wave_cells = 0;
     for (const TileTask& t : tasks) wave_cells += t.rect.rows() * t.rect.cols();
     cells_computed_ += wave_cells;
-    const int64_t device_cells = workers_.device_cells > 0 ? workers_.device_cells : int64_t{1} << 22;
-    const bool on_device = wave_cells >= device_cells;
-    TileWaves& waves = workers_.device && on_device ? *workers_.device : *workers_.cpu;
+    TileWaves& waves = workers_.on_device(wave_cells) ? *workers_.device : *workers_.cpu;
     waves.run(s0_, s1_, scoring_, tasks, workers_.threads);
     std::vector<Changed> changed(tiles.size());
     for (size_t k = 0; k < tiles.size(); ++k) {
@@ -145,8 +143,7 @@ void EdgeGrid::compute(const BarredPairs& barred) {
             return;
         }
     }
-    const int64_t device_cells = workers_.device_cells > 0 ? workers_.device_cells : int64_t{1} << 22;
-    if (!workers_.device || std::min(bands_, tile_columns_) * tile_rows_ * tile_cols_ < device_cells) {
+    if (!workers_.on_device(std::min(bands_, tile_columns_) * tile_rows_ * tile_cols_)) {  // the widest antidiagonal
         compute_on_threads(barred);
         return;
     }

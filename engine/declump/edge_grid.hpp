@@ -25,6 +25,10 @@ struct GridWorkers {
     /// A device's wave costs a launch and the edges' trips (about 0.1 ms); an antidiagonal of
     /// fewer cells than this (0: 2^22, some 3 ms of one core) stays on the threads.
     int64_t device_cells = 0;
+    /// Whether an antidiagonal of `cells` goes to the device.
+    bool on_device(int64_t cells) const {
+        return device != nullptr && cells >= (device_cells > 0 ? device_cells : int64_t{1} << 22);
+    }
     /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
     const volatile std::sig_atomic_t* stop = nullptr;
 };

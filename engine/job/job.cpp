@@ -565,7 +565,10 @@ private:
     /// Crash tests (tests/test_alignments_cli.cpp), as CHROMALIGN_CRASH_POINT's: with
     /// CHROMALIGN_CRASH_SEARCH=N the process saves its state after the N-th alignment this run
     /// finds, over all its pairs, and ends there with _exit(86), as a kill would. Unset: never.
-    int crash_after_ = std::getenv("CHROMALIGN_CRASH_SEARCH") ? std::atoi(std::getenv("CHROMALIGN_CRASH_SEARCH")) : 0;
+    int crash_after_ = [] {
+        const char* n = std::getenv("CHROMALIGN_CRASH_SEARCH");
+        return n ? std::atoi(n) : 0;
+    }();
     std::map<size_t, Sequence> reversed_;  ///< compared(): S1 records' reverse complements
     std::map<std::pair<size_t, Strand>, uint64_t> s1_fingerprints_;  ///< identity_of()
 };
