@@ -146,7 +146,9 @@ void interrupt_then_resume(test::ResumeHarness& h, int signal, const AlignmentEn
     const std::string ck = h.path("signal.ckpt");
     std::vector<std::string> args = {"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"};
     args.insert(args.end(), scoring.begin(), scoring.end());
-    const test::ChildRun r = h.run(args, 1200, signal);
+    // Counted from the lock, not the start: a loaded machine may take longer than the delay
+    // to reach stage 1, and a run stopped before it has nothing to save.
+    const test::ChildRun r = h.run(args, 1200, signal, ck + ".lock");
     ASSERT_EQ(r.exit_code, 128 + signal) << r.err;
     EXPECT_NE(r.err.find("run the same command again to resume"), std::string::npos) << r.err;
     ASSERT_TRUE(one_slab_checkpoint_exists(ck));
@@ -185,7 +187,7 @@ TEST(ResumeMatrix, Hoxd70RunResumesAndAnotherMatrixIsRefused) {
     const AlignmentEnd expected = test::ResumeHarness::parse_tsv(whole.out);
     const std::string ck = h.path("other.ckpt");
     const test::ChildRun made =
-        h.run({"-b", "cpu", "-x", "hoxd70", "--checkpoint", ck, "--checkpoint-every", "1h"}, 1200, SIGINT);
+        h.run({"-b", "cpu", "-x", "hoxd70", "--checkpoint", ck, "--checkpoint-every", "1h"}, 1200, SIGINT, ck + ".lock");
     ASSERT_EQ(made.exit_code, 128 + SIGINT) << made.err;
     const test::ChildRun other = h.run({"-b", "cpu", "-x", "hoxd55", "--checkpoint", ck});
     EXPECT_EQ(other.exit_code, 1);
@@ -201,7 +203,7 @@ TEST_F(Resume, SlabsOfOneProcessStopAtOneRowThenResumeWithAnotherCount) {
     std::vector<std::string> three = common, two = common;
     three.insert(three.end(), {"--slabs", "3"});
     two.insert(two.end(), {"--slabs", "2"});
-    const test::ChildRun r = harness_->run(three, 1200, SIGINT);
+    const test::ChildRun r = harness_->run(three, 1200, SIGINT, ck + ".lock");
     ASSERT_EQ(r.exit_code, 128 + SIGINT) << r.err;
     EXPECT_NE(r.err.find("every slab checkpointed"), std::string::npos) << r.err;
     for (int k = 0; k < 3; ++k)
@@ -316,7 +318,8 @@ TEST(ResumeLimits, ATightMemoryLimitNeverCrashesTheBoundPass) {
 
 TEST_F(Resume, ForeignCheckpointIsRefusedAndKeptUnlessRestart) {
     const std::string ck = harness_->path("foreign.ckpt");
-    const test::ChildRun made = harness_->run({"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"}, 1200, SIGINT);
+    const test::ChildRun made =
+        harness_->run({"-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "1h"}, 1200, SIGINT, ck + ".lock");
     ASSERT_EQ(made.exit_code, 128 + SIGINT) << made.err;
     const test::ChildRun other = harness_->run({"-b", "cpu", "--match", "2", "--checkpoint", ck});
     EXPECT_EQ(other.exit_code, 1);
