@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -194,6 +195,35 @@ TEST(Declump, AfterTheFirstPassOnlyTheTilesAnAlignmentChangesAreComputedAgain) {
     // The textbook way computes the whole matrix once per alignment.
     EXPECT_LT(counts.recomputed_cells, counts.first_cells / 4) << "seed " << seed;
     EXPECT_GT(counts.recomputed_tiles, 0);
+}
+
+// A long walk takes the tiles ahead of it computed, and walked from a guessed entry, on other
+// threads (tiles_ahead.hpp): the alignments are the oracle's, and those tiles are taken.
+TEST(Declump, TilesComputedAndWalkedAheadGiveTheOraclesAlignments) {
+    const uint64_t seed = test::seed() + 87;
+    std::mt19937_64 rng(seed);
+    // Cheap gaps (the last scoring) leave many walks in E or F where they cross a tile's edge.
+    const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -3, 5, 2}, {1, -1, 2, 1}, {5, -4, 3, 1}, {1, -1, 2, 1}, {2, -1, 3, 1}};
+    for (int trial = 0; trial < 7; ++trial) {
+        auto [s0, s1] = test::mutated_pair(2000 + 37 * trial, 2100, rng, trial == 2 ? 0.01 : 0.0);
+        const Scoring& scoring = scorings[trial];
+        // Tiles of 128 cut 4 x 4 into leaves of 32 x 32: the best alignment crosses some 30.
+        DeclumpOptions ahead = options(128, 128, 1024, 4), alone = ahead;
+        alone.walk.ahead = 0;
+        const std::string what = "trial " + std::to_string(trial) + ", seed " + std::to_string(seed);
+        DeclumpCounts with, without;
+        const std::vector<Alignment> got = best_alignments(s0, s1, scoring, 6, 20, ahead, &with);
+        const std::vector<Alignment> want = reference_alignments(s0, s1, scoring, 6, 20);
+        ASSERT_EQ(got.size(), want.size()) << what;
+        for (size_t k = 0; k < want.size(); ++k) ASSERT_EQ(describe(got[k]), describe(want[k])) << what << ": alignment " << k + 1;
+        const std::vector<Alignment> plain = best_alignments(s0, s1, scoring, 6, 20, alone, &without);
+        ASSERT_EQ(plain.size(), want.size()) << what;
+        EXPECT_EQ(without.walk.tiles_ahead, 0) << what;
+        EXPECT_GT(with.walk.tiles_ahead, 10) << what;
+        EXPECT_GT(with.walk.trails_met, 0) << what;
+        std::printf("[ ahead    ] %s: %lld tiles taken computed ahead, %lld walked ahead\n", what.c_str(),
+                    static_cast<long long>(with.walk.tiles_ahead), static_cast<long long>(with.walk.trails_met));
+    }
 }
 
 TEST(Declump, ASearchStoppedAndTakenUpFindsTheSameAlignments) {

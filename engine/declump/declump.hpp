@@ -47,6 +47,7 @@ struct DeclumpCounts {
     int64_t recomputed_tiles = 0;
     double first_seconds = 0;      ///< the first pass, its edges' memory made first
     double walk_seconds = 0;       ///< the tracebacks, each from finding its best cell
+    WalkCounts walk;
     double recompute_seconds = 0;  ///< the tiles computed again
 
     void add(const DeclumpCounts& o) {
@@ -55,6 +56,8 @@ struct DeclumpCounts {
         recomputed_tiles += o.recomputed_tiles;
         first_seconds += o.first_seconds;
         walk_seconds += o.walk_seconds;
+        walk.tiles_ahead += o.walk.tiles_ahead;
+        walk.trails_met += o.walk.trails_met;
         recompute_seconds += o.recompute_seconds;
     }
 };

@@ -76,6 +76,16 @@ TileEdges EdgeGrid::edges(const Tile& t) const {
     return TileEdges{row_h_[b].data() + col0, row_f_[b].data() + col0, col_h_[c].data() + row0, col_e_[c].data() + row0};
 }
 
+std::unique_ptr<EdgeGrid> EdgeGrid::part(const Tile& t, const Rect& r, int64_t split,
+                                         const GridWorkers& workers) const {
+    const TileEdges e = edges(t);
+    const size_t rows = static_cast<size_t>(r.rows()), cols = static_cast<size_t>(r.cols());
+    return std::make_unique<EdgeGrid>(
+        s0_, s1_, scoring_, r, (r.rows() + split - 1) / split, (r.cols() + split - 1) / split,
+        std::vector<int32_t>(e.top_h, e.top_h + cols + 1), std::vector<int32_t>(e.top_f, e.top_f + cols + 1),
+        std::vector<int32_t>(e.left_h, e.left_h + rows), std::vector<int32_t>(e.left_e, e.left_e + rows), workers);
+}
+
 std::vector<TileTask> EdgeGrid::tasks_of(const std::vector<Tile>& tiles, const BarredPairs& barred,
                                         std::vector<std::vector<int32_t>>& out) const {
     std::vector<TileTask> tasks(tiles.size());

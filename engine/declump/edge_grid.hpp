@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <utility>
 #include <vector>
@@ -72,6 +73,9 @@ public:
     Tile tile_of(int64_t i, int64_t j) const;
     /// The edges of tile t, pointing into this grid (valid while it lives and is not recomputed).
     TileEdges edges(const Tile& t) const;
+    /// The cells of `r`, the top left part of tile t, as a grid of its own in at most
+    /// split x split tiles, not computed yet; its edges are copied from this grid's.
+    std::unique_ptr<EdgeGrid> part(const Tile& t, const Rect& r, int64_t split, const GridWorkers& workers) const;
     /// The best cell of the area by the tie rule (score 0 at (0, 0) when none is positive).
     /// Tiles whose highest H alone is known (a device's) are computed again on the CPU
     /// threads to find where it is, those that tie for the best first; `barred` is what the grid

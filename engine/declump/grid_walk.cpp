@@ -2,28 +2,15 @@
 #include "engine/declump/grid_walk.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/declump/tiles_ahead.hpp"
 #include "engine/error.hpp"
 
 namespace chromalign {
 namespace {
-
-/// Where the walk stands: cell (i, j) in state 'H', 'E' or 'F', the runs so far, last first.
-struct Walk {
-    int64_t i = 0, j = 0;
-    char state = 'H';
-    bool done = false;  ///< the alignment starts at (i, j)
-    std::vector<AlignmentRun> reversed;
-
-    void add(char op) {
-        if (!reversed.empty() && reversed.back().op == op)
-            ++reversed.back().length;
-        else
-            reversed.push_back({op, 1});
-    }
-};
 
 [[noreturn]] void no_move(const Walk& w) {
     throw Error("traceback of the K best alignments: no move into cell " + std::to_string(w.i) + ", " +
@@ -66,46 +53,88 @@ void walk_tile(const Sequence& s0, const Sequence& s1, const Scoring& sc, const 
     }
 }
 
-void walk_grid(const Sequence& s0, const Sequence& s1, const Scoring& sc, const EdgeGrid& grid,
-               const BarredPairs& barred, const WalkLimits& limits, Walk& w) {
-    while (!w.done && grid.area().holds(w.i, w.j)) {
-        const EdgeGrid::Tile tile = grid.tile_of(w.i, w.j);
-        const TileEdges e = grid.edges(tile);
-        // The walk only moves up and left: the tile's cells below it or to its right are never
-        // read, and the rest depends on the tile's top and left edges alone.
-        Rect r = grid.tile_rect(tile);
-        r.bottom = w.i;
-        r.right = w.j;
-        if (r.rows() * r.cols() <= limits.leaf_cells) {
-            FullTile full;
-            TileSink sink;
-            sink.full = &full;
-            const auto bars = barred.in(r.top, r.bottom, r.left, r.right);
-            tile_dp(s0, s1, sc, r, e, bars, sink);
-            walk_tile(s0, s1, sc, full, bars, w);
-            continue;
+/// The walk of one alignment: what it reads, and what it counts.
+struct GridWalker {
+    const Sequence& s0;
+    const Sequence& s1;
+    const Scoring& sc;
+    const BarredPairs& barred;
+    const WalkLimits& limits;
+    WalkCounts& counts;  ///< the walk's own thread alone counts
+
+    /// Walks `grid` from where w stands until it leaves the grid's area or the alignment
+    /// starts. Where w enters a part of the grid at a stop of `follow`, it goes on as that
+    /// trail did; each part it enters is kept in `record`.
+    void walk(const EdgeGrid& grid, Walk& w, const Trail* follow = nullptr, Trail* record = nullptr) const {
+        std::unique_ptr<TilesAhead> ahead;
+        bool first = true;
+        while (!w.done && grid.area().holds(w.i, w.j)) {
+            if (grid.workers().stop && *grid.workers().stop != 0) search_interrupted(*grid.workers().stop);
+            if (record) {
+                const int64_t last = w.reversed.empty() ? 0 : w.reversed.back().length;
+                record->stops.push_back({w.i, w.j, w.state, w.reversed.size(), last});
+            }
+            if (follow) {
+                if (const Trail::Stop* stop = follow->at(w.i, w.j, w.state)) {
+                    follow->follow(*stop, w);
+                    ++counts.trails_met;
+                    continue;
+                }
+            }
+            const EdgeGrid::Tile tile = grid.tile_of(w.i, w.j);
+            // The walk only moves up and left: the tile's cells below it or to its right are
+            // never read, and the rest depends on the tile's top and left edges alone.
+            Rect r = grid.tile_rect(tile);
+            const int64_t whole = r.rows() * r.cols();
+            r.bottom = w.i;
+            r.right = w.j;
+            if (r.rows() * r.cols() <= limits.leaf_cells) {
+                // A walk holds thousands of leaves one after another: fresh memory for each
+                // would cost more in page faults than its cells do.
+                static thread_local FullTile full;
+                TileSink sink;
+                sink.full = &full;
+                const auto bars = barred.in(r.top, r.bottom, r.left, r.right);
+                tile_dp(s0, s1, sc, r, grid.edges(tile), bars, sink);
+                walk_tile(s0, s1, sc, full, bars, w);
+                continue;
+            }
+            TileAhead taken;
+            if (!first && whole <= limits.ahead_cells && limits.ahead > 0 && grid.workers().threads > 1) {
+                if (!ahead)
+                    ahead = std::make_unique<TilesAhead>(grid, barred, limits, [this](const EdgeGrid& part, Walk& from, Trail& trail) {
+                        walk(part, from, nullptr, &trail);
+                        trail.walk = std::move(from);
+                    });
+                ahead->expect(w.i, w.j);
+                taken = ahead->take(tile);
+                if (taken.grid) ++counts.tiles_ahead;
+            }
+            if (!taken.grid) {
+                taken.grid = grid.part(tile, r, walk_split(r, limits), grid.workers());
+                taken.grid->compute(barred);
+            }
+            first = false;
+            walk(*taken.grid, w, taken.trail.stops.empty() ? nullptr : &taken.trail);
         }
-        const size_t rows = static_cast<size_t>(r.rows()), cols = static_cast<size_t>(r.cols());
-        const int64_t longer = std::max(r.rows(), r.cols()), least = std::max<int64_t>(limits.least_side, 1);
-        const int64_t split = std::min(limits.split, std::max<int64_t>(2, (longer + least - 1) / least));
-        EdgeGrid inner(s0, s1, sc, r, (r.rows() + split - 1) / split,
-                       (r.cols() + split - 1) / split, std::vector<int32_t>(e.top_h, e.top_h + cols + 1),
-                       std::vector<int32_t>(e.top_f, e.top_f + cols + 1), std::vector<int32_t>(e.left_h, e.left_h + rows),
-                       std::vector<int32_t>(e.left_e, e.left_e + rows), grid.workers());
-        inner.compute(barred);
-        walk_grid(s0, s1, sc, inner, barred, limits, w);
     }
-}
+};
 
 }  // namespace
 
+int64_t walk_split(const Rect& r, const WalkLimits& limits) {
+    const int64_t longer = std::max(r.rows(), r.cols()), least = std::max<int64_t>(limits.least_side, 1);
+    return std::min(limits.split, std::max<int64_t>(2, (longer + least - 1) / least));
+}
+
 Alignment walk_back(const EdgeGrid& grid, const BarredPairs& barred, const AlignmentEnd& end,
-                    const WalkLimits& limits) {
+                    const WalkLimits& limits, WalkCounts* counts) {
     if (limits.split < 2) throw Error("walk_back: split must be at least 2");
+    WalkCounts here;
     Walk w;
     w.i = end.s0_end;
     w.j = end.s1_end;
-    walk_grid(grid.s0(), grid.s1(), grid.scoring(), grid, barred, limits, w);
+    GridWalker{grid.s0(), grid.s1(), grid.scoring(), barred, limits, counts ? *counts : here}.walk(grid, w);
     if (!w.done) no_move(w);
     Alignment a;
     a.score = end.score;

@@ -26,12 +26,26 @@ struct WalkLimits {
     /// 5.5 s; on V. cholerae's second chromosomes (tiles of 512), 16 x 16 took 10.8 s.
     int64_t split = 32;
     int64_t least_side = 192;
+    /// Once the walk has left its first tile, tiles of at most `ahead_cells` cells that it is
+    /// guessed to cross next, up to `ahead` of them, are computed whole, each on one thread
+    /// (tiles_ahead.hpp); 0 in either: never.
+    int64_t ahead_cells = int64_t{1} << 26;
+    int64_t ahead = 32;
 };
+
+/// What the walks did, for reports and tests.
+struct WalkCounts {
+    int64_t tiles_ahead = 0;  ///< tiles a walk took computed ahead (tiles_ahead.hpp)
+    int64_t trails_met = 0;   ///< times it met the trail walked ahead in one and went on as it had
+};
+
+/// How many tiles a side a part r of a tile too large to hold whole is cut into.
+int64_t walk_split(const Rect& r, const WalkLimits& limits);
 
 /// The alignment that ends at `end`, a cell of grid.area() whose H is end.score > 0, with the
 /// pairs of `barred` barred (those the grid was computed with). Throws Error when the walk
 /// finds no move (`end` is not such a cell) or leaves the area before the alignment starts.
 Alignment walk_back(const EdgeGrid& grid, const BarredPairs& barred, const AlignmentEnd& end,
-                    const WalkLimits& limits = {});
+                    const WalkLimits& limits = {}, WalkCounts* counts = nullptr);
 
 }  // namespace chromalign

@@ -248,11 +248,13 @@ private:
         answer.others = std::move(all);
         answer.declump_seconds = seconds_since(start);
         const DeclumpCounts& d = answer.declump;
-        char text[256];
+        char text[320];
         std::snprintf(text, sizeof text,
                       " alignments sharing no pair found in %.3f s: a first pass of %.3g cells (%.3f s), "
-                      "tracebacks (%.3f s), %.3g cells computed again (%.3f s)",
+                      "tracebacks (%.3f s; %lld tiles computed ahead, %lld of them walked ahead), "
+                      "%.3g cells computed again (%.3f s)",
                       answer.declump_seconds, static_cast<double>(d.first_cells), d.first_seconds, d.walk_seconds,
+                      static_cast<long long>(d.walk.tiles_ahead), static_cast<long long>(d.walk.trails_met),
                       static_cast<double>(d.recomputed_cells), d.recompute_seconds);
         note(describe(answer.pair, answer.strand) + ": " + std::to_string(answer.others.size() + 1) + " of " +
              std::to_string(count) + text);
