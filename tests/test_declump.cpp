@@ -226,6 +226,37 @@ TEST(Declump, TilesComputedAndWalkedAheadGiveTheOraclesAlignments) {
     }
 }
 
+// The pair's own traceback of alignment 1 is taken, not walked again, where its end is the
+// search's best cell; elsewhere it changes nothing.
+TEST(Declump, TheTracebacksFirstAlignmentIsTakenNotWalkedAgain) {
+    const uint64_t seed = test::seed() + 88;
+    std::mt19937_64 rng(seed);
+    auto [s0, s1] = test::mutated_pair(1500, 1600, rng);
+    const Scoring scoring(1, -3, 5, 2);
+    const DeclumpOptions grid = options(100, 100, 1024, 4);
+    DeclumpCounts walked;
+    const std::vector<Alignment> want = best_alignments(s0, s1, scoring, 5, 1, grid, &walked);
+    ASSERT_EQ(want.size(), 5u) << "seed " << seed;
+    EXPECT_EQ(walked.walk.walks, static_cast<int64_t>(want.size())) << "seed " << seed;
+    const Alignment traced = reference_traceback(s0, s1, scoring);
+    DeclumpResume resume;
+    resume.traced = &traced;
+    DeclumpCounts taken;
+    const std::vector<Alignment> got = best_alignments(s0, s1, scoring, 5, 1, grid, &taken, resume);
+    ASSERT_EQ(got.size(), want.size()) << "seed " << seed;
+    for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(describe(got[k]), describe(want[k])) << "seed " << seed;
+    EXPECT_EQ(taken.walk.walks, static_cast<int64_t>(want.size()) - 1) << "seed " << seed;
+    // One that ends elsewhere is not the search's alignment 1: it is walked.
+    Alignment elsewhere = traced;
+    elsewhere.s0_end -= 1;
+    resume.traced = &elsewhere;
+    DeclumpCounts again;
+    const std::vector<Alignment> other = best_alignments(s0, s1, scoring, 5, 1, grid, &again, resume);
+    ASSERT_EQ(other.size(), want.size()) << "seed " << seed;
+    EXPECT_EQ(describe(other[0]), describe(want[0])) << "seed " << seed;
+    EXPECT_EQ(again.walk.walks, static_cast<int64_t>(want.size())) << "seed " << seed;
+}
+
 TEST(Declump, ASearchStoppedAndTakenUpFindsTheSameAlignments) {
     const uint64_t seed = test::seed() + 86;
     std::mt19937_64 rng(seed);

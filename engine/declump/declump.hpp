@@ -56,6 +56,7 @@ struct DeclumpCounts {
         recomputed_tiles += o.recomputed_tiles;
         first_seconds += o.first_seconds;
         walk_seconds += o.walk_seconds;
+        walk.walks += o.walk.walks;
         walk.tiles_ahead += o.walk.tiles_ahead;
         walk.trails_met += o.walk.trails_met;
         recompute_seconds += o.recompute_seconds;
@@ -74,6 +75,10 @@ struct DeclumpResume {
     /// before it: false ends the search there (a pair of strands needs no more of this one).
     /// Null: every alignment is wanted.
     std::function<bool(int32_t score, size_t before)> wanted;
+    /// This matrix's best alignment as the pair's own traceback found it (the same tie and
+    /// path rules), or null: when the search's best cell is its end, alignment 1 is taken
+    /// from it, not walked again (H. pylori's longest, 911 kbp, is a second's walk).
+    const Alignment* traced = nullptr;
 };
 
 /// At most `count` alignments, best first, each scoring at least max(min_score, 1).

@@ -131,6 +131,7 @@ Alignment walk_back(const EdgeGrid& grid, const BarredPairs& barred, const Align
                     const WalkLimits& limits, WalkCounts* counts) {
     if (limits.split < 2) throw Error("walk_back: split must be at least 2");
     WalkCounts here;
+    ++(counts ? *counts : here).walks;
     Walk w;
     w.i = end.s0_end;
     w.j = end.s1_end;

@@ -35,6 +35,7 @@ struct WalkLimits {
 
 /// What the walks did, for reports and tests.
 struct WalkCounts {
+    int64_t walks = 0;        ///< alignments walked back
     int64_t tiles_ahead = 0;  ///< tiles a walk took computed ahead (tiles_ahead.hpp)
     int64_t trails_met = 0;   ///< times it met the trail walked ahead in one and went on as it had
 };

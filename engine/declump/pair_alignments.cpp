@@ -24,7 +24,7 @@ std::vector<StrandAlignment> pair_alignments(
         std::vector<Alignment> list = search.known;
         if (!search.done) {
             DeclumpCounts c;
-            DeclumpResume resume{search.known, {}, {}};
+            DeclumpResume resume{search.known, {}, {}, search.traced};
             if (found) resume.found = [&](const std::vector<Alignment>& so_far) { found(search.strand, so_far); };
             bool outranked = false;
             resume.wanted = [&](int32_t score, size_t before) {

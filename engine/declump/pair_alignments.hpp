@@ -28,6 +28,7 @@ struct StrandSearch {
     /// Its alignments found already: `done` (the search ended) or taken up (DeclumpResume::known).
     std::vector<Alignment> known;
     bool done = false;
+    const Alignment* traced = nullptr;  ///< DeclumpResume::traced
 };
 
 /// At most `count` alignments of s0 against each strand's S1, each at least max(min_score, 1),

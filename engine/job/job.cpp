@@ -215,7 +215,8 @@ private:
         const int32_t least = std::max(options_.min_score, 1);
         std::vector<StrandSearch> strands;
         for (const Strand strand : spec_.strands) {
-            StrandSearch search{strand, &compared(target, strand), {}, false};
+            StrandSearch search{strand, &compared(target, strand), {}, false,
+                                strand == answer.strand ? &*answer.alignment : nullptr};
             if (state_) {
                 if (std::optional<DoneSearch> saved = state_->search(answer.pair, strand))
                     take_up(*saved, s0, search, count, least);
