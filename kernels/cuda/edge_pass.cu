@@ -23,8 +23,10 @@ using cuda::Substitution;
 
 /// Units at least this many times the resident warps, so the last warps to finish leave little
 /// of the device idle; slabs no narrower than kMinSlabCols, so a unit's 31 steps of skew at
-/// either end stay small against its width.
-constexpr int64_t kUnitsPerWarp = 16;
+/// either end stay small against its width. Fewer slabs mean wider units, whose bands start
+/// (one per two chunks) a smaller share of the way into them: on H. pylori (both strands, one
+/// H200) 16 took the first pass 7.1 and 6.8 s, 8 took 5.9 and 6.1 s, 4 took 6.1 and 6.1 s.
+constexpr int64_t kUnitsPerWarp = 8;
 constexpr int64_t kMinSlabCols = 4096;
 /// Cells a launch computes at most: about a second on an H200.
 constexpr int64_t kLaunchCells = int64_t{2} << 40;
