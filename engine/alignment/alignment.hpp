@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/result.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 
@@ -28,6 +29,8 @@ struct Alignment {
     int64_t s1_start = 0, s1_end = 0;
     std::vector<AlignmentRun> runs;
 
+    /// Its score and last cell, as a search's best cell is given.
+    AlignmentEnd as_end() const { return AlignmentEnd{score, s0_end, s1_end}; }
     /// "12=1X3I40=": the runs as a SAM CIGAR ("*" when empty).
     std::string cigar() const;
     /// The same score, coordinates and runs.

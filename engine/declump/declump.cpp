@@ -38,9 +38,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
         if (end.score < std::max(min_score, 1)) break;
         if (resume.wanted && !resume.wanted(end.score, found.size())) break;
         const Alignment* traced = found.empty() ? resume.traced : nullptr;
-        Alignment a = traced && traced->score == end.score && traced->s0_end == end.s0_end && traced->s1_end == end.s1_end
-                          ? *traced
-                          : walk_back(grid, barred, end, options.walk, &c.walk);
+        Alignment a = traced && traced->as_end() == end ? *traced : walk_back(grid, barred, end, options.walk, &c.walk);
         c.walk_seconds += since(start);
         const size_t k = found.size();
         if (k < resume.known.size() && resume.known[k] != a)

@@ -16,23 +16,42 @@ namespace chromalign {
 EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const Rect& area,
                    int64_t tile_rows, int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f,
                    std::vector<int32_t> left_h, std::vector<int32_t> left_e, const GridWorkers& workers)
+    : EdgeGrid(s0, s1, scoring, area, tile_rows, tile_cols, std::move(top_h), std::move(top_f), std::move(left_h),
+               std::move(left_e), workers, true) {}
+
+EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const Rect& area,
+                   int64_t tile_rows, int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f,
+                   std::vector<int32_t> left_h, std::vector<int32_t> left_e, const GridWorkers& workers, bool make_now)
     : s0_(s0), s1_(s1), scoring_(scoring), area_(area), tile_rows_(tile_rows), tile_cols_(tile_cols),
       bands_((area.rows() + tile_rows - 1) / tile_rows), tile_columns_((area.cols() + tile_cols - 1) / tile_cols),
       workers_(workers) {
-    const size_t width = static_cast<size_t>(area.cols() + 1), height = static_cast<size_t>(area.rows());
     row_h_.resize(static_cast<size_t>(bands_));
     row_f_.resize(row_h_.size());
     col_h_.resize(static_cast<size_t>(tile_columns_));
     col_e_.resize(col_h_.size());
+    best_.assign(static_cast<size_t>(bands_ * tile_columns_), AlignmentEnd{});
+    peak_only_.assign(best_.size(), 0);
+    if (bands_ == 0 || tile_columns_ == 0) return;
+    row_h_[0] = std::move(top_h);
+    row_f_[0] = std::move(top_f);
+    col_h_[0] = std::move(left_h);
+    col_e_[0] = std::move(left_e);
+    if (make_now) make_edges();
+}
+
+void EdgeGrid::make_edges() {
+    const size_t width = static_cast<size_t>(area_.cols() + 1), height = static_cast<size_t>(area_.rows());
     // A genome's edges are gigabytes: their first touch on every thread, not on one.
     const int64_t words = bands_ * static_cast<int64_t>(width) + tile_columns_ * static_cast<int64_t>(height);
-    const int threads = words >= (int64_t{1} << 26) ? std::max(1, workers.threads) : 1;
+    const int threads = words >= (int64_t{1} << 26) ? std::max(1, workers_.threads) : 1;
     const auto fill = [&](int w) {
-        for (int64_t b = w; b < bands_; b += threads) {
+        for (int64_t b = 1 + w; b < bands_; b += threads) {
             row_h_[static_cast<size_t>(b)].assign(width, 0);
             row_f_[static_cast<size_t>(b)].assign(width, kNoGap);
+            // Column area.left of every band's top row is the left edge's (its F is never read).
+            row_h_[static_cast<size_t>(b)][0] = col_h_[0][static_cast<size_t>(b * tile_rows_ - 1)];
         }
-        for (int64_t c = w; c < tile_columns_; c += threads) {
+        for (int64_t c = 1 + w; c < tile_columns_; c += threads) {
             col_h_[static_cast<size_t>(c)].assign(height, 0);
             col_e_[static_cast<size_t>(c)].assign(height, kNoGap);
         }
@@ -41,23 +60,16 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
     for (int w = 1; w < threads; ++w) helpers.emplace_back(fill, w);
     fill(0);
     for (std::thread& h : helpers) h.join();
-    if (bands_ == 0 || tile_columns_ == 0) return;
-    row_h_[0] = std::move(top_h);
-    row_f_[0] = std::move(top_f);
-    col_h_[0] = std::move(left_h);
-    col_e_[0] = std::move(left_e);
-    // Column area.left of every band's top row is the left edge's (its F is never read).
-    for (int64_t b = 1; b < bands_; ++b) row_h_[static_cast<size_t>(b)][0] = col_h_[0][static_cast<size_t>(b * tile_rows_ - 1)];
-    best_.assign(static_cast<size_t>(bands_ * tile_columns_), AlignmentEnd{});
-    peak_only_.assign(best_.size(), 0);
+    edges_made_ = true;
 }
 
 EdgeGrid EdgeGrid::whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
                          int64_t tile_cols, const GridWorkers& workers) {
     const int64_t m = s0.length(), n = s1.length();
+    // The edges inside are made by compute(), beside the device's pass where there is one.
     return EdgeGrid(s0, s1, scoring, Rect{0, m, 0, n}, tile_rows, tile_cols, std::vector<int32_t>(static_cast<size_t>(n + 1), 0),
                     std::vector<int32_t>(static_cast<size_t>(n + 1), kNoGap), std::vector<int32_t>(static_cast<size_t>(m), 0),
-                    std::vector<int32_t>(static_cast<size_t>(m), kNoGap), workers);
+                    std::vector<int32_t>(static_cast<size_t>(m), kNoGap), workers, false);
 }
 
 Rect EdgeGrid::tile_rect(const Tile& t) const {
@@ -143,8 +155,10 @@ void EdgeGrid::compute(const BarredPairs& barred) {
     const bool whole_matrix = area_.top == 0 && area_.left == 0 && area_.bottom == s0_.length() && area_.right == s1_.length();
     if (whole_matrix && barred.empty() && workers_.device && bands_ > 0 && tile_columns_ > 0) {
         std::vector<int32_t> peaks;
-        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, workers_.stop};
+        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, {}, workers_.stop};
+        if (!edges_made_) pass.meanwhile = [this] { make_edges(); };
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
+            if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");
             for (size_t k = 0; k < best_.size(); ++k) {
                 peak_only_[k] = peaks[k] > 0;
                 best_[k] = peak_only_[k] ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
@@ -153,6 +167,7 @@ void EdgeGrid::compute(const BarredPairs& barred) {
             return;
         }
     }
+    if (!edges_made_) make_edges();
     if (!workers_.on_device(std::min(bands_, tile_columns_) * tile_rows_ * tile_cols_)) {  // the widest antidiagonal
         compute_on_threads(barred);
         return;

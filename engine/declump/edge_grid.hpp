@@ -47,14 +47,16 @@ public:
              std::vector<int32_t> left_e, const GridWorkers& workers);
     EdgeGrid(const EdgeGrid&) = delete;  // the edges of a whole matrix: never copied
     EdgeGrid& operator=(const EdgeGrid&) = delete;
-    /// The whole matrix of s0 x s1: row 0 and column 0 as edges (H = 0, no gap).
+    /// The whole matrix of s0 x s1: row 0 and column 0 as edges (H = 0, no gap). Its inner
+    /// edges are made by compute(), which must come first.
     static EdgeGrid whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
                           int64_t tile_cols, const GridWorkers& workers);
 
     const GridWorkers& workers() const { return workers_; }
 
     /// Computes every tile: on the device in one pass when the grid is a whole matrix, no pair
-    /// is barred and the device can (TileWaves::whole_pass); on the CPU threads in dependency
+    /// is barred and the device can (TileWaves::whole_pass), a whole() grid's edges made on the
+    /// host meanwhile; on the CPU threads in dependency
     /// order when no antidiagonal is wide enough for the device; else antidiagonal by
     /// antidiagonal, the wide ones on the device.
     void compute(const BarredPairs& barred);
@@ -84,6 +86,13 @@ public:
     int64_t cells_computed() const { return cells_computed_; }
 
 private:
+    /// As the public one; the inner edges are made later (make_edges) unless make_now.
+    EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const Rect& area, int64_t tile_rows,
+             int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f, std::vector<int32_t> left_h,
+             std::vector<int32_t> left_e, const GridWorkers& workers, bool make_now);
+    /// The inner edges (every band's top row and tile column's left column but the area's own),
+    /// as nothing computed would give them: H = 0, no gap.
+    void make_edges();
     /// Whether a tile's bottom row (and its last cell), right column changed.
     struct Changed {
         bool bottom = false, corner = false, right = false;
@@ -115,6 +124,7 @@ private:
     /// its edges and bars give its values again whenever that is asked.
     std::vector<uint8_t> peak_only_;
     int64_t cells_computed_ = 0;
+    bool edges_made_ = false;
     GridWorkers workers_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct WholePass {
     std::vector<std::vector<int32_t>>* col_e = nullptr;  ///< E, the same cells
     std::vector<int32_t>* peaks = nullptr;               ///< per tile, row-major: its highest H (>= 0)
     int64_t slab_cols = 0;  ///< columns a device runs at a time (0: its choice; tests use small ones)
+    /// When set, run once on the host while the device computes, before anything is written
+    /// to the vectors above, which it may make: a genome's edges are gigabytes, some 0.6 s of
+    /// 16 threads for H. pylori, and the device's first pass of it takes 1.8 s. Never run by a
+    /// pass that returns false.
+    std::function<void()> meanwhile;
     /// Read between a device's launches (a genome's pass is many): once a signal handler sets
     /// it, search_interrupted.
     const volatile std::sig_atomic_t* stop = nullptr;
@@ -55,8 +61,8 @@ public:
     virtual void run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
                      int threads) = 0;
     /// Computes every cell of s0 x s1 (row 0 and column 0 the matrix's edges, no pair barred)
-    /// into `out`, whose vectors are sized already; false (nothing written) where this
-    /// implementation cannot: then the grid goes wave by wave.
+    /// into `out`, whose vectors are sized once out.meanwhile ran; false (nothing written)
+    /// where this implementation cannot: then the grid goes wave by wave.
     virtual bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
         (void)s0;
         (void)s1;

@@ -132,14 +132,14 @@ private:
 };
 
 template <int A, Substitution kSub>
-void launch(int device, EdgePassArgs& a, int64_t wanted_slab_cols, const volatile std::sig_atomic_t* stop) {
+void launch(int device, EdgePassArgs& a, const WholePass& out) {
     const auto kernel = cuda::edge_pass<A, kSub>;
     int per_sm = 0, sms = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int64_t warps = std::max<int64_t>(1, int64_t{per_sm} * sms);
-    if (wanted_slab_cols > 0) {
-        a.slab_cols = wanted_slab_cols;
+    if (out.slab_cols > 0) {
+        a.slab_cols = out.slab_cols;
     } else {
         const int64_t slabs = std::clamp<int64_t>(ceil_div(kUnitsPerWarp * warps, a.bands), 1,
                                                   std::max<int64_t>(1, a.n / kMinSlabCols));
@@ -151,12 +151,13 @@ void launch(int device, EdgePassArgs& a, int64_t wanted_slab_cols, const volatil
     const int64_t units = a.bands * a.slabs;
     const int64_t per_launch = std::max(4 * warps, kLaunchCells / std::max<int64_t>(1, a.slab_cols * kWarp * A));
     for (int64_t first = 0; first < units; first += per_launch) {
-        if (stop && *stop != 0) search_interrupted(*stop);
+        if (out.stop && *out.stop != 0) search_interrupted(*out.stop);
         const unsigned long long start = static_cast<unsigned long long>(first);
         CUDA_CHECK(cudaMemcpy(a.next_unit, &start, sizeof start, cudaMemcpyHostToDevice));
         a.unit_end = std::min(units, first + per_launch);
         kernel<<<static_cast<unsigned>(std::min(warps, a.unit_end - first)), kWarp>>>(a);
         CUDA_CHECK(cudaGetLastError());
+        if (first == 0 && out.meanwhile) out.meanwhile();  // while the device runs
         CUDA_CHECK(cudaDeviceSynchronize());
     }
 }
@@ -164,9 +165,9 @@ void launch(int device, EdgePassArgs& a, int64_t wanted_slab_cols, const volatil
 template <int A>
 void launch_for(int device, Substitution sub, EdgePassArgs& a, const WholePass& out) {
     switch (sub) {
-    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, out.slab_cols, out.stop); break;
-    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, out.slab_cols, out.stop); break;
-    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, out.slab_cols, out.stop); break;
+    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, out); break;
+    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, out); break;
+    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, out); break;
     }
 }
 
