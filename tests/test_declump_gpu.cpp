@@ -106,11 +106,17 @@ TEST(DeclumpGpu, TheWholePassGivesTheFullMatricesEdgesAndPeaks) {
         const int64_t m = s0.length(), n = s1.length();
         test::PassVectors want(m, n, tr, tc), got(m, n, tr, tc);
         got.pass.slab_cols = slabs[trial % 7];
+        // Launches of a few units: the slabs one finished are copied home while the next runs.
+        got.pass.launch_units = trial % 3 == 1 && got.pass.slab_cols != 1 ? 1 + static_cast<int64_t>(rng() % 40) : 0;
+        bool made = false;
+        got.pass.meanwhile = [&] { made = true; };
         test::expected_whole_pass(s0, s1, sc, want.pass);
         const std::string what = std::to_string(m) + " x " + std::to_string(n) + ", tiles " + std::to_string(tr) +
                                  " x " + std::to_string(tc) + ", slabs of " + std::to_string(got.pass.slab_cols) +
-                                 ", scoring " + std::to_string(trial % 4) + ", seed " + std::to_string(seed);
+                                 ", launches of " + std::to_string(got.pass.launch_units) +
+                                 " units, scoring " + std::to_string(trial % 4) + ", seed " + std::to_string(seed);
         ASSERT_TRUE(gpu->whole_pass(s0, s1, sc, got.pass)) << what;
+        EXPECT_TRUE(made) << what;
         ASSERT_EQ(got.peaks, want.peaks) << what;
         ASSERT_EQ(got.row_h, want.row_h) << what;
         ASSERT_EQ(got.row_f, want.row_f) << what;

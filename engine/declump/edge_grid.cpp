@@ -155,7 +155,7 @@ void EdgeGrid::compute(const BarredPairs& barred) {
     const bool whole_matrix = area_.top == 0 && area_.left == 0 && area_.bottom == s0_.length() && area_.right == s1_.length();
     if (whole_matrix && barred.empty() && workers_.device && bands_ > 0 && tile_columns_ > 0) {
         std::vector<int32_t> peaks;
-        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, {}, workers_.stop};
+        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, 0, {}, workers_.stop};
         if (!edges_made_) pass.meanwhile = [this] { make_edges(); };
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");

@@ -34,6 +34,7 @@ struct WholePass {
     std::vector<std::vector<int32_t>>* col_e = nullptr;  ///< E, the same cells
     std::vector<int32_t>* peaks = nullptr;               ///< per tile, row-major: its highest H (>= 0)
     int64_t slab_cols = 0;  ///< columns a device runs at a time (0: its choice; tests use small ones)
+    int64_t launch_units = 0;  ///< a device's units (slab x band) a launch at most (0: its choice; tests)
     /// When set, run once on the host while the device computes, before anything is written
     /// to the vectors above, which it may make: a genome's edges are gigabytes, some 0.6 s of
     /// 16 threads for H. pylori, and the device's first pass of it takes 1.8 s. Never run by a

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <csignal>
+#include <functional>
 #include <cstring>
 #include <thread>
 #include <cstdint>
@@ -38,12 +39,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// pinned buffers in turn while the host's threads copy the other one out.
 class HomeCopies {
 public:
-    /// `rows` rows of `width` values from `from` (contiguous) into to[first + r].data() + offset.
-    void add(const int32_t* from, int64_t rows, int64_t width, std::vector<std::vector<int32_t>>& to, int64_t first,
-             int64_t offset) {
-        for (int64_t r = 0; r < rows; ++r)
-            rows_.push_back(Row{from + r * width, to[static_cast<size_t>(first + r)].data() + offset, width});
-    }
+    /// `width` values from `from` to `to`.
+    void add(const int32_t* from, int32_t* to, int64_t width) { rows_.push_back(Row{from, to, width}); }
 
     void run() {
         if (rows_.empty()) return;
@@ -57,19 +54,22 @@ public:
             }
             if (stream) cudaStreamDestroy(stream);
         };
+        int64_t total = 0;
+        for (const Row& row : rows_) total += row.width;
+        const int64_t piece_words = std::min(kPieceWords, total);  // a test's few rows: no 64 MiB
         try {
             for (int k = 0; k < 2; ++k) {
-                CUDA_CHECK(cudaMallocHost(&pinned[k], kPieceWords * 4));
+                CUDA_CHECK(cudaMallocHost(&pinned[k], static_cast<size_t>(piece_words) * 4));
                 CUDA_CHECK(cudaEventCreateWithFlags(&landed[k], cudaEventDisableTiming));
             }
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
             // Pieces of whole rows (a row longer than a piece is a piece of its own parts).
             std::vector<std::vector<Row>> pieces;
-            int64_t filled = kPieceWords;
+            int64_t filled = piece_words;
             for (const Row& row : rows_)
                 for (int64_t done = 0; done < row.width;) {
-                    const int64_t take = std::min(row.width - done, kPieceWords);
-                    if (filled + take > kPieceWords) {
+                    const int64_t take = std::min(row.width - done, piece_words);
+                    if (filled + take > piece_words) {
                         pieces.emplace_back();
                         filled = 0;
                     }
@@ -131,8 +131,10 @@ private:
     std::vector<Row> rows_;
 };
 
+/// Runs the pass in launches; after issuing each, calls landed(units done before it), which
+/// may copy them home while it runs, and landed(every unit) at the end.
 template <int A, Substitution kSub>
-void launch(int device, EdgePassArgs& a, const WholePass& out) {
+void launch(int device, EdgePassArgs& a, const WholePass& out, const std::function<void(int64_t)>& landed) {
     const auto kernel = cuda::edge_pass<A, kSub>;
     int per_sm = 0, sms = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
@@ -149,7 +151,9 @@ void launch(int device, EdgePassArgs& a, const WholePass& out) {
     // Launches of about kLaunchCells, so that a stop is seen within seconds however large the
     // matrix; each one's first and last units ramp as a whole pass's do (some 0.2 s on an H200).
     const int64_t units = a.bands * a.slabs;
-    const int64_t per_launch = std::max(4 * warps, kLaunchCells / std::max<int64_t>(1, a.slab_cols * kWarp * A));
+    const int64_t per_launch = out.launch_units > 0
+                                   ? out.launch_units
+                                   : std::max(4 * warps, kLaunchCells / std::max<int64_t>(1, a.slab_cols * kWarp * A));
     for (int64_t first = 0; first < units; first += per_launch) {
         if (out.stop && *out.stop != 0) search_interrupted(*out.stop);
         const unsigned long long start = static_cast<unsigned long long>(first);
@@ -158,16 +162,19 @@ void launch(int device, EdgePassArgs& a, const WholePass& out) {
         kernel<<<static_cast<unsigned>(std::min(warps, a.unit_end - first)), kWarp>>>(a);
         CUDA_CHECK(cudaGetLastError());
         if (first == 0 && out.meanwhile) out.meanwhile();  // while the device runs
+        landed(first);
         CUDA_CHECK(cudaDeviceSynchronize());
     }
+    landed(units);
 }
 
 template <int A>
-void launch_for(int device, Substitution sub, EdgePassArgs& a, const WholePass& out) {
+void launch_for(int device, Substitution sub, EdgePassArgs& a, const WholePass& out,
+                const std::function<void(int64_t)>& landed) {
     switch (sub) {
-    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, out); break;
-    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, out); break;
-    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, out); break;
+    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, out, landed); break;
+    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, out, landed); break;
+    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, out, landed); break;
     }
 }
 
@@ -229,17 +236,35 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     a.peaks = d_peaks.reserve(static_cast<size_t>(tile_bands * tile_columns));
     CUDA_CHECK(cudaMemset(a.progress, 0, static_cast<size_t>(bands) * 4));
     CUDA_CHECK(cudaMemset(a.peaks, 0, static_cast<size_t>(tile_bands * tile_columns) * 4));
+    // Units go slab after slab: once a launch ended, the slabs it finished are copied home
+    // while the next one runs (on H. pylori, two thirds of a strand's edges beside the last
+    // launch's 0.4 s).
+    int64_t slabs_home = 0;
+    const auto landed = [&](int64_t units_done) {
+        const int64_t slabs_done = units_done / bands;
+        if (slabs_done <= slabs_home) return;
+        const int64_t lo = slabs_home * a.slab_cols, hi = std::min(n, slabs_done * a.slab_cols);
+        HomeCopies home;
+        for (int64_t b = 1; b < tile_bands; ++b) {
+            const size_t k = static_cast<size_t>(b);
+            home.add(a.row_h + (b - 1) * n + lo, (*out.row_h)[k].data() + 1 + lo, hi - lo);
+            home.add(a.row_f + (b - 1) * n + lo, (*out.row_f)[k].data() + 1 + lo, hi - lo);
+        }
+        // Tile column c's left edge is 0-based column c * tile_cols - 1, in the slab holding it.
+        for (int64_t c = std::max<int64_t>(1, ceil_div(lo + 1, out.tile_cols)); c < tile_columns && c * out.tile_cols <= hi;
+             ++c) {
+            const size_t k = static_cast<size_t>(c);
+            home.add(a.col_h + (c - 1) * m, (*out.col_h)[k].data(), m);
+            home.add(a.col_e + (c - 1) * m, (*out.col_e)[k].data(), m);
+        }
+        home.run();
+        slabs_home = slabs_done;
+    };
     switch (alpha) {
-    case 16: launch_for<16>(device, terms.substitution, a, out); break;
-    case 8: launch_for<8>(device, terms.substitution, a, out); break;
-    default: launch_for<4>(device, terms.substitution, a, out); break;
+    case 16: launch_for<16>(device, terms.substitution, a, out, landed); break;
+    case 8: launch_for<8>(device, terms.substitution, a, out, landed); break;
+    default: launch_for<4>(device, terms.substitution, a, out, landed); break;
     }
-    HomeCopies home;
-    home.add(a.row_h, tile_bands - 1, n, *out.row_h, 1, 1);
-    home.add(a.row_f, tile_bands - 1, n, *out.row_f, 1, 1);
-    home.add(a.col_h, tile_columns - 1, m, *out.col_h, 1, 0);
-    home.add(a.col_e, tile_columns - 1, m, *out.col_e, 1, 0);
-    home.run();
     out.peaks->resize(static_cast<size_t>(tile_bands * tile_columns));
     CUDA_CHECK(cudaMemcpy(out.peaks->data(), a.peaks, out.peaks->size() * 4, cudaMemcpyDeviceToHost));
     return true;
