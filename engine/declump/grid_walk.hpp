@@ -31,6 +31,10 @@ struct WalkLimits {
     /// (tiles_ahead.hpp); 0 in either: never.
     int64_t ahead_cells = int64_t{1} << 26;
     int64_t ahead = 32;
+    /// Tests: a tile guessed but not started yet is waited for, not computed by the walk, so
+    /// which tiles a walk takes computed ahead follows from the guesses alone, however busy
+    /// the machine (a test that counted them otherwise failed under a second ctest -j2).
+    bool wait_for_guessed = false;
 };
 
 /// What the walks did, for reports and tests.

@@ -108,7 +108,7 @@ void TilesAhead::expect(int64_t i, int64_t j) {
 TileAhead TilesAhead::take(const EdgeGrid::Tile& t) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto s = slots_.find(t);
-    if (s == slots_.end() || !s->second.started) {
+    if (s == slots_.end() || (!s->second.started && !limits_.wait_for_guessed)) {
         if (s != slots_.end()) {
             queue_.erase(std::find(queue_.begin(), queue_.end(), t));
             slots_.erase(s);

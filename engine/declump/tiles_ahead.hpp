@@ -92,7 +92,8 @@ public:
     /// this one) and queues those it is guessed to cross next, nearest first.
     void expect(int64_t i, int64_t j);
     /// Tile t, computed whole, once it is (a worker's error is thrown here); a null grid if it
-    /// was not guessed or not started yet (then the walk computes its own).
+    /// was not guessed, or not started yet unless the limits' wait_for_guessed (then the walk
+    /// computes its own).
     TileAhead take(const EdgeGrid::Tile& t);
 
 private:
