@@ -56,9 +56,8 @@ public:
 
     /// Computes every tile: on the device in one pass when the grid is a whole matrix, no pair
     /// is barred and the device can (TileWaves::whole_pass), a whole() grid's edges made on the
-    /// host meanwhile; on the CPU threads in dependency
-    /// order when no antidiagonal is wide enough for the device; else antidiagonal by
-    /// antidiagonal, the wide ones on the device.
+    /// host meanwhile; on the CPU threads in dependency order when no antidiagonal is wide
+    /// enough for the device; else antidiagonal by antidiagonal, the wide ones on the device.
     void compute(const BarredPairs& barred);
     /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, each after
     /// the three it depends on (antidiagonal by antidiagonal). Returns the tiles computed.
