@@ -100,6 +100,7 @@ ChildRun ResumeHarness::run_command(const std::vector<std::string>& args, int si
     // The GPU machine runs a copy of the binary elsewhere; $CHROMALIGN_CLI names it there.
     const char* cli = std::getenv("CHROMALIGN_CLI");
     std::vector<std::string> argv = launcher_;
+    if (pace_us_ > 0) argv.insert(argv.begin(), {"env", "CHROMALIGN_TEST_PACE_US=" + std::to_string(pace_us_)});
     argv.push_back(cli && *cli ? cli : CHROMALIGN_CLI);
     argv.insert(argv.end(), args.begin(), args.end());
     const std::string out_path = path("stdout.txt"), err_path = path("stderr.txt");

@@ -46,6 +46,11 @@ public:
     /// which goes to every process the run started (the whole job).
     void set_launcher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
 
+    /// Runs the CLI with $CHROMALIGN_TEST_PACE_US set (engine/orchestration/test_pace.hpp): every
+    /// external diagonal of stage 1 and every window of the traceback then sleeps this long, so
+    /// a small pair lasts long enough for a stop to land mid-way without using a core (0: none).
+    void set_pace_us(int us) { pace_us_ = us; }
+
     /// Kills a run (all it started) that is still going `seconds` after its start, marking it
     /// ChildRun::watchdog, so that a hang fails its test with what the run printed (0: never).
     void set_watchdog(int seconds) { watchdog_s_ = seconds; }
@@ -57,6 +62,7 @@ private:
     std::string dir_;
     std::vector<std::string> launcher_;
     int watchdog_s_ = 0;
+    int pace_us_ = 0;
 };
 
 }  // namespace chromalign::test

@@ -20,9 +20,12 @@
 namespace chromalign {
 namespace {
 
-/// Big enough that a 2-thread CPU run lasts several seconds (about 5 s with pruning, which
-/// skips half of this mutated pair), so kills land mid-run.
-constexpr int64_t kLength = 560000;
+/// A mutated pair that 2 CPU threads compute in under 2 s (pruning skips half of it).
+constexpr int64_t kLength = 200000;
+/// Every external diagonal of stage 1 (about 490 of them) and every window of the traceback
+/// sleeps this long, so that a run lasts several seconds and stops and kills land mid-run on
+/// any machine; a loaded machine stretches only the cells' short share of that time.
+constexpr int kPaceUs = 10000;
 
 class Resume : public ::testing::Test {
 protected:
@@ -31,6 +34,7 @@ protected:
         const test::ChildRun whole = harness_->run({"-q", "-b", "cpu"});
         ASSERT_EQ(whole.exit_code, 0) << whole.err;
         expected_ = test::ResumeHarness::parse_tsv(whole.out);
+        harness_->set_pace_us(kPaceUs);  // for the runs the tests stop, kill or crash
     }
     static void TearDownTestSuite() { delete harness_; }
 
@@ -180,10 +184,11 @@ TEST_F(Resume, ProgressAfterAResumeShowsTheBestOfTheRowsAboveIt) {
 }
 
 TEST(ResumeMatrix, Hoxd70RunResumesAndAnotherMatrixIsRefused) {
-    // HOXD70 runs in 32-bit lanes, about half as fast: a shorter pair lasts as long.
+    // HOXD70 runs in 32-bit lanes, about half as fast: a shorter pair (about 250 diagonals).
     test::ResumeHarness h(kLength / 2, kLength / 2, test::seed() + 1);
     const test::ChildRun whole = h.run({"-q", "-b", "cpu", "-x", "hoxd70"});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    h.set_pace_us(kPaceUs);
     const AlignmentEnd expected = test::ResumeHarness::parse_tsv(whole.out);
     const std::string ck = h.path("other.ckpt");
     const test::ChildRun made =
@@ -252,7 +257,9 @@ TEST_F(Resume, ACrashAtAnyPointOfACheckpointWriteResumesExactly) {
         unsetenv("CHROMALIGN_CRASH_POINT");
         unsetenv("CHROMALIGN_CRASH_WRITE");
         ASSERT_EQ(crashed.exit_code, 86) << "no crash at '" << point << "': " << crashed.err;
+        harness_->set_pace_us(0);  // only the crashed run had to last past its second write
         const test::ChildRun resumed = harness_->run(args);
+        harness_->set_pace_us(kPaceUs);
         ASSERT_EQ(resumed.exit_code, 0) << point << ": " << resumed.err;
         EXPECT_EQ(test::ResumeHarness::parse_tsv(resumed.out), expected_) << "crash " << point << ", seed " << test::seed();
         const size_t at = resumed.err.find("resuming");
@@ -379,12 +386,12 @@ std::vector<std::string> answers_of(const std::string& tsv) {
 
 TEST(ResumeJob, KillNineMidJobThenResume) {
     // Two genomes of two records each, one related pair deposited on the other strand: eight
-    // comparisons of about a second each on two threads.
-    const test::ResumeHarness h(10, 10, test::seed());
+    // comparisons of about 1.5 s each, mostly paced.
+    test::ResumeHarness h(10, 10, test::seed());
     std::mt19937_64 rng(test::seed() + 31);
     std::vector<Sequence> s0, s1;
     for (int k = 0; k < 2; ++k) {
-        auto [a, b] = test::mutated_pair(170000, 170000, rng);
+        auto [a, b] = test::mutated_pair(100000, 100000, rng);
         a.name = "q" + std::to_string(k);
         b = k == 1 ? reverse_complement(b) : b;
         b.name = "t" + std::to_string(k);
@@ -404,6 +411,7 @@ TEST(ResumeJob, KillNineMidJobThenResume) {
                                       h.path("g1.fa")};
     const test::ChildRun whole = h.run_command(plain);
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    h.set_pace_us(4000);
     int killed = 0;
     std::string log;
     for (int moment = 0; moment < 6; ++moment) {

@@ -13,6 +13,7 @@
 #include "engine/error.hpp"
 #include "engine/orchestration/left_column.hpp"
 #include "engine/orchestration/level_pieces.hpp"
+#include "engine/orchestration/test_pace.hpp"
 #include "engine/pruning/live_model.hpp"
 #include "engine/transport/local_link.hpp"
 #include "engine/checkpoint/checkpointer.hpp"
@@ -127,6 +128,7 @@ public:
         else if (link_.rank() > 0 && group_ && ck_.enabled())
             ex_.set_interrupt([this] { return interruptible_.load(std::memory_order_relaxed) && group_->stopping(); });
         for (int64_t d = first; d < g_.diagonals(); ++d) {
+            test_pace();
             wait_until([&] { return ex_.done(d - kInFlight); }, d);
             if (d < g_.bands && d >= first_band_) begin_band(d);
             if (ex_.interrupted() && !stopping_)

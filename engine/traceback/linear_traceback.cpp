@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "engine/error.hpp"
+#include "engine/orchestration/test_pace.hpp"
 #include "engine/traceback/lookahead.hpp"
 
 namespace chromalign {
@@ -144,6 +145,7 @@ public:
                 }
             }
             if (cancel_ && *cancel_) return Outcome::kWiden;
+            test_pace();
             if (stop_ && *stop_ != 0) throw StopAsked{};
             if (p.i == src.top()) return Outcome::kTop;
             if (p.j < src.lo()) return Outcome::kWiden;
