@@ -10,7 +10,10 @@ namespace chromalign::kernels::cuda {
 struct Sm90Tuning {
     /// Rows per thread when the user does not choose: more rows amortise the per-step
     /// shuffles, votes and bus traffic over more cells. On an H100, 8M x 8M: alpha 16
-    /// (12 blocks per SM, register-limited) 2.20 TCUPS, alpha 8 (16 per SM) 2.04 TCUPS.
+    /// (12 blocks per SM, register-limited) 2.20 TCUPS, alpha 8 (16 per SM) 2.04 TCUPS. Fewer
+    /// rows per band do not shorten the chain of tiles along a narrow live band either: H200,
+    /// 8M x 8M mutated with the bound (87% pruned), medians of 3: alpha 16 8.15 s, alpha 8
+    /// 9.82 s, alpha 4 17.63 s; alpha 8 with 3 slabs 8.85 s, with 12 slabs 22.96 s.
     static constexpr int kDefaultAlpha = 16;
     /// Resident one-warp blocks per multiprocessor when the user does not choose (capped by
     /// the occupancy the kernel's registers allow: 12 for alpha 16 on sm_90).
