@@ -6,8 +6,9 @@
 #include <deque>
 #include <exception>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include "engine/threads/for_each_worker.hpp"
 
 namespace chromalign {
 
@@ -52,10 +53,7 @@ void run_in_dependency_order(int64_t rows, int64_t cols, int threads,
             ready_or_done.notify_all();
         }
     };
-    std::vector<std::thread> helpers;
-    for (int64_t w = 1; w < std::min<int64_t>(std::max(threads, 1), total); ++w) helpers.emplace_back(work);
-    work();
-    for (std::thread& h : helpers) h.join();
+    for_each_worker(static_cast<int>(std::min<int64_t>(threads, total)), [&](int) { work(); });
     if (failure) std::rethrow_exception(failure);
 }
 

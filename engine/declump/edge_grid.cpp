@@ -5,11 +5,11 @@
 #include <cstddef>
 #include <map>
 #include <string>
-#include <thread>
 
 #include "engine/declump/dependency_order.hpp"
 #include "engine/declump/tile_lanes.hpp"
 #include "engine/error.hpp"
+#include "engine/threads/for_each_worker.hpp"
 
 namespace chromalign {
 
@@ -56,10 +56,7 @@ void EdgeGrid::make_edges() {
             col_e_[static_cast<size_t>(c)].assign(height, kNoGap);
         }
     };
-    std::vector<std::thread> helpers;
-    for (int w = 1; w < threads; ++w) helpers.emplace_back(fill, w);
-    fill(0);
-    for (std::thread& h : helpers) h.join();
+    for_each_worker(threads, fill);
     edges_made_ = true;
 }
 

@@ -5,11 +5,11 @@
 #include <atomic>
 #include <exception>
 #include <string>
-#include <thread>
 
 #include "engine/declump/tile_lanes.hpp"
 #include "engine/error.hpp"
 #include "engine/declump/tile_split.hpp"
+#include "engine/threads/for_each_worker.hpp"
 
 namespace chromalign {
 namespace {
@@ -50,10 +50,7 @@ void CpuTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& sc
             }
         }
     };
-    std::vector<std::thread> helpers;
-    for (size_t w = 1; w < workers; ++w) helpers.emplace_back(work);
-    work();
-    for (std::thread& h : helpers) h.join();
+    for_each_worker(static_cast<int>(workers), [&](int) { work(); });
     if (failure) std::rethrow_exception(failure);
 }
 

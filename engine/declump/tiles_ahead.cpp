@@ -2,6 +2,7 @@
 #include "engine/declump/tiles_ahead.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <utility>
 
 #include "engine/error.hpp"
@@ -43,7 +44,13 @@ TilesAhead::TilesAhead(const EdgeGrid& grid, const BarredPairs& barred, const Wa
     const Rect r = grid.tile_rect({0, 0});
     const int64_t bytes = 16 * walk_split(r, limits) * std::max(r.rows(), r.cols()) + 1;
     depth_ = static_cast<size_t>(std::max<int64_t>(1, std::min(limits.ahead, kAheadBytes / bytes)));
-    for (int k = 1; k < grid.workers().threads; ++k) threads_.emplace_back([this] { work(); });
+    // Helpers live as long as the walk, so for_each_worker does not fit. One the system cannot
+    // start is left out: the walk computes what it would have computed ahead (and a thread
+    // started but never joined would end the process).
+    try {
+        for (int k = 1; k < grid.workers().threads; ++k) threads_.emplace_back([this] { work(); });
+    } catch (const std::exception&) {
+    }
 }
 
 TilesAhead::~TilesAhead() {

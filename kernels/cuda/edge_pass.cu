@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/threads/for_each_worker.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_codes.hpp"
@@ -122,10 +123,7 @@ private:
                 x = end;
             }
         };
-        std::vector<std::thread> helpers;
-        for (int w = 1; w < threads; ++w) helpers.emplace_back(part, w);
-        part(0);
-        for (std::thread& h : helpers) h.join();
+        for_each_worker(threads, part);
     }
 
     std::vector<Row> rows_;
