@@ -9,10 +9,10 @@
 #include <fstream>
 #include <exception>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "engine/error.hpp"
+#include "engine/threads/for_each_worker.hpp"
 
 namespace chromalign {
 
@@ -100,10 +100,7 @@ void map_in_parallel(int64_t items, int threads, const std::atomic<bool>* cancel
         }
         mm_tbuf_destroy(buffer);
     };
-    std::vector<std::thread> workers;
-    for (int64_t t = 1; t < std::min<int64_t>(std::max(threads, 1), items); ++t) workers.emplace_back(worker);
-    worker();
-    for (std::thread& w : workers) w.join();
+    for_each_worker(static_cast<int>(std::min<int64_t>(threads, items)), [&](int) { worker(); });
     if (!failure.empty()) throw Error(what + ": minimap2's pass failed: " + failure);
 }
 
