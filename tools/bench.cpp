@@ -141,6 +141,8 @@ BenchOptions parse(int argc, char** argv) {
         ("threads", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU lane (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
+        ("oversubscription", po::value<int>(&o.backend_options.slab_oversubscription)->default_value(0),
+         "GPU block columns of a slab, in shares of the resident blocks that the slabs divide (0: auto, 2; at most the slab count)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0),
          ("column slabs run at once, a thread each (0: " + default_slabs_text() + ")").c_str())
         ("pair", po::value<std::string>(&o.pair)->default_value(o.pair), "generated pairs: mutated (a copy with 5% substitutions, 0.5% short indels), random (unrelated) or related (two descendants of one ancestor, with long indels and rearrangements)")
@@ -160,6 +162,7 @@ BenchOptions parse(int argc, char** argv) {
     if (o.runs < 1) throw Error("--runs must be at least 1");
     if (o.bound != "minimap2" && o.bound != "none") throw Error("--bound must be minimap2 or none");
     if (o.backend_options.threads < 0) throw Error("--threads must be >= 0");
+    if (o.backend_options.slab_oversubscription < 0) throw Error("--oversubscription must be >= 0");
     if (o.s0_path.empty() != o.s1_path.empty()) throw Error("--s0 and --s1 go together");
     return o;
 }

@@ -65,6 +65,8 @@ struct BackendOptions {
                               ///< many-block grids on small inputs)
     int slabs = 0;            ///< column slabs this process runs at once, a thread each
                               ///< (engine/orchestration/slab_group.hpp)
+    int slab_oversubscription = 0;  ///< a slab's block columns in shares of the resident blocks
+                                    ///< (cuda: kernels/cuda/tuning.hpp; chromalign-bench only)
     bool pruning = true;      ///< skip regions that cannot reach the best score (engine/pruning)
     /// A score some other comparison of the job already reached that wins ties over every cell
     /// of this one (the other strand of a record pair, engine/job/job.hpp): pruning starts from

@@ -144,10 +144,12 @@ private:
     }
 
     /// Block columns of one of sharing_ slabs: kSlabOversubscription shares of the resident
-    /// blocks, at most all of them (tuning.hpp says why).
+    /// blocks (or the benchmark's choice), at most all of them (tuning.hpp says why).
     int32_t slab_blocks(const Scoring& scoring) {
         const int32_t total = max_blocks(scoring);
-        return std::max(1, std::min(total, Tuning::kSlabOversubscription * total / sharing_));
+        const int shares =
+            options_.slab_oversubscription > 0 ? options_.slab_oversubscription : Tuning::kSlabOversubscription;
+        return std::max(1, std::min<int32_t>(total, static_cast<int32_t>(int64_t{shares} * total / sharing_)));
     }
 
     /// Blocks per launch for this scoring: every one must be resident (cooperative launch).
