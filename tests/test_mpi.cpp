@@ -5,11 +5,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/checkpoint/pieces.hpp"
+#include "engine/job/strand.hpp"
 #include "io/fasta.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
@@ -102,6 +105,66 @@ TEST(MpiCli, ErrorsEndEveryRank) {
     h.set_launcher(mpirun(2));
     const test::ChildRun ref = h.run({"-b", "reference"});
     EXPECT_NE(ref.err.find("cannot run over several ranks"), std::string::npos) << ref.err;
+}
+
+/// A file's lines but the @PG header, which holds the command line.
+std::string without_program_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string kept;
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("@PG", 0) != 0) kept += line + "\n";
+    return kept;
+}
+
+TEST(MpiCli, TheKBestOfAGenomeJobOverTwoAndThreeRanksAreThoseOfOneProcess) {
+    SKIP_WITHOUT_MPI();
+    // Two genomes of two records each cut from a mutated pair, S1's first record on the other
+    // strand, and a1 ending in a copy of its bases 2000-3499, a second alignment with b2: stage
+    // 1 runs over the ranks, and rank 0 alone traces back and searches for the others of each
+    // record pair while the other ranks wait for the next comparison.
+    std::mt19937_64 rng(test::seed() + 71);
+    auto [a, b] = test::mutated_pair(20000, 20000, rng, 0.01);
+    const auto cut = [](const Sequence& s, int64_t from, int64_t to, const std::string& name) {
+        Sequence part = make_sequence(name, "");
+        part.codes.assign(s.codes.begin() + from, s.codes.begin() + to);
+        return part;
+    };
+    Sequence a1 = cut(a, 0, 9000, "a1");
+    a1.codes.insert(a1.codes.end(), a.codes.begin() + 2000, a.codes.begin() + 3500);
+    const std::vector<Sequence> s0 = {a1, cut(a, 9000, 20000, "a2")};
+    const std::vector<Sequence> s1 = {reverse_complement(cut(b, 8000, 20000, "b1")), cut(b, 0, 8000, "b2")};
+    test::ResumeHarness h(1, 1, test::seed());
+    const auto write = [&h](const std::string& name, const std::vector<Sequence>& records) {
+        std::ofstream out(h.path(name));
+        for (const Sequence& s : records) out << ">" << s.name << "\n" << test::preview(s, s.codes.size()) << "\n";
+    };
+    write("g0.fa", s0);
+    write("g1.fa", s1);
+    const auto job = [&h](const std::string& sam) {
+        return std::vector<std::string>{"-q", "-b", "cpu", "-t", "1", "--alignments", "6", "--min-score", "40",
+                                        "--traceback", h.path(sam), h.path("g0.fa"), h.path("g1.fa")};
+    };
+    const test::ChildRun one = h.run_command(job("one.sam"));
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const std::string want = without_program_line(h.path("one.sam"));
+    int secondary = 0, reverse = 0;
+    std::istringstream records(want);
+    for (std::string line; std::getline(records, line);) {
+        if (line.empty() || line[0] == '@') continue;
+        const int flag = std::stoi(line.substr(line.find('\t') + 1));
+        secondary += (flag & 256) != 0;
+        reverse += (flag & 16) != 0;
+    }
+    EXPECT_GE(secondary, 2) << "too few secondary alignments to compare:\n" << want;
+    EXPECT_GE(reverse, 1) << "no reverse-strand alignment to compare:\n" << want;
+    for (const int ranks : {2, 3}) {
+        h.set_launcher(mpirun(ranks));
+        const std::string sam = std::to_string(ranks) + ".sam";
+        const test::ChildRun r = h.run_command(job(sam));
+        h.set_launcher({});
+        ASSERT_EQ(r.exit_code, 0) << ranks << " ranks:\n" << r.err;
+        EXPECT_EQ(without_program_line(h.path(sam)), want) << ranks << " ranks, seed " << test::seed();
+    }
 }
 
 #ifdef CHROMALIGN_MPI_LINK_STRESS
