@@ -179,14 +179,19 @@ TEST(MpiCli, EdgesFlowPastALaggingSlab) {
 }
 #endif
 
-/// Long enough (seconds on two CI cores, pruning skipping half of it) for kills to land mid-run.
-constexpr int64_t kLength = 420000;
+/// A mutated pair that two CI cores compute in under 2 s (pruning skips half of it).
+constexpr int64_t kLength = 200000;
+/// Each external diagonal of every slab sleeps this long (engine/orchestration/test_pace.hpp):
+/// runs last several seconds, so kills and stops land mid-run, while the ranks leave the cores
+/// to a loaded machine's other work.
+constexpr int kPaceUs = 10000;
 
 TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
     SKIP_WITHOUT_MPI();
     test::ResumeHarness h(kLength, kLength, test::seed());
     const test::ChildRun whole = h.run({"-q", "-b", "cpu"});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    h.set_pace_us(kPaceUs);
     const AlignmentEnd want = test::ResumeHarness::parse_tsv(whole.out);
 
     h.set_launcher(mpirun(2));
@@ -227,6 +232,7 @@ TEST(MpiCliSlow, KillNineAtFourRanksThenResumeWithTwo) {
     test::ResumeHarness h(kLength, kLength, test::seed() + 2);
     const test::ChildRun whole = h.run({"-q", "-b", "cpu"});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    h.set_pace_us(kPaceUs);
     const std::string ck = h.path("four.ckpt");
     const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--checkpoint", ck, "--checkpoint-every", "0.5s"};
     std::mt19937_64 rng(test::seed() + 9);
@@ -254,6 +260,7 @@ TEST(MpiCliSlow, SigusrOneToMpirunStopsEveryRankAtOneCheckpoint) {
     test::ResumeHarness h(kLength, kLength, test::seed() + 1);
     const test::ChildRun whole = h.run({"-q", "-b", "cpu"});
     ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    h.set_pace_us(kPaceUs);
     h.set_launcher(mpirun(3));  // mpirun forwards SIGUSR1 to every rank
     const std::string ck = h.path("usr1.ckpt");
     // Two slabs per rank: the stop and the pieces' acknowledgements cross threads and ranks.
