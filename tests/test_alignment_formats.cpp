@@ -527,15 +527,6 @@ TEST(AlignmentFormats, CliTracebackIsTheSameFromAnyRowsAndBackend) {
     EXPECT_EQ(bad_size.exit_code, 2) << bad_size.err;
 }
 
-/// The lines of `text` but those starting with `skip` (a SAM's @PG, which holds the command).
-std::string lines_without(const std::string& text, const std::string& skip) {
-    std::istringstream in(text);
-    std::string out;
-    for (std::string line; std::getline(in, line);)
-        if (line.compare(0, skip.size(), skip) != 0) out += line + "\n";
-    return out;
-}
-
 // A region (--s0-record NAME:START-END) is compared alone, but every position the user reads is
 // one of its record: regions around the whole pair's best alignment give that alignment,
 // written byte for byte as from the whole records, and the same report.
@@ -570,8 +561,8 @@ TEST(AlignmentFormats, ARegionGivesPositionsInItsRecord) {
             << r0 << " " << r1;
         EXPECT_EQ(file_text(h.path("part.paf")), file_text(h.path("whole.paf"))) << r0 << " " << r1;
         run("part.sam", {"--s0-record", r0, "--s1-record", r1});
-        EXPECT_EQ(lines_without(file_text(h.path("part.sam")), "@PG"),
-                  lines_without(file_text(h.path("whole.sam")), "@PG"))
+        EXPECT_EQ(test::lines_without(file_text(h.path("part.sam")), "@PG"),
+                  test::lines_without(file_text(h.path("whole.sam")), "@PG"))
             << r0 << " " << r1;
     }
     // The view and the text report name the region and give record positions.

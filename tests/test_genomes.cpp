@@ -23,12 +23,7 @@ namespace {
 
 using test::sam_records;
 using test::split;
-
-void write_records(const std::string& path, const std::vector<Sequence>& records) {
-    std::ofstream out(path);
-    for (const Sequence& s : records) out << ">" << s.name << "\n" << test::preview(s, s.codes.size()) << "\n";
-    ASSERT_TRUE(out.good()) << path;
-}
+using test::write_records;
 
 /// A pair's answer over both strands as the CLI reports it: positions in the records, S1's on
 /// its forward strand, and the forward strand wins a tie.

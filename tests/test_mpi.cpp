@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -107,15 +106,6 @@ TEST(MpiCli, ErrorsEndEveryRank) {
     EXPECT_NE(ref.err.find("cannot run over several ranks"), std::string::npos) << ref.err;
 }
 
-/// A file's lines but the @PG header, which holds the command line.
-std::string without_program_line(const std::string& path) {
-    std::ifstream in(path);
-    std::string kept;
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("@PG", 0) != 0) kept += line + "\n";
-    return kept;
-}
-
 TEST(MpiCli, TheKBestOfAGenomeJobOverTwoAndThreeRanksAreThoseOfOneProcess) {
     SKIP_WITHOUT_MPI();
     // Two genomes of two records each cut from a mutated pair, S1's first record on the other
@@ -134,19 +124,15 @@ TEST(MpiCli, TheKBestOfAGenomeJobOverTwoAndThreeRanksAreThoseOfOneProcess) {
     const std::vector<Sequence> s0 = {a1, cut(a, 9000, 20000, "a2")};
     const std::vector<Sequence> s1 = {reverse_complement(cut(b, 8000, 20000, "b1")), cut(b, 0, 8000, "b2")};
     test::ResumeHarness h(1, 1, test::seed());
-    const auto write = [&h](const std::string& name, const std::vector<Sequence>& records) {
-        std::ofstream out(h.path(name));
-        for (const Sequence& s : records) out << ">" << s.name << "\n" << test::preview(s, s.codes.size()) << "\n";
-    };
-    write("g0.fa", s0);
-    write("g1.fa", s1);
+    test::write_records(h.path("g0.fa"), s0);
+    test::write_records(h.path("g1.fa"), s1);
     const auto job = [&h](const std::string& sam) {
         return std::vector<std::string>{"-q", "-b", "cpu", "-t", "1", "--alignments", "6", "--min-score", "40",
                                         "--traceback", h.path(sam), h.path("g0.fa"), h.path("g1.fa")};
     };
     const test::ChildRun one = h.run_command(job("one.sam"));
     ASSERT_EQ(one.exit_code, 0) << one.err;
-    const std::string want = without_program_line(h.path("one.sam"));
+    const std::string want = test::lines_without(test::read_text(h.path("one.sam")), "@PG");
     int secondary = 0, reverse = 0;
     std::istringstream records(want);
     for (std::string line; std::getline(records, line);) {
@@ -163,7 +149,8 @@ TEST(MpiCli, TheKBestOfAGenomeJobOverTwoAndThreeRanksAreThoseOfOneProcess) {
         const test::ChildRun r = h.run_command(job(sam));
         h.set_launcher({});
         ASSERT_EQ(r.exit_code, 0) << ranks << " ranks:\n" << r.err;
-        EXPECT_EQ(without_program_line(h.path(sam)), want) << ranks << " ranks, seed " << test::seed();
+        EXPECT_EQ(test::lines_without(test::read_text(h.path(sam)), "@PG"), want)
+            << ranks << " ranks, seed " << test::seed();
     }
 }
 

@@ -398,12 +398,8 @@ TEST(ResumeJob, KillNineMidJobThenResume) {
         s0.push_back(a);
         s1.push_back(b);
     }
-    const auto write = [](const std::string& path, const std::vector<Sequence>& records) {
-        std::ofstream out(path);
-        for (const Sequence& s : records) out << ">" << s.name << "\n" << test::preview(s, s.codes.size()) << "\n";
-    };
-    write(h.path("g0.fa"), s0);
-    write(h.path("g1.fa"), s1);
+    test::write_records(h.path("g0.fa"), s0);
+    test::write_records(h.path("g1.fa"), s1);
     const std::string ck = h.path("job.ckpt");
     const std::vector<std::string> args = {"-f", "tsv", "-b", "cpu", "--checkpoint", ck, "--checkpoint-every", "0.3s",
                                            "--traceback", h.path("job.paf"), h.path("g0.fa"), h.path("g1.fa")};

@@ -165,6 +165,14 @@ std::string sam_records(const std::string& path) {
     return records;
 }
 
+std::string lines_without(const std::string& text, const std::string& skip) {
+    std::istringstream in(text);
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+        if (line.compare(0, skip.size(), skip) != 0) out += line + "\n";
+    return out;
+}
+
 std::string command_output(const std::string& command, bool& ok) {
     std::string out;
     FILE* pipe = popen(command.c_str(), "r");
@@ -218,6 +226,12 @@ void write_text(const std::string& path, const std::string& text) {
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
     ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+void write_records(const std::string& path, const std::vector<Sequence>& records) {
+    std::ofstream out(path);
+    for (const Sequence& s : records) out << ">" << s.name << "\n" << preview(s, s.codes.size()) << "\n";
+    ASSERT_TRUE(out.good()) << path;
 }
 
 }  // namespace chromalign::test

@@ -84,11 +84,15 @@ std::vector<std::string> split(const std::string& text, char separator);
 
 /// A SAM file's records, without its header (whose @PG line holds the command line).
 std::string sam_records(const std::string& path);
+/// The lines of `text` but those starting with `skip` (a SAM's @PG, which holds the command).
+std::string lines_without(const std::string& text, const std::string& skip);
 
 /// The whole of a file (empty when it cannot be read).
 std::string read_text(const std::string& path);
 /// Writes `text` as the whole of `path` (binary); a failed write fails the test.
 void write_text(const std::string& path, const std::string& text);
+/// Writes `records` as one FASTA file of a line each; a failed write fails the test.
+void write_records(const std::string& path, const std::vector<Sequence>& records);
 
 /// Standard output of a shell command, and in `ok` whether it exited 0.
 std::string command_output(const std::string& command, bool& ok);
