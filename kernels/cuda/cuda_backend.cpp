@@ -55,7 +55,10 @@ public:
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
         sharing_ = slabs_;
-        if (s1.length() < Tuning::kMinBlockColsForSlabs * slab_blocks(scoring) * slabs_) sharing_ = 1;
+        // Whether S1 is worth cutting depends on the default grid's columns, not on the share
+        // chosen: narrower block columns are measured at the same slab count.
+        if (s1.length() < Tuning::kMinBlockColsForSlabs * slab_blocks(scoring, Tuning::kSlabOversubscription) * slabs_)
+            sharing_ = 1;
         const SlabRunResult run = run_local_slabs(s0, s1, scoring, *this, sharing_, options);
         cells_pruned_ = run.cells_pruned;
         cells_resumed_ = run.cells_resumed;
@@ -146,9 +149,11 @@ private:
     /// Block columns of one of sharing_ slabs: kSlabOversubscription shares of the resident
     /// blocks (or the benchmark's choice), at most all of them (tuning.hpp says why).
     int32_t slab_blocks(const Scoring& scoring) {
+        return slab_blocks(scoring, options_.slab_oversubscription > 0 ? options_.slab_oversubscription
+                                                                          : Tuning::kSlabOversubscription);
+    }
+    int32_t slab_blocks(const Scoring& scoring, int shares) {
         const int32_t total = max_blocks(scoring);
-        const int shares =
-            options_.slab_oversubscription > 0 ? options_.slab_oversubscription : Tuning::kSlabOversubscription;
         return std::max(1, std::min<int32_t>(total, static_cast<int32_t>(int64_t{shares} * total / sharing_)));
     }
 

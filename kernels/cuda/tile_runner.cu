@@ -238,7 +238,10 @@ struct CudaTileRunner::Impl {
     /// kEdgeSlots left edges of 2R + 1 words in pinned host memory, which the short phase
     /// reads directly (unified addressing): no copy in the stream ahead of each diagonal.
     int32_t* h_left = nullptr;
-    int32_t* d_right = nullptr;   ///< kEdgeSlots right edges of 2R words
+    /// kEdgeSlots right edges of 2R + 1 words, also pinned: block 0 writes them there, and the
+    /// host reads one once its diagonal's event is done. A synchronous copy per band from the
+    /// device held each slab's thread about 200 us a diagonal (H200, 8M mutated, 6 slabs).
+    int32_t* h_right = nullptr;
     cudaEvent_t done[kEdgeSlots] = {};
     /// Band captures. The diagonal kernel copies the columns it makes final of the bands in
     /// `keeping` into a device row per band (band_keeping.cuh); the piece of the diagonal that
@@ -479,7 +482,7 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_vbus[0]), static_cast<void*>(d_vbus[1]),
                             static_cast<void*>(d_flags), static_cast<void*>(d_table), static_cast<void*>(d_best),
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
-                            static_cast<void*>(d_dead), static_cast<void*>(d_kept), static_cast<void*>(d_right),
+                            static_cast<void*>(d_dead), static_cast<void*>(d_kept),
                             static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
                             static_cast<void*>(d_band_record), static_cast<void*>(d_live)})
                 free_device(p);
@@ -490,6 +493,7 @@ struct CudaTileRunner::Impl {
         cudaFreeHost(h_pruned_seen);
         cudaFreeHost(h_live);
         cudaFreeHost(h_left);
+        cudaFreeHost(h_right);
         cudaFreeHost(h_regions);
         for (const auto& [band, c] : capturing) cudaFreeHost(c.staging_row);
         for (int2* row : spare_staging_rows) cudaFreeHost(row);
@@ -581,13 +585,13 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         zero(im.d_pruned, sizeof(unsigned long long));
         CUDA_CHECK(cudaStreamSynchronize(im.stream));  // the host arrays above are freed on leaving
         const size_t edge_words = 2 * static_cast<size_t>(grid.rows_per_band()) + 1;
-        if (edges.left) {
+        if (edges.left || edges.right) {
             int unified = 0;
             CUDA_CHECK(cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, device));
             if (!unified) throw Error("column slabs need a GPU with unified addressing (64-bit host)");
-            CUDA_CHECK(cudaMallocHost(&im.h_left, edge_words * kEdgeSlots * sizeof(int32_t)));
         }
-        if (edges.right) im.d_right = im.alloc<int32_t>(edge_words * kEdgeSlots);
+        if (edges.left) CUDA_CHECK(cudaMallocHost(&im.h_left, edge_words * kEdgeSlots * sizeof(int32_t)));
+        if (edges.right) CUDA_CHECK(cudaMallocHost(&im.h_right, edge_words * kEdgeSlots * sizeof(int32_t)));
         for (cudaEvent_t& ev : im.done) CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
         std::fill(std::begin(im.recorded), std::end(im.recorded), -1);
         im.trace = DiagonalTrace::from_environment(grid);
@@ -630,7 +634,7 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     const int64_t edge_words = 2 * im.grid.rows_per_band() + 1;
     a.left_edge = im.edges.left && d < im.grid.bands ? im.h_left + d % kEdgeSlots * edge_words : nullptr;
     const int64_t right_band = right_edge_band(d);
-    a.right_edge = right_band >= 0 ? im.d_right + right_band % kEdgeSlots * edge_words : nullptr;
+    a.right_edge = right_band >= 0 ? im.h_right + right_band % kEdgeSlots * edge_words : nullptr;
     if (im.trace) {
         // Diagonal d's stamps go where those of d - kLive were: that diagonal must be done.
         const int64_t reused = d - DiagonalTrace::kLive;
@@ -909,10 +913,11 @@ int64_t CudaTileRunner::right_edge_band(int64_t d) const {
 void CudaTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
     Impl& im = *impl_;
     const int64_t rows = im.grid.rows_per_band();
-    const int32_t* slot = im.d_right + band % kEdgeSlots * (2 * rows + 1);
-    // The legacy stream does not wait for this runner's non-blocking stream: only the slot is read.
-    CUDA_CHECK(cudaMemcpy(h, slot, rows * sizeof(int32_t), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(e, slot + rows, rows * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    // The caller asked right_edge_done first: the kernel that wrote the slot has completed,
+    // and its writes to pinned memory are visible.
+    const int32_t* slot = im.h_right + band % kEdgeSlots * (2 * rows + 1);
+    std::copy(slot, slot + rows, h);
+    std::copy(slot + rows, slot + 2 * rows, e);
 }
 
 bool CudaTileRunner::done(int64_t d) { return impl_->diagonal_done(d); }
