@@ -147,7 +147,7 @@ private:
     }
 
     /// Block columns of one of sharing_ slabs: kSlabOversubscription shares of the resident
-    /// blocks (or the benchmark's choice), at most all of them (tuning.hpp says why).
+    /// blocks (or the benchmark's choice, or `shares`), at most all of them (tuning.hpp says why).
     int32_t slab_blocks(const Scoring& scoring) {
         return slab_blocks(scoring, options_.slab_oversubscription > 0 ? options_.slab_oversubscription
                                                                           : Tuning::kSlabOversubscription);

@@ -33,8 +33,10 @@ struct Sm90Tuning {
     /// machine: 8M x 8M mutated (49% pruned) 18.61 s with 1, 15.30 s with 2, 15.15 s with 4
     /// (4 slabs with 2: 15.48 s); two unrelated random 8M sequences (nothing pruned) 24.23 s
     /// with 1, 24.22 s with 2, 24.60 s with 4 slabs and 2 (release 2a0bb8a: 24.40 s).
-    /// chromalign-bench --oversubscription N measures another share (compact launches run only
-    /// the live ones, so a narrow live band may want more, narrower block columns).
+    /// chromalign-bench --oversubscription N measures another share. H200, 6 slabs, with the
+    /// bound: 8M mutated (87% pruned) 8.10 s with 2, 6.20 s with 4, 5.85 s with 6; two
+    /// unrelated 8M sequences 24.08, 25.49 and 27.93 s: a narrow live band wants narrow block
+    /// columns, a dense matrix wide ones (tools/BENCHMARKS.md, issue 40).
     static constexpr int kSlabOversubscription = 2;
     /// A run is cut into slabs only when the block columns are at least this wide: below,
     /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
