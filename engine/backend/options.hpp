@@ -68,6 +68,13 @@ struct BackendOptions {
     int slab_oversubscription = 0;  ///< a slab's block columns in shares of the resident blocks
                                     ///< (cuda: kernels/cuda/tuning.hpp; chromalign-bench only)
     bool pruning = true;      ///< skip regions that cannot reach the best score (engine/pruning)
+    /// Where the bound leaves a narrow live band, a slab may change to narrower block columns
+    /// (engine/orchestration/slab_run.cpp); chromalign-bench turns it off to measure it.
+    bool narrow_grid = true;
+    /// Tests: every slab changes to at most this many block columns at its first band past
+    /// row narrow_test_row, whatever the bound and the engine (0: as they decide).
+    int32_t narrow_test_blocks = 0;
+    int64_t narrow_test_row = 0;
     /// A score some other comparison of the job already reached that wins ties over every cell
     /// of this one (the other strand of a record pair, engine/job/job.hpp): pruning starts from
     /// it. Then only a best score of at least the floor is exact; one below it is not this

@@ -93,6 +93,19 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
     return all;
 }
 
+/// The block columns of a narrower grid for a slab of `width` columns now cut into `blocks`:
+/// the largest multiple of blocks up to `most` whose columns are at least `min_cols` wide and,
+/// when `exact`, fill the slab without padding in multiples of kColumnQuantum; 0 if none.
+int32_t narrower_blocks(int64_t width, int32_t blocks, int32_t most, int64_t min_cols, bool exact) {
+    for (int32_t k = blocks > 0 ? most / blocks : 0; k >= 2; --k) {
+        const int64_t b = int64_t{k} * blocks, cols = width / b;
+        if (cols < min_cols) continue;
+        if (exact && (width % b != 0 || cols % kColumnQuantum != 0)) continue;
+        return static_cast<int32_t>(b);
+    }
+    return 0;
+}
+
 /// This rank's part of the run: the executor, the edge streams and the checkpoint protocol.
 class SlabRank {
 public:
@@ -101,51 +114,71 @@ public:
     SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, LeftColumn left,
              const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local,
              SpecialRowWriter* special, int64_t special_bands, int64_t special_base)
-        : link_(link), ck_(ck), ex_(ex), special_(special), special_bands_(special_bands), special_base_(special_base),
-          g_(ex.grid()), rows_(g_.rows_per_band()), m_(ck.first_row() + g_.m),
+        : link_(link), ck_(ck), ex_(&ex), special_(special), special_bands_(special_bands), special_base_(special_base),
+          rows_(ex.grid().rows_per_band()), m_(ck.first_row() + ex.grid().m), origin_(ck.first_row()),
           options_(options), scoring_(scoring), group_(group), local_(local), left_(link.rank() > 0),
           right_(link.rank() + 1 < link.ranks()), left_col_(std::move(left)),
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf),
           edge_h_(static_cast<size_t>(rows_)), edge_e_(static_cast<size_t>(rows_)) {}
 
+    /// How this slab may change to a grid of narrower block columns (make null: it may not).
+    struct Narrowing {
+        /// The executor for the rows below `first_row` (0-based) from `top`, that grid's.
+        std::function<std::unique_ptr<TileExecutor>(int64_t first_row, const TopRow& top)> make;
+        int32_t blocks = 0;     ///< its block columns
+        int64_t test_row = -1;  ///< tests: change below this row whatever the bound (-1: never)
+    };
+    void narrow_with(Narrowing n) { narrowing_ = std::move(n); }
+
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
         c0_ = c0;
+        n_ = s1.length();
         // A wavefront start has finished the diagonals before its first: they count as resumed.
-        const int64_t first = ex_.first_diagonal(), before = g_.cells_finished(first);
+        int64_t first = ex_->first_diagonal(), before = g().cells_finished(first);
         first_band_ = (ck_.left_row() - ck_.first_row()) / rows_;  // block 0 may lag others by a band
-        if (group_) group_->set_cells(local_, {0, g_.m * g_.n - before, 0});  // the whole share counts from the start
+        const int64_t share = g().m * g().n - before;
+        if (group_) group_->set_cells(local_, {0, share, 0});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(std::max(ck_.resumed_best().score, options_.prune_floor));
         if (special_)
-            ex_.track_region_peaks(c0 + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
+            ex_->track_region_peaks(c0 + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
         // Rank 0 leaves a diagonal on the signal; the other slabs of its process once it has
         // taken the stop (whose request then reaches them).
         const volatile std::sig_atomic_t* const signal = options_.checkpoint.stop;
         if (link_.rank() == 0 && signal && ck_.enabled())
-            ex_.set_interrupt([this, signal] { return interruptible_.load(std::memory_order_relaxed) && *signal != 0; });
+            ex_->set_interrupt([this, signal] { return interruptible_.load(std::memory_order_relaxed) && *signal != 0; });
         else if (link_.rank() > 0 && group_ && ck_.enabled())
-            ex_.set_interrupt([this] { return interruptible_.load(std::memory_order_relaxed) && group_->stopping(); });
-        for (int64_t d = first; d < g_.diagonals(); ++d) {
+            ex_->set_interrupt([this] { return interruptible_.load(std::memory_order_relaxed) && group_->stopping(); });
+        for (int64_t d = first; d < g().diagonals(); ++d) {
             test_pace();
-            wait_until([&] { return ex_.done(d - kInFlight); }, d);
-            if (d < g_.bands && d >= first_band_) begin_band(d);
-            if (ex_.interrupted() && !stopping_)
+            wait_until([&] { return ex_->done(d - kInFlight); }, d);
+            // Past the last band of a grid being left, the narrower one runs the bands.
+            if (d < g().bands && d >= first_band_ && (narrow_band_ < 0 || d <= narrow_band_)) begin_band(d);
+            if (ex_->interrupted() && !stopping_)
                 throw Error("internal: a diagonal was interrupted but no stop checkpoint taken");
             interruptible_.store(interruptible(d), std::memory_order_relaxed);
             if (d % kDiagonalsPerShare == 0) share_best(0);
-            ex_.enqueue_diagonal(d);
+            ex_->enqueue_diagonal(d);
             if (options_.on_diagonal) options_.on_diagonal(link_.rank(), d);
-            if (ck_.capture(ex_, d)) {  // written by pump() once the left neighbour's piece is known
-                wait_until([&] { return ex_.done(d); }, d + 1);
+            if (ck_.capture(*ex_, d)) {  // written by pump() once the left neighbour's piece is known
+                wait_until([&] { return ex_->done(d); }, d + 1);
                 capture_ready_ = true;
             }
             if (special_) keep_special_rows(d);
+            if (narrow_band_ >= 0 && !special_) narrow_row_.capture(*ex_, d);
             pump(d + 1);
+            if (narrow_band_ >= 0 && d == narrow_band_ + g().blocks) {  // its bottom row is complete
+                narrow();
+                d = -1;  // the narrower grid's diagonal 0 next
+                first = before = 0;
+                continue;
+            }
             if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
-            const SlabGroup::Cells mine{g_.cells_finished(std::max<int64_t>(d + 1 - kInFlight, first)) - before,
-                                        g_.m * g_.n - before, ex_.cells_pruned()};
+            const SlabGroup::Cells mine{g().cells_finished(std::max<int64_t>(d + 1 - kInFlight, first)) - before +
+                                            carried_cells_,
+                                        share, cells_pruned()};
             if (group_) group_->set_cells(local_, mine);
             const auto now = Clock::now();
             if (link_.rank() == 0 && now - last_report >= std::chrono::seconds(1)) {
@@ -153,29 +186,31 @@ public:
                 report(s0, s1, mine, std::chrono::duration<double>(now - start).count());
             }
         }
-        ex_.synchronize();
+        ex_->synchronize();
         // A stop checkpoint waits for the left neighbour's piece; pump() ends the run then.
         while (stopping_) {
-            pump(g_.diagonals());
+            pump(g().diagonals());
             std::this_thread::yield();
         }
-        if (special_) keep_special_rows(g_.diagonals(), true);
-        pump(g_.diagonals());
+        if (special_) keep_special_rows(g().diagonals(), true);
+        pump(g().diagonals());
         finished_ = seconds_since_start();
     }
 
     /// Pipeline figures in milliseconds: first left edge received, time spent waiting for
-    /// left edges, end of this rank's last diagonal (all from this rank's start).
+    /// left edges, end of this rank's last diagonal (all from this rank's start); then the
+    /// row its grid narrowed below and its block columns there (-1 and 0: it did not).
     std::vector<int64_t> timings() const {
         return {static_cast<int64_t>(first_edge_ * 1e3), static_cast<int64_t>(edge_wait_ * 1e3),
-                static_cast<int64_t>(finished_ * 1e3)};
+                static_cast<int64_t>(finished_ * 1e3), narrowed_ ? narrowed_row_ : -1, narrowed_ ? g().blocks : 0};
     }
 
-    int64_t cells_pruned() { return ex_.cells_pruned(); }
+    int64_t cells_pruned() { return ex_->cells_pruned() + carried_pruned_; }
 
-    /// This rank's best cell in whole-matrix coordinates, merged with the resumed one.
+    /// This rank's best cell in whole-matrix coordinates, merged with the resumed one and
+    /// with the best of the grid it left, if any.
     AlignmentEnd best(int64_t c0) {
-        return better_of(offset_end(ex_.best(), ck_.first_row(), c0), ck_.resumed_best());
+        return better_of(better_of(offset_end(ex_->best(), origin_, c0), carried_best_), ck_.resumed_best());
     }
 
 private:
@@ -183,11 +218,12 @@ private:
     /// landed to the writer (which writes in the background): the device never waits for them.
     /// At the end (`last`), after a synchronize(), every one has landed.
     void keep_special_rows(int64_t d, bool last = false) {
-        for (SpecialRowCapture& c : special_rows_) c.row.capture(ex_, d);
+        for (SpecialRowCapture& c : special_rows_) c.row.capture(*ex_, d);
         while (!special_rows_.empty() && special_rows_.front().row.complete() &&
-               (last || special_rows_.front().row.landed(ex_))) {
+               (last || special_rows_.front().row.landed(*ex_))) {
             Checkpoint row;
-            special_rows_.front().row.take(ex_, ck_.first_row(), row);
+            special_rows_.front().row.take(*ex_, origin_, row);
+            if (narrow_band_ >= 0 && row.row == origin_ + (narrow_band_ + 1) * rows_) narrow_top_ = TopRow{row.h, row.f};
             special_->write(row.row, std::move(row.h), std::move(row.f), std::move(special_rows_.front().region_peaks));
             special_rows_.pop_front();
         }
@@ -196,15 +232,15 @@ private:
     /// The region of the plot's score map that band d's bottom row belongs to: the bands down
     /// to a special row and past the one above (the writer stores its peaks with that row).
     int64_t special_region(int64_t d) const { return (d + special_band_offset()) / special_bands_; }
-    int64_t special_band_offset() const { return (ck_.first_row() - special_base_) / rows_; }
+    int64_t special_band_offset() const { return (origin_ - special_base_) / rows_; }
 
     /// Whether a stop may leave diagonal d unfinished (TileExecutor::set_interrupt): only
     /// where the next band to begin is sure to take the stop's wavefront (rank 0: it will ask
     /// for it; the others: it has been asked for), and that wavefront is past row 0.
     bool interruptible(int64_t d) const {
-        const bool next_band = d + 1 >= first_band_ && d + 1 < g_.bands - (link_.rank() == 0 ? 1 : 0);
+        const bool next_band = d + 1 >= first_band_ && d + 1 < g().bands - (link_.rank() == 0 ? 1 : 0);
         const bool asks = link_.rank() == 0 ? pending_.seq == 0 && ck_.due(true) : !ck_.capturing();
-        return !stopping_ && asks && next_band && ex_.takes_wavefronts() && (d > 0 || ck_.first_row() > 0);
+        return !stopping_ && asks && next_band && ex_->takes_wavefronts() && (d > 0 || ck_.first_row() > 0);
     }
 
     /// Spins on `ready`, moving messages and finished writes meanwhile; yields the core so
@@ -220,9 +256,9 @@ private:
     /// Pruning: the best score this slab knows of (its own, its process's, what its left
     /// neighbour sent, `g`) goes to its executor and to the process.
     void share_best(int32_t g) {
-        best_ = std::max({best_, g, bound(), ex_.best_score_seen()});
+        best_ = std::max({best_, g, bound(), ex_->best_score_seen()});
         if (group_) best_ = group_->offer_best(best_);
-        ex_.share_best_score(best_);
+        ex_->share_best_score(best_);
     }
 
     int32_t bound() const {
@@ -231,29 +267,29 @@ private:
 
     /// Band d starts in block 0 now: the checkpoint asked for, if any, then its left edge.
     void begin_band(int64_t d) {
-        const int64_t row0 = ck_.first_row() + d * rows_;
+        const int64_t row0 = origin_ + d * rows_;
         if (!left_) decide_checkpoint(d);
         if (pending_.seq > 0 && !ck_.capturing()) start_checkpoint(d);
         // The last band may reach past the matrix: rows there are never sent.
         const int64_t real = std::min(rows_, m_ - row0);
         const double waiting = seconds_since_start();
-        if (left_ && (!stopping_ || d <= stop_band_) && ex_.takes_wavefronts()) {
+        if (left_ && (!stopping_ || d <= stop_band_) && ex_->takes_wavefronts()) {
             // A wavefront is the state before this band: a checkpoint asked for while the
             // band's left edge is awaited is taken at once, and a stop then needs the edge no
             // more (the left neighbour, stopped too, may never send it).
             // After an interrupted diagonal the stop's request is on its way: it, not the edge.
             const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
-            wait_until([&] { return (left_col_.has(row0, real) && !ex_.interrupted()) || asked(); }, d);
+            wait_until([&] { return (left_col_.has(row0, real) && !ex_->interrupted()) || asked(); }, d);
             if (asked()) start_checkpoint(d);
         }
         if (left_ && (!stopping_ || d <= stop_band_)) {
             wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
-            if (d == 0) first_edge_ = seconds_since_start();
+            if (d == 0 && !narrowed_) first_edge_ = seconds_since_start();
             const int32_t corner = left_col_.copy(row0, real, edge_h_.data(), edge_e_.data());
             std::fill(edge_h_.begin() + real, edge_h_.end(), 0);
             std::fill(edge_e_.begin() + real, edge_e_.end(), kScoreNegInf);
-            ex_.set_left_edge(d, edge_h_.data(), edge_e_.data(), corner);
+            ex_->set_left_edge(d, edge_h_.data(), edge_e_.data(), corner);
             // This band's rows stay until the next begins (an interrupt may leave block 0's
             // tile of it for a wavefront to keep), and a checkpoint being taken keeps the rows
             // below its own (its neighbour's are lower).
@@ -263,7 +299,7 @@ private:
             // finish the captured row's diagonals. A fresh edge (H = 0, E = -inf) gives every
             // cell a score no higher than its true one, so a best found there is never wrong;
             // the resumed run recomputes these rows exactly.
-            ex_.set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
+            ex_->set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
         }
         if (!begun_) ck_.forget_top();
         begun_ = true;
@@ -272,10 +308,71 @@ private:
         const int64_t bottom = row0 + rows_;
         if (special_ && exact && bottom < m_ && (bottom - special_base_) % (special_bands_ * rows_) == 0) {
             SpecialRowCapture& c = special_rows_.emplace_back();
-            c.row.start(d, g_.n);
+            c.row.start(d, g().n);
             c.region_peaks.assign(static_cast<size_t>(special_->runs()), 0);
-            ex_.capture_region_peaks(d, special_region(d), c.region_peaks.data());
+            ex_->capture_region_peaks(d, special_region(d), c.region_peaks.data());
         }
+        if (narrows_after(d)) {
+            narrow_band_ = d;
+            ex_->limit_bands(d);
+            if (!special_) narrow_row_.start(d, g().n);  // else band d's special row is the top row
+        }
+    }
+
+    /// Whether band d, begun, is the last this slab runs on its grid before a narrower one.
+    /// A grid's diagonal is one tile of R x C cells along the live band: where the bound leaves
+    /// a narrow band, the tiles along it depend on each other and the run takes about
+    /// m (R + C) / (one block's rate), so narrower block columns shorten it; where most of the
+    /// matrix is live, wide ones keep more of the device busy (tools/BENCHMARKS.md, issue 40).
+    /// Once only: the bound has come, the model of what pruning leaves (live_model.hpp) says
+    /// that little of the matrix below stays live, and few of this grid's block columns are
+    /// live now (the bands the old grid still finishes cost little). Not with checkpoints,
+    /// whose pieces are of one grid; at a special row, where a region of the score map ends.
+    bool narrows_after(int64_t d) {
+        if (!narrowing_.make || narrowed_ || narrow_band_ >= 0 || ck_.enabled() || stopping_) return false;
+        const int64_t bottom = origin_ + (d + 1) * rows_;
+        if (d + 1 + 2 * int64_t{narrowing_.blocks} >= g().bands) return false;  // too little left to gain
+        if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
+        if (narrowing_.test_row >= 0) return bottom > narrowing_.test_row;
+        constexpr double kNarrowBelow = 0.25;  // the live share below which a band is narrow
+        constexpr int64_t kFewLive = 4;        // at most blocks / kFewLive live now
+        return bound() > 0 && ex_->live_block_columns() * kFewLive <= g().blocks &&
+               live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) <=
+                   kNarrowBelow;
+    }
+
+    /// Changes to the narrower grid once the last band of the old one, narrow_band_, is done:
+    /// its bottom row is the new executor's top row, its right edges are all sent, and its
+    /// best cell and counts carry over. The old one stays, idle, until run_slab ends (its
+    /// device memory with it: releasing it mid-run is not measured on a GPU yet).
+    void narrow() {
+        ex_->synchronize();
+        pump(narrow_band_ + g().blocks + 1);  // the old bands' right edges
+        const int64_t row = origin_ + (narrow_band_ + 1) * rows_;
+        if (special_) {
+            keep_special_rows(g().diagonals(), true);  // band narrow_band_'s row comes in narrow_top_
+        } else {
+            Checkpoint bottom;
+            narrow_row_.take(*ex_, origin_, bottom);
+            narrow_top_ = TopRow{std::move(bottom.h), std::move(bottom.f)};
+        }
+        if (narrow_top_.empty()) throw Error("internal: the row a slab changes grids at was not kept");
+        narrow_top_.corner = left_ ? left_col_.h_at(row) : 0;
+        carried_best_ = better_of(carried_best_, offset_end(ex_->best(), origin_, c0_));
+        carried_pruned_ += ex_->cells_pruned();
+        carried_cells_ += std::min(g().m, (narrow_band_ + 1) * rows_) * g().n;
+        narrowed_executor_ = narrowing_.make(row, narrow_top_);
+        ex_ = narrowed_executor_.get();
+        narrow_top_ = TopRow{};
+        origin_ = row;
+        narrow_band_ = -1;
+        narrowed_ = true;
+        first_band_ = 0;
+        next_right_ = 0;
+        share_best(0);
+        if (special_)
+            ex_->track_region_peaks(c0_ + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
+        narrowed_row_ = row;
     }
 
     /// Takes the checkpoint asked for before band d begins: the executor's wavefront, ready at
@@ -285,25 +382,25 @@ private:
     void start_checkpoint(int64_t d) {
         // Before diagonal 0 of a fresh run a wavefront would be row 0: the request waits for
         // the next band, one tile (R C cells) away, where band 0's row is R n.
-        if (d == 0 && ck_.first_row() == 0 && ex_.takes_wavefronts() && g_.bands > 1) return;
+        if (d == 0 && ck_.first_row() == 0 && ex_->takes_wavefronts() && g().bands > 1) return;
         const Request r = pending_;
         pending_ = Request{};
-        if (ck_.start_wavefront(ex_, r.seq, r.stop)) {
+        if (ck_.start_wavefront(*ex_, r.seq, r.stop)) {
             capture_row_ = ck_.capture_row();
             marker_row_ = ck_.capture_low_row();
             capture_ready_ = true;
             if (!r.stop) return;
             if (group_) group_->set_stopping();
             stopping_ = true;
-            stop_band_ = (marker_row_ - ck_.first_row()) / rows_ - 1;  // the last one the last block finished
-            ex_.limit_bands(stop_band_);
+            stop_band_ = (marker_row_ - origin_) / rows_ - 1;  // the last one the last block finished
+            ex_->limit_bands(stop_band_);
             // Special rows of later bands would be taken from tiles no longer run.
             while (!special_rows_.empty() && special_rows_.back().row.band() > stop_band_) special_rows_.pop_back();
             return;
         }
         ck_.start(d, r.seq, r.stop);
-        capture_row_ = marker_row_ = ck_.first_row() + (d + 1) * rows_;
-        if (r.stop) stopping_ = true, stop_band_ = d, ex_.limit_bands(d);
+        capture_row_ = marker_row_ = origin_ + (d + 1) * rows_;
+        if (r.stop) stopping_ = true, stop_band_ = d, ex_->limit_bands(d);
     }
 
     /// Checkpoint `seq` is asked for (by rank 0, or by the left neighbour, which forwards
@@ -323,7 +420,7 @@ private:
         capture_row_ = ck_.left_row();
         marker_row_ = ck_.first_row();
         capture_ready_ = true;
-        if (stop) stopping_ = true, stop_band_ = -1, ex_.limit_bands(-1);
+        if (stop) stopping_ = true, stop_band_ = -1, ex_->limit_bands(-1);
         pending_ = Request{};
     }
 
@@ -338,7 +435,7 @@ private:
             if (left_captured_row_ > capture_row_) left_col_.rows(capture_row_, left_captured_row_, h, e);
         }
         capture_ready_ = false;
-        const bool stop = ck_.write(ex_, best(c0_), corner, std::move(h), std::move(e));
+        const bool stop = ck_.write(*ex_, best(c0_), corner, std::move(h), std::move(e));
         if (right_) {  // every row of the right edge down to marker_row_ has been sent
             EdgeMessage m;
             m.captured_seq = ck_.capturing_seq();
@@ -353,7 +450,7 @@ private:
     void decide_checkpoint(int64_t d) {
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
         if (!ck_.enabled() || ck_.capturing()) return;
-        if (d >= g_.bands - 1) {  // the last band has begun: finishing is as quick
+        if (d >= g().bands - 1) {  // the last band has begun: finishing is as quick
             if (signal && !stop_noted_ && options_.on_note) {
                 stop_noted_ = true;
                 options_.on_note("signal received in the last band: finishing the run instead of checkpointing");
@@ -367,14 +464,14 @@ private:
     /// Sends the right edges that finished, collects left edges, and handles finished writes
     /// and acknowledgements.
     void pump(int64_t enqueued) {
-        while (next_right_ < enqueued && ex_.right_edge_done(next_right_)) {
-            const int64_t band = ex_.right_edge_band(next_right_++);
+        while (next_right_ < enqueued && ex_->right_edge_done(next_right_)) {
+            const int64_t band = ex_->right_edge_band(next_right_++);
             if (band < 0 || (stopping_ && band > stop_band_)) continue;
             EdgeMessage m;
-            m.row0 = ck_.first_row() + band * rows_;
+            m.row0 = origin_ + band * rows_;
             m.h.resize(static_cast<size_t>(rows_));
             m.e.resize(static_cast<size_t>(rows_));
-            ex_.read_right_edge(band, m.h.data(), m.e.data());
+            ex_->read_right_edge(band, m.h.data(), m.e.data());
             const size_t real = static_cast<size_t>(std::min(rows_, m_ - m.row0));  // none past the matrix
             m.h.resize(real);
             m.e.resize(real);
@@ -467,7 +564,8 @@ private:
 
     SlabLink& link_;
     Checkpointer& ck_;
-    TileExecutor& ex_;
+    TileExecutor* ex_;  ///< the slab's executor: the one run_slab made, or the narrower one after it
+    const TileGrid& g() const { return ex_->grid(); }
     SpecialRowWriter* const special_;  ///< null: no special rows kept
     const int64_t special_bands_;      ///< bands from one special row to the next
     const int64_t special_base_;       ///< a row every slab's special rows are a multiple of those bands from
@@ -476,9 +574,19 @@ private:
         std::vector<int32_t> region_peaks;  ///< TileExecutor::capture_region_peaks lands them here
     };
     std::deque<SpecialRowCapture> special_rows_;  ///< special rows being collected (a deque: they stay put)
-    const TileGrid& g_;
     const int64_t rows_;
     const int64_t m_;     ///< rows of the whole matrix
+    int64_t n_ = 0;       ///< columns of the whole matrix
+    int64_t origin_;      ///< the row the executor starts below: the resumed one, or where it narrowed
+    Narrowing narrowing_;
+    std::unique_ptr<TileExecutor> narrowed_executor_;
+    bool narrowed_ = false;
+    int64_t narrowed_row_ = -1;  ///< the row it narrowed below
+    int64_t narrow_band_ = -1;  ///< the old grid's last band, while it finishes it
+    BandCapture narrow_row_;    ///< that band's bottom row, where no special row takes it
+    TopRow narrow_top_;
+    AlignmentEnd carried_best_;  ///< of the grid left
+    int64_t carried_pruned_ = 0, carried_cells_ = 0;
     const BackendOptions& options_;
     const Scoring& scoring_;  ///< for the ETA's model of what pruning leaves
     SlabGroup* const group_;  ///< this process's slabs, for the progress (may be null)
@@ -511,13 +619,19 @@ private:
 };
 
 /// One line per slab on how the pipeline went: how late its first left edge came, how long it
-/// waited for edges in all (its GPU runs other slabs meanwhile), and when it finished.
+/// waited for edges in all (its GPU runs other slabs meanwhile), when it finished, and where
+/// its grid narrowed, if it did.
 std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
     std::string text = "pipeline (seconds from each slab's start):";
     for (size_t k = 0; k < timings.size(); ++k) {
-        char line[160];
-        std::snprintf(line, sizeof line, " slab %zu: first edge %.2f, edge waits %.2f, done %.2f;", k,
-                      timings[k][0] / 1e3, timings[k][1] / 1e3, timings[k][2] / 1e3);
+        char line[240];
+        int at = std::snprintf(line, sizeof line, " slab %zu: first edge %.2f, edge waits %.2f, done %.2f", k,
+                               timings[k][0] / 1e3, timings[k][1] / 1e3, timings[k][2] / 1e3);
+        if (timings[k][3] >= 0)
+            at += std::snprintf(line + at, sizeof line - static_cast<size_t>(at),
+                                ", narrowed to %lld block columns below row %lld",
+                                static_cast<long long>(timings[k][4]), static_cast<long long>(timings[k][3]));
+        std::snprintf(line + at, sizeof line - static_cast<size_t>(at), ";");
         text += line;
     }
     text.pop_back();
@@ -706,6 +820,19 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     for (const auto& r : resumed) lowest = std::min(lowest, r[3]);
     SlabRank worker(link, *ck, *ex, std::move(left), options, scoring, group, local, special.get(),
                     spacing / shape.rows_per_band, lowest);
+    const bool testing = options.narrow_test_blocks > 0;
+    const int32_t most = testing ? options.narrow_test_blocks : options.narrow_grid ? engine.narrow_blocks(scoring) : 0;
+    // A slab with a right edge needs a grid without padding: its last column is the edge.
+    const int32_t narrow = narrower_blocks(me.width, me.blocks, most, shape.min_block_cols, rank + 1 < ranks);
+    if (narrow > 0 && (options.pruning || testing) && !options.stack_rows) {
+        worker.narrow_with({[&, narrow](int64_t row, const TopRow& top) {
+                                const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row,
+                                                      s1.length() - me.c0};
+                                return engine.slab_executor(s0, slab, scoring, row, top,
+                                                            SlabEdges{rank > 0, rank + 1 < ranks}, narrow, prune);
+                            },
+                            narrow, testing ? options.narrow_test_row : -1});
+    }
     worker.run(s0, s1, me.c0);
     if (special) special->finish();
     const AlignmentEnd mine = worker.best(me.c0);

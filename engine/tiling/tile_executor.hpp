@@ -206,10 +206,14 @@ public:
     virtual bool right_edge_done(int64_t d) { return done(d); }
 
     /// No band past `last` is needed any more (a stop checkpoint takes band `last`'s bottom
-    /// row, levelling stops there): from the next diagonal enqueued, an executor may skip their
-    /// tiles, which only feed each other. About half of the B + 1 diagonals a row takes. By
-    /// default they are computed anyway.
-    virtual void limit_bands(int64_t last) { (void)last; }
+    /// row, levelling stops there, a slab changes grids after it): from the next diagonal
+    /// enqueued, the executor skips their tiles, which only feed each other, and neither counts
+    /// their cells nor takes their best. About half of the B + 1 diagonals a row takes.
+    virtual void limit_bands(int64_t last) = 0;
+
+    /// Block columns that the latest diagonal whose launch was decided left live: a slab
+    /// changes grids only where few are (slab_run.cpp). By default all of them.
+    virtual int64_t live_block_columns() { return grid().blocks; }
 
     /// Wavefront checkpoints, for executors whose tiles are plain rectangles (the cpu backend).
     /// Between kernel tiles the executor asks `interrupt`; once it says yes, the rest of the

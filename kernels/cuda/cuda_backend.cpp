@@ -78,6 +78,10 @@ public:
     int slabs_per_process() const override { return slabs_; }
 
     SlabShape slab_shape(int64_t, int64_t, const Scoring& scoring) override {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            layout_.clear();  // every slab of a run asks first: the executors it then makes describe it
+        }
         // One warp per block: the short/long phase split needs C >= 2T.
         return SlabShape{int64_t{32} * options_.alpha, slab_blocks(scoring), 2 * 32};
     }
@@ -89,7 +93,7 @@ public:
         auto runner = std::make_unique<kernels::CudaTileRunner>(options_.device, grid, cuda_scoring_terms(scoring),
                                                                 s0.codes.data() + first_row, s1.codes.data(), top, edges, prune);
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process call this from their threads
-        layout_ = grid.describe();
+        if (layout_.empty()) layout_ = grid.describe();  // not a narrower grid a slab changes to later
         device_bytes_ += runner->device_bytes();
         return runner;
     }
@@ -134,6 +138,9 @@ public:
 
     /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of
     /// the GPU idles (and a short record pays the set-up of a whole comparison).
+    /// Every resident block: a narrow band's launches are short, so each may take the GPU.
+    int32_t narrow_blocks(const Scoring& scoring) override { return max_blocks(scoring); }
+
     int64_t stack_below(const Scoring& scoring) override { return int64_t{32} * options_.alpha * slab_blocks(scoring); }
 
 private:

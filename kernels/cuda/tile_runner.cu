@@ -367,6 +367,7 @@ struct CudaTileRunner::Impl {
     }
 
     int64_t enqueued = 0;         ///< diagonals enqueued so far
+    int64_t last_band = INT64_MAX / 2;  ///< limit_bands: later bands are not run
     size_t bytes = 0;
     cuda::Substitution substitution = cuda::Substitution::kBytes;  ///< the kernels' diagonal terms
     std::unique_ptr<DiagonalTrace> trace;  ///< CHROMALIGN_TRACE_DIAGONALS, else null
@@ -406,7 +407,8 @@ struct CudaTileRunner::Impl {
         while (!diagonal_done(e)) std::this_thread::yield();
         const LaunchMap map = live_window(grid, args.prune, d, live_of(e), launched[e % kEdgeSlots].g);
         const int64_t rows = grid.rows_per_band();
-        for (int64_t b = grid.first_block(d); b <= last; ++b) {
+        // Blocks of bands past last_band do not count: they are not run at all.
+        for (int64_t b = std::max(grid.first_block(d), d - last_band); b <= last; ++b) {
             if (map.has(static_cast<int32_t>(b))) continue;
             const int64_t row0 = (d - b) * rows, col0 = b * grid.block_cols;
             cells_left_out += std::clamp<int64_t>(grid.m - row0, 0, rows) *
@@ -627,6 +629,8 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
     im.flush_captures();  // before this diagonal overwrites the columns captured after the last one
     PhaseArgs a = im.args;
     a.d = d;
+    // Bands past limit_bands' are no band of this launch: their blocks idle, as past the last.
+    a.bands = std::min(im.grid.bands, im.last_band + 1);
     a.shared_best = im.shared_best;
     a.keep = im.keeping;
     a.vbus_in = im.d_vbus[(d + 1) & 1];  // written in diagonal d-1
@@ -717,6 +721,19 @@ int64_t CudaTileRunner::cells_pruned() {
     return seen ? static_cast<int64_t>(*reinterpret_cast<const volatile unsigned long long*>(seen)) +
                       impl_->cells_left_out.load(std::memory_order_relaxed)
                 : 0;
+}
+
+void CudaTileRunner::limit_bands(int64_t last) { impl_->last_band = last; }
+
+int64_t CudaTileRunner::live_block_columns() {
+    Impl& im = *impl_;
+    if (!im.args.prune.on || im.enqueued == 0) return im.grid.blocks;
+    // The latest diagonal done answers (done() holds for those before it too).
+    int64_t e = im.enqueued - 1;
+    while (e > std::max<int64_t>(0, im.enqueued - kEdgeSlots + 2) && !im.diagonal_done(e)) --e;
+    if (!im.diagonal_done(e)) return im.grid.blocks;
+    const BlockSpan live = im.live_of(e).live;
+    return live.empty() ? 0 : live.last - live.first + 1;
 }
 
 int32_t CudaTileRunner::best_score_seen() {

@@ -1,0 +1,149 @@
+//! @file A slab that changes to narrower block columns part way down (slab_run.cpp's narrow()):
+//! forced at chosen rows on the cpu engine, against the reference oracle and its traceback.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/orchestration/slab_run.hpp"
+#include "engine/traceback/linear_traceback.hpp"
+#include "engine/traceback/special_rows.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/reference/traceback.hpp"
+#include "kernels/registry.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+const Scoring kScorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}, {5, -4, 10, 1}};
+
+struct Stage1 {
+    AlignmentEnd best;
+    int narrowed = 0;  ///< slabs that said they narrowed
+    std::string notes;
+    int64_t pruned = 0;
+};
+
+/// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run) of at most `blocks`
+/// block columns each, each asked to change to at most 4 times as many below row `row`.
+Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row, bool pruning,
+        const std::string& rows_dir = "") {
+    BackendOptions o;
+    o.threads = 2;
+    o.alpha = 4;  // bands of 64 rows (AVX2) to 16: enough of them in a small matrix
+    o.slabs = slabs;
+    o.max_blocks = blocks;
+    o.pruning = pruning;
+    o.narrow_test_blocks = 4 * blocks;
+    o.narrow_test_row = row;
+    if (!rows_dir.empty()) {
+        o.special_rows.dir = rows_dir;
+        o.special_rows.budget_bytes = int64_t{1} << 30;
+    }
+    Stage1 r;
+    o.on_note = [&r](const std::string& line) {  // the pipeline note says which slabs narrowed
+        for (size_t at = line.find("narrowed to"); at != std::string::npos; at = line.find("narrowed to", at + 1))
+            ++r.narrowed;
+        r.notes += line + "\n";
+    };
+    const auto backend = make_backend("cpu", o);
+    r.best = backend->align(s0, s1, sc);
+    r.pruned = backend->cells_pruned();
+    return r;
+}
+
+TEST(NarrowGrid, SlabsThatNarrowGiveTheReferencesBestCell) {
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed);
+    int narrowed = 0, cases = 0;
+    for (int k = 0; k < 24; ++k) {
+        const Scoring& sc = kScorings[k % 4];
+        const int64_t m = 1500 + static_cast<int64_t>(rng() % 4000), n = 600 + static_cast<int64_t>(rng() % 4000);
+        auto [s0, s1] = k % 3 == 0 ? test::random_pair(m, n, rng) : test::mutated_pair(m, n, rng);
+        const int slabs = 2 + static_cast<int>(rng() % 2);
+        const int blocks = 1 + static_cast<int>(rng() % 3);
+        const int64_t row = static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 2));  // bands left to narrow
+        const bool pruning = k % 4 != 1;
+        const AlignmentEnd want = reference_align(s0, s1, sc);
+        const Stage1 got = run(s0, s1, sc, slabs, blocks, row, pruning);
+        const std::string what = std::to_string(m) + " x " + std::to_string(n) + ", " + std::to_string(slabs) +
+                                 " slabs of " + std::to_string(blocks) + " blocks, below row " + std::to_string(row) +
+                                 ", " + sc.to_string() + (pruning ? "" : ", no pruning") + ", seed " +
+                                 std::to_string(seed);
+        ASSERT_EQ(got.best, want) << what << "\n got " << got.best.score << " (" << got.best.s0_end << ", "
+                                  << got.best.s1_end << ") want " << want.score << " (" << want.s0_end << ", "
+                                  << want.s1_end << ")";
+        EXPECT_GE(got.pruned, 0) << what;
+        EXPECT_LT(got.pruned, m * n) << what;
+        if (!pruning) {
+            EXPECT_EQ(got.pruned, 0) << what << ": a grid left behind counted cells it never ran";
+        }
+        narrowed += got.narrowed;
+        cases += got.narrowed > 0;
+    }
+    // Slabs narrow where their width allows a grid without padding and enough bands are left.
+    EXPECT_GE(cases, 6) << "too few runs narrowed to test it (" << narrowed << " slabs in all), seed " << seed;
+}
+
+TEST(NarrowGrid, SpecialRowsOfANarrowedRunTraceTheReferencesAlignment) {
+    // Special rows are kept by both grids: the traceback walks across the row the slabs
+    // changed at, and must give the reference's alignment exactly.
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 1);
+    int narrowed = 0;
+    for (int k = 0; k < 12; ++k) {
+        const Scoring& sc = kScorings[k % 4];
+        const int64_t m = 3000 + static_cast<int64_t>(rng() % 3000), n = 2000 + static_cast<int64_t>(rng() % 3000);
+        auto [s0, s1] = test::mutated_pair(m, n, rng);
+        const Alignment want = reference_traceback(s0, s1, sc);
+        test::TempDir dir;
+        const int slabs = 2 + k % 2;
+        const Stage1 got = run(s0, s1, sc, slabs, 2, m / 4 + static_cast<int64_t>(rng() % (m / 2)), true, dir.path());
+        const std::string what = std::to_string(m) + " x " + std::to_string(n) + ", " + std::to_string(slabs) +
+                                 " slabs, " + sc.to_string() + ", seed " + std::to_string(seed);
+        ASSERT_EQ(got.best, (AlignmentEnd{want.score, want.s0_end, want.s1_end})) << what;
+        SpecialRows rows(dir.path(), rows_identity(s0, s1), sc);
+        const Alignment traced = linear_traceback(s0, s1, sc, got.best, rows);
+        EXPECT_EQ(traced.s0_start, want.s0_start) << what;
+        EXPECT_EQ(traced.s1_start, want.s1_start) << what;
+        EXPECT_EQ(traced.cigar(), want.cigar()) << what;
+        narrowed += got.narrowed;
+    }
+    EXPECT_GE(narrowed, 4) << "too few slabs narrowed to test it, seed " << seed;
+}
+
+TEST(NarrowGrid, TheCornerLeftOfTheNewGridCarriesThePath) {
+    // The alignment crosses slab 1's left edge exactly at the row its slab narrows at: its
+    // cell (row, c0 - 1) is the corner of the new grid's top row, and the next diagonal step is
+    // the new grid's first cell. A corner left at 0 cuts the alignment in two there.
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 2);
+    const Scoring& sc = kScorings[0];
+    const int64_t m = 4000, n = 3000;  // enough bands below the row for 8 block columns
+    BackendOptions probe;
+    probe.threads = 2;
+    probe.alpha = 4;
+    probe.max_blocks = 2;
+    const SlabShape shape = make_backend("cpu", probe)->slab_engine()->slab_shape(m, n / 2 + 200, sc);
+    ASSERT_EQ(shape.blocks, 2);
+    const int64_t c0 = cut_slabs(n, {shape, shape})[1].c0, row = 5 * shape.rows_per_band;
+    const int64_t shift = c0 - 1 - row;  // the path runs through (i, i + shift), and (row, c0 - 1)
+    ASSERT_GT(shift, 0);
+    const Sequence s0 = test::random_pair(m, 1, rng).first;
+    Sequence s1 = test::random_pair(shift, 1, rng).first;
+    s1.codes.insert(s1.codes.end(), s0.codes.begin(), s0.codes.begin() + (n - shift));
+    const AlignmentEnd want = reference_align(s0, s1, sc);
+    ASSERT_GT(want.score, row) << "the alignment must cross row " << row << ", seed " << seed;
+    const Stage1 got = run(s0, s1, sc, 2, 2, row - 1, true);
+    const std::string said = "slab 1: first edge";  // then its figures, and where it narrowed
+    const std::string where = "narrowed to 8 block columns below row " + std::to_string(row);
+    EXPECT_NE(got.notes.find(where, got.notes.find(said)), std::string::npos) << got.notes << "seed " << seed;
+    EXPECT_EQ(got.best, want) << "got " << got.best.score << " want " << want.score << ", seed " << seed;
+}
+
+}  // namespace
+}  // namespace chromalign
