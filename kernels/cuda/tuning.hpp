@@ -36,7 +36,8 @@ struct Sm90Tuning {
     /// chromalign-bench --oversubscription N measures another share. H200, 6 slabs, with the
     /// bound: 8M mutated (87% pruned) 8.10 s with 2, 6.20 s with 4, 5.85 s with 6; two
     /// unrelated 8M sequences 24.08, 25.49 and 27.93 s: a narrow live band wants narrow block
-    /// columns, a dense matrix wide ones (tools/BENCHMARKS.md, issue 40).
+    /// columns, a dense matrix wide ones, so slabs start with this share and narrow to all the
+    /// resident blocks where the bound leaves a narrow band (narrow_blocks, slab_run.cpp).
     static constexpr int kSlabOversubscription = 2;
     /// A run is cut into slabs only when the block columns are at least this wide: below,
     /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
