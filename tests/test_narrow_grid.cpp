@@ -2,11 +2,9 @@
 //! forced at chosen rows on the cpu engine, against the reference oracle and its traceback.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
-#include <vector>
 
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/traceback/linear_traceback.hpp"
@@ -30,11 +28,11 @@ struct Stage1 {
 
 /// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run) of at most `blocks`
 /// block columns each, each asked to change to at most 4 times as many below row `row`.
-Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row, bool pruning,
-        const std::string& rows_dir = "") {
+Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row,
+           bool pruning, const std::string& rows_dir = "") {
     BackendOptions o;
     o.threads = 2;
-    o.alpha = 4;  // bands of 64 rows (AVX2) to 16: enough of them in a small matrix
+    o.alpha = 4;  // 4 rows a lane (bands of 64 rows with AVX2): enough bands in a small matrix
     o.slabs = slabs;
     o.max_blocks = blocks;
     o.pruning = pruning;
