@@ -202,7 +202,7 @@ public:
     /// row its grid narrowed below and its block columns there (-1 and 0: it did not).
     std::vector<int64_t> timings() const {
         return {static_cast<int64_t>(first_edge_ * 1e3), static_cast<int64_t>(edge_wait_ * 1e3),
-                static_cast<int64_t>(finished_ * 1e3), narrowed_ ? narrowed_row_ : -1, narrowed_ ? g().blocks : 0};
+                static_cast<int64_t>(finished_ * 1e3), narrowed() ? origin_ : -1, narrowed() ? g().blocks : 0};
     }
 
     int64_t cells_pruned() { return ex_->cells_pruned() + carried_pruned_; }
@@ -285,7 +285,7 @@ private:
         if (left_ && (!stopping_ || d <= stop_band_)) {
             wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
-            if (d == 0 && !narrowed_) first_edge_ = seconds_since_start();
+            if (d == 0 && !narrowed()) first_edge_ = seconds_since_start();
             const int32_t corner = left_col_.copy(row0, real, edge_h_.data(), edge_e_.data());
             std::fill(edge_h_.begin() + real, edge_h_.end(), 0);
             std::fill(edge_e_.begin() + real, edge_e_.end(), kScoreNegInf);
@@ -329,7 +329,7 @@ private:
     /// live now (the bands the old grid still finishes cost little). Not with checkpoints,
     /// whose pieces are of one grid; at a special row, where a region of the score map ends.
     bool narrows_after(int64_t d) {
-        if (!narrowing_.make || narrowed_ || narrow_band_ >= 0 || ck_.enabled() || stopping_) return false;
+        if (!narrowing_.make || narrowed() || narrow_band_ >= 0 || ck_.enabled() || stopping_) return false;
         const int64_t bottom = origin_ + (d + 1) * rows_;
         if (d + 1 + 2 * int64_t{narrowing_.blocks} >= g().bands) return false;  // too little left to gain
         if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
@@ -366,14 +366,15 @@ private:
         narrow_top_ = TopRow{};
         origin_ = row;
         narrow_band_ = -1;
-        narrowed_ = true;
         first_band_ = 0;
         next_right_ = 0;
         share_best(0);
         if (special_)
             ex_->track_region_peaks(c0_ + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
-        narrowed_row_ = row;
     }
+
+    /// Whether the slab changed grids; then it did so below row origin_.
+    bool narrowed() const { return narrowed_executor_ != nullptr; }
 
     /// Takes the checkpoint asked for before band d begins: the executor's wavefront, ready at
     /// once (the slab's first columns at row0, its last ones lower), or else band d's bottom
@@ -579,9 +580,7 @@ private:
     int64_t n_ = 0;       ///< columns of the whole matrix
     int64_t origin_;      ///< the row the executor starts below: the resumed one, or where it narrowed
     Narrowing narrowing_;
-    std::unique_ptr<TileExecutor> narrowed_executor_;
-    bool narrowed_ = false;
-    int64_t narrowed_row_ = -1;  ///< the row it narrowed below
+    std::unique_ptr<TileExecutor> narrowed_executor_;  ///< the grid changed to (null: none yet)
     int64_t narrow_band_ = -1;  ///< the old grid's last band, while it finishes it
     BandCapture narrow_row_;    ///< that band's bottom row, where no special row takes it
     TopRow narrow_top_;

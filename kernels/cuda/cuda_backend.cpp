@@ -136,11 +136,11 @@ public:
     /// twice. A window's sweep took 70 ms with 4 in flight, 115 ms with 8 and 150 ms with 12.
     int window_lookahead() const override { return kWindowLookahead; }
 
-    /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of
-    /// the GPU idles (and a short record pays the set-up of a whole comparison).
     /// Every resident block: a narrow band's launches are short, so each may take the GPU.
     int32_t narrow_blocks(const Scoring& scoring) override { return max_blocks(scoring); }
 
+    /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of
+    /// the GPU idles (and a short record pays the set-up of a whole comparison).
     int64_t stack_below(const Scoring& scoring) override { return int64_t{32} * options_.alpha * slab_blocks(scoring); }
 
 private:
