@@ -56,13 +56,17 @@ public:
         rows_ = rows;
         later_ = later;
     }
-    /// It ended: `resumed` of its cells came from a checkpoint or an earlier run's record.
-    void end(int64_t cells_pruned, int64_t resumed) {
+    /// It ended with `outcome`: outcome.cells_resumed of its cells came from a checkpoint or an
+    /// earlier run's record.
+    void end(const Stage1Outcome& outcome) {
         done_ += current_;
-        this_run_ += current_ - resumed;
-        pruned_ += cells_pruned;
+        this_run_ += current_ - outcome.cells_resumed;
+        pruned_ += outcome.cells_pruned;
         current_ = 0;
-        if (seconds_since(last_) >= 1) report(Progress{});
+        if (seconds_since(last_) < 1) return;
+        Progress p;
+        p.best_score = outcome.best.score;  // a short or resumed run may have sent no report
+        report(p);
     }
 
     /// The comparison's own progress, as the whole job's; a stack's counts `stacked` cells (its
@@ -180,7 +184,7 @@ private:
                                                                                    spec_.strands.end(), strand)) - 1;
                 progress_.begin(comparison_index(k, strand), s0.length() * n, s0.length(), later);
                 outcome = stage1_of(k, strand, s0, compared(p.s1, strand), floor, bound);
-                progress_.end(outcome.cells_pruned, outcome.cells_resumed);
+                progress_.end(outcome);
             }
             answer.seconds += seconds_since(start);
             answer.cells += s0.length() * n;
@@ -359,7 +363,7 @@ private:
         run.on_progress = [this, cells, stacked_cells](const Progress& p) { progress_.report(p, cells, stacked_cells); };
         progress_.begin(comparison_index(pairs.front(), strand), cells);
         const Stage1Outcome outcome = stage1_(stack.s0, s1, spec_.scoring, run);
-        progress_.end(0, 0);
+        progress_.end(outcome);
         if (outcome.records.size() != pairs.size())
             throw Error("internal: a stack of " + std::to_string(pairs.size()) + " records gave " +
                         std::to_string(outcome.records.size()) + " answers");
