@@ -1,5 +1,6 @@
-//! @file A slab that changes to narrower block columns part way down (slab_run.cpp's narrow()):
-//! forced at chosen rows on the cpu engine, against the reference oracle and its traceback.
+//! @file A slab that starts on narrow block columns and changes to wide ones part way down
+//! (slab_run.cpp's change_grid()): forced at chosen rows on the cpu engine, against the
+//! reference oracle and its traceback.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,13 +22,13 @@ const Scoring kScorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}, {5, -4
 
 struct Stage1 {
     AlignmentEnd best;
-    int narrowed = 0;  ///< slabs that said they narrowed
+    int changed = 0;  ///< slabs that said they changed grids
     std::string notes;
     int64_t pruned = 0;
 };
 
-/// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run) of at most `blocks`
-/// block columns each, each asked to change to at most 4 times as many below row `row`.
+/// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run), each starting on 4
+/// times its `blocks` block columns and asked to change to `blocks` below row `row`.
 Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row,
            bool pruning, const std::string& rows_dir = "") {
     BackendOptions o;
@@ -43,9 +44,9 @@ Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs,
         o.special_rows.budget_bytes = int64_t{1} << 30;
     }
     Stage1 r;
-    o.on_note = [&r](const std::string& line) {  // the pipeline note says which slabs narrowed
-        for (size_t at = line.find("narrowed to"); at != std::string::npos; at = line.find("narrowed to", at + 1))
-            ++r.narrowed;
+    o.on_note = [&r](const std::string& line) {  // the pipeline note says which slabs changed
+        for (size_t at = line.find("changed to"); at != std::string::npos; at = line.find("changed to", at + 1))
+            ++r.changed;
         r.notes += line + "\n";
     };
     const auto backend = make_backend("cpu", o);
@@ -54,17 +55,17 @@ Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs,
     return r;
 }
 
-TEST(NarrowGrid, SlabsThatNarrowGiveTheReferencesBestCell) {
+TEST(NarrowGrid, SlabsThatChangeGridsGiveTheReferencesBestCell) {
     const uint64_t seed = test::seed();
     std::mt19937_64 rng(seed);
-    int narrowed = 0, cases = 0;
+    int changed = 0, cases = 0;
     for (int k = 0; k < 24; ++k) {
         const Scoring& sc = kScorings[k % 4];
         const int64_t m = 1500 + static_cast<int64_t>(rng() % 4000), n = 600 + static_cast<int64_t>(rng() % 4000);
         auto [s0, s1] = k % 3 == 0 ? test::random_pair(m, n, rng) : test::mutated_pair(m, n, rng);
         const int slabs = 2 + static_cast<int>(rng() % 2);
         const int blocks = 1 + static_cast<int>(rng() % 3);
-        const int64_t row = static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 2));  // bands left to narrow
+        const int64_t row = static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 2));  // bands left to change
         const bool pruning = k % 4 != 1;
         const AlignmentEnd want = reference_align(s0, s1, sc);
         const Stage1 got = run(s0, s1, sc, slabs, blocks, row, pruning);
@@ -80,19 +81,19 @@ TEST(NarrowGrid, SlabsThatNarrowGiveTheReferencesBestCell) {
         if (!pruning) {
             EXPECT_EQ(got.pruned, 0) << what << ": a grid left behind counted cells it never ran";
         }
-        narrowed += got.narrowed;
-        cases += got.narrowed > 0;
+        changed += got.changed;
+        cases += got.changed > 0;
     }
-    // Slabs narrow where their width allows a grid without padding and enough bands are left.
-    EXPECT_GE(cases, 6) << "too few runs narrowed to test it (" << narrowed << " slabs in all), seed " << seed;
+    // Slabs change where cut_slabs kept their block columns a multiple of 4 and enough bands are left.
+    EXPECT_GE(cases, 6) << "too few runs changed grids to test it (" << changed << " slabs in all), seed " << seed;
 }
 
-TEST(NarrowGrid, SpecialRowsOfANarrowedRunTraceTheReferencesAlignment) {
+TEST(NarrowGrid, SpecialRowsOfARunThatChangedGridsTraceTheReferencesAlignment) {
     // Special rows are kept by both grids: the traceback walks across the row the slabs
     // changed at, and must give the reference's alignment exactly.
     const uint64_t seed = test::seed();
     std::mt19937_64 rng(seed + 1);
-    int narrowed = 0;
+    int changed = 0;
     for (int k = 0; k < 12; ++k) {
         const Scoring& sc = kScorings[k % 4];
         const int64_t m = 3000 + static_cast<int64_t>(rng() % 3000), n = 2000 + static_cast<int64_t>(rng() % 3000);
@@ -109,25 +110,26 @@ TEST(NarrowGrid, SpecialRowsOfANarrowedRunTraceTheReferencesAlignment) {
         EXPECT_EQ(traced.s0_start, want.s0_start) << what;
         EXPECT_EQ(traced.s1_start, want.s1_start) << what;
         EXPECT_EQ(traced.cigar(), want.cigar()) << what;
-        narrowed += got.narrowed;
+        changed += got.changed;
     }
-    EXPECT_GE(narrowed, 4) << "too few slabs narrowed to test it, seed " << seed;
+    EXPECT_GE(changed, 4) << "too few slabs changed grids to test it, seed " << seed;
 }
 
 TEST(NarrowGrid, TheCornerLeftOfTheNewGridCarriesThePath) {
-    // The alignment crosses slab 1's left edge exactly at the row its slab narrows at: its
+    // The alignment crosses slab 1's left edge exactly at the row its slab changes grids at: its
     // cell (row, c0 - 1) is the corner of the new grid's top row, and the next diagonal step is
     // the new grid's first cell. A corner left at 0 cuts the alignment in two there.
     const uint64_t seed = test::seed();
     std::mt19937_64 rng(seed + 2);
     const Scoring& sc = kScorings[0];
-    const int64_t m = 4000, n = 3000;  // enough bands below the row for 8 block columns
+    const int64_t m = 4000, n = 3000;  // slabs of 8 block columns at first, at least 64 wide
     BackendOptions probe;
     probe.threads = 2;
     probe.alpha = 4;
     probe.max_blocks = 2;
-    const SlabShape shape = make_backend("cpu", probe)->slab_engine()->slab_shape(m, n / 2 + 200, sc);
+    SlabShape shape = make_backend("cpu", probe)->slab_engine()->slab_shape(m, n / 2 + 200, sc);
     ASSERT_EQ(shape.blocks, 2);
+    shape.blocks = 8;  // the grid the slabs start on
     const int64_t c0 = cut_slabs(n, {shape, shape})[1].c0, row = 5 * shape.rows_per_band;
     const int64_t shift = c0 - 1 - row;  // the path runs through (i, i + shift), and (row, c0 - 1)
     ASSERT_GT(shift, 0);
@@ -137,8 +139,8 @@ TEST(NarrowGrid, TheCornerLeftOfTheNewGridCarriesThePath) {
     const AlignmentEnd want = reference_align(s0, s1, sc);
     ASSERT_GT(want.score, row) << "the alignment must cross row " << row << ", seed " << seed;
     const Stage1 got = run(s0, s1, sc, 2, 2, row - 1, true);
-    const std::string said = "slab 1: first edge";  // then its figures, and where it narrowed
-    const std::string where = "narrowed to 8 block columns below row " + std::to_string(row);
+    const std::string said = "slab 1: first edge";  // then its figures, and where it changed
+    const std::string where = "changed to 2 block columns below row " + std::to_string(row);
     EXPECT_NE(got.notes.find(where, got.notes.find(said)), std::string::npos) << got.notes << "seed " << seed;
     EXPECT_EQ(got.best, want) << "got " << got.best.score << " want " << want.score << ", seed " << seed;
 }

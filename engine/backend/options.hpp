@@ -68,11 +68,13 @@ struct BackendOptions {
     int slab_oversubscription = 0;  ///< a slab's block columns in shares of the resident blocks
                                     ///< (cuda: kernels/cuda/tuning.hpp; chromalign-bench only)
     bool pruning = true;      ///< skip regions that cannot reach the best score (engine/pruning)
-    /// Where the bound leaves a narrow live band, a slab may change to narrower block columns
+    /// While a bound pass runs, slabs start on narrow block columns, which a narrow live band
+    /// wants, and change to wide ones where the pass leaves most of the matrix live
     /// (engine/orchestration/slab_run.cpp); chromalign-bench turns it off to measure it.
     bool narrow_grid = true;
-    /// Tests: every slab changes to at most this many block columns at its first band past
-    /// row narrow_test_row, whatever the bound and the engine (0: as they decide).
+    /// Tests: every slab starts on at most this many block columns and changes to its own at
+    /// its first band past row narrow_test_row, whatever the bound and the engine (0: as they
+    /// decide).
     int32_t narrow_test_blocks = 0;
     int64_t narrow_test_row = 0;
     /// A score some other comparison of the job already reached that wins ties over every cell
@@ -84,6 +86,9 @@ struct BackendOptions {
     /// pass beside it, engine/bound/bound_thread.hpp): pruning takes it up as it rises. Null:
     /// none. The caller checks the answer against it (BoundThread::finish).
     const std::atomic<int32_t>* lower_bound = nullptr;
+    /// True once lower_bound holds its last value (the pass ended, with a bound or without).
+    /// Null: lower_bound, if any, is final from the start.
+    const std::atomic<bool>* bound_settled = nullptr;
     /// Stacked records (engine/job/stack.hpp): S0 is several records one under another, record
     /// k from row stack_rows[k] (0-based, from 0, each a multiple of the engine's band height),
     /// none crossing into the next; the run gives each record's best cell. Null: one record.

@@ -15,9 +15,13 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
         report_.source = "checkpoint";
         report_.score = known;
         report_.in_time = true;
+        settled_.store(true);
         return;
     }
-    if (!source) return;
+    if (!source) {
+        settled_.store(true);
+        return;
+    }
     report_.source = source->name();
     // The report is written by the thread and read only after join().
     thread_ = std::thread([this, source, &s0, &s1, &scoring, on_found = std::move(on_found)] {
@@ -33,6 +37,7 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
         } catch (const std::exception& e) {
             report_.failure = e.what();
         }
+        settled_.store(true);
         report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     });
 }

@@ -40,6 +40,8 @@ public:
 
     /// What BackendOptions::lower_bound points to.
     const std::atomic<int32_t>* value() const { return &value_; }
+    /// What BackendOptions::bound_settled points to: true once value() is final.
+    const std::atomic<bool>* settled() const { return &settled_; }
 
     /// After stage 1 found `best` pruning from `floor` (BackendOptions::prune_floor): ends the
     /// pass, and throws Error, naming `what`, when a bound above the floor was not reached
@@ -48,6 +50,7 @@ public:
 
 private:
     std::atomic<int32_t> value_{0};
+    std::atomic<bool> settled_{false};
     std::atomic<bool> cancel_{false};
     BoundReport report_;
     std::thread thread_;

@@ -93,19 +93,6 @@ std::vector<std::vector<int64_t>> on_every_rank(SlabLink& link, size_t width,
     return all;
 }
 
-/// The block columns of a narrower grid for a slab of `width` columns now cut into `blocks`:
-/// the largest multiple of blocks up to `most` whose columns are at least `min_cols` wide and,
-/// when `exact`, fill the slab without padding in multiples of kColumnQuantum; 0 if none.
-int32_t narrower_blocks(int64_t width, int32_t blocks, int32_t most, int64_t min_cols, bool exact) {
-    for (int32_t k = blocks > 0 ? most / blocks : 0; k >= 2; --k) {
-        const int64_t b = int64_t{k} * blocks, cols = width / b;
-        if (cols < min_cols) continue;
-        if (exact && (width % b != 0 || cols % kColumnQuantum != 0)) continue;
-        return static_cast<int32_t>(b);
-    }
-    return 0;
-}
-
 /// This rank's part of the run: the executor, the edge streams and the checkpoint protocol.
 class SlabRank {
 public:
@@ -121,14 +108,14 @@ public:
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf),
           edge_h_(static_cast<size_t>(rows_)), edge_e_(static_cast<size_t>(rows_)) {}
 
-    /// How this slab may change to a grid of narrower block columns (make null: it may not).
-    struct Narrowing {
+    /// How this slab may change to a grid of other block columns once (make null: it may not).
+    struct GridChange {
         /// The executor for the rows below `first_row` (0-based) from `top`, that grid's.
         std::function<std::unique_ptr<TileExecutor>(int64_t first_row, const TopRow& top)> make;
         int32_t blocks = 0;     ///< its block columns
         int64_t test_row = -1;  ///< tests: change below this row whatever the bound (-1: never)
     };
-    void narrow_with(Narrowing n) { narrowing_ = std::move(n); }
+    void change_with(GridChange n) { change_ = std::move(n); }
 
     /// Walks every diagonal; throws Interrupted after a stop checkpoint.
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
@@ -154,8 +141,8 @@ public:
         for (int64_t d = first; d < g().diagonals(); ++d) {
             test_pace();
             wait_until([&] { return ex_->done(d - kInFlight); }, d);
-            // Past the last band of a grid being left, the narrower one runs the bands.
-            if (d < g().bands && d >= first_band_ && (narrow_band_ < 0 || d <= narrow_band_)) begin_band(d);
+            // Past the last band of a grid being left, the new one runs the bands.
+            if (d < g().bands && d >= first_band_ && (change_band_ < 0 || d <= change_band_)) begin_band(d);
             if (ex_->interrupted() && !stopping_)
                 throw Error("internal: a diagonal was interrupted but no stop checkpoint taken");
             interruptible_.store(interruptible(d), std::memory_order_relaxed);
@@ -167,11 +154,11 @@ public:
                 capture_ready_ = true;
             }
             if (special_) keep_special_rows(d);
-            if (narrow_band_ >= 0 && !special_) narrow_row_.capture(*ex_, d);
+            if (change_band_ >= 0 && !special_) change_row_.capture(*ex_, d);
             pump(d + 1);
-            if (narrow_band_ >= 0 && d == narrow_band_ + g().blocks) {  // its bottom row is complete
-                narrow();
-                d = -1;  // the narrower grid's diagonal 0 next
+            if (change_band_ >= 0 && d == change_band_ + g().blocks) {  // its bottom row is complete
+                change_grid();
+                d = -1;  // the new grid's diagonal 0 next
                 first = before = 0;
                 continue;
             }
@@ -199,10 +186,10 @@ public:
 
     /// Pipeline figures in milliseconds: first left edge received, time spent waiting for
     /// left edges, end of this rank's last diagonal (all from this rank's start); then the
-    /// row its grid narrowed below and its block columns there (-1 and 0: it did not).
+    /// row its grid changed below and its block columns there (-1 and 0: it did not).
     std::vector<int64_t> timings() const {
         return {static_cast<int64_t>(first_edge_ * 1e3), static_cast<int64_t>(edge_wait_ * 1e3),
-                static_cast<int64_t>(finished_ * 1e3), narrowed() ? origin_ : -1, narrowed() ? g().blocks : 0};
+                static_cast<int64_t>(finished_ * 1e3), changed() ? origin_ : -1, changed() ? g().blocks : 0};
     }
 
     int64_t cells_pruned() { return ex_->cells_pruned() + carried_pruned_; }
@@ -223,7 +210,7 @@ private:
                (last || special_rows_.front().row.landed(*ex_))) {
             Checkpoint row;
             special_rows_.front().row.take(*ex_, origin_, row);
-            if (narrow_band_ >= 0 && row.row == origin_ + (narrow_band_ + 1) * rows_) narrow_top_ = TopRow{row.h, row.f};
+            if (change_band_ >= 0 && row.row == origin_ + (change_band_ + 1) * rows_) change_top_ = TopRow{row.h, row.f};
             special_->write(row.row, std::move(row.h), std::move(row.f), std::move(special_rows_.front().region_peaks));
             special_rows_.pop_front();
         }
@@ -285,7 +272,7 @@ private:
         if (left_ && (!stopping_ || d <= stop_band_)) {
             wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
-            if (d == 0 && !narrowed()) first_edge_ = seconds_since_start();
+            if (d == 0 && !changed()) first_edge_ = seconds_since_start();
             const int32_t corner = left_col_.copy(row0, real, edge_h_.data(), edge_e_.data());
             std::fill(edge_h_.begin() + real, edge_h_.end(), 0);
             std::fill(edge_e_.begin() + real, edge_e_.end(), kScoreNegInf);
@@ -312,60 +299,59 @@ private:
             c.region_peaks.assign(static_cast<size_t>(special_->runs()), 0);
             ex_->capture_region_peaks(d, special_region(d), c.region_peaks.data());
         }
-        if (narrows_after(d)) {
-            narrow_band_ = d;
+        if (changes_after(d)) {
+            change_band_ = d;
             ex_->limit_bands(d);
-            if (!special_) narrow_row_.start(d, g().n);  // else band d's special row is the top row
+            if (!special_) change_row_.start(d, g().n);  // else band d's special row is the top row
         }
     }
 
-    /// Whether band d, begun, is the last this slab runs on its grid before a narrower one.
-    /// A grid's diagonal is one tile of R x C cells along the live band: where the bound leaves
-    /// a narrow band, the tiles along it depend on each other and the run takes about
-    /// m (R + C) / (one block's rate), so narrower block columns shorten it; where most of the
-    /// matrix is live, wide ones keep more of the device busy (tools/BENCHMARKS.md, issue 40).
-    /// Once only: the bound has come, the model of what pruning leaves (live_model.hpp) says
-    /// that little of the matrix below stays live, and few of this grid's block columns are
-    /// live now (the bands the old grid still finishes cost little). Not with checkpoints,
-    /// whose pieces are of one grid; at a special row, where a region of the score map ends.
-    bool narrows_after(int64_t d) {
-        if (!narrowing_.make || narrowed() || narrow_band_ >= 0 || ck_.enabled() || stopping_) return false;
+    /// Whether band d, begun, is the last this slab runs on its grid before the other one.
+    /// A slab starts on narrow block columns while a bound pass runs (run_slab): a diagonal
+    /// is one tile of R x C cells along a narrow live band, where the tiles depend on each
+    /// other and the run takes about m (R + C) / (one block's rate), and where the band is wide
+    /// narrow columns fill more of the device. Where most of the matrix stays live, wide
+    /// columns keep the device busier (their launches overlap: tools/BENCHMARKS.md, issue 40).
+    /// So once the pass has ended, a slab changes to wide columns if the model of what pruning
+    /// leaves (live_model.hpp) says that much of the matrix below stays live; else it keeps its
+    /// grid. At a special row, where a region of the score map ends.
+    bool changes_after(int64_t d) {
+        if (!change_.make || changed() || change_band_ >= 0 || stopping_) return false;
         const int64_t bottom = origin_ + (d + 1) * rows_;
-        if (d + 1 + 2 * int64_t{narrowing_.blocks} >= g().bands) return false;  // too little left to gain
+        if (d + 1 + 2 * int64_t{change_.blocks} >= g().bands) return false;  // too little left to gain
         if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
-        if (narrowing_.test_row >= 0) return bottom > narrowing_.test_row;
-        constexpr double kNarrowBelow = 0.25;  // the live share below which a band is narrow
-        constexpr int64_t kFewLive = 4;        // at most blocks / kFewLive live now
-        return bound() > 0 && ex_->live_block_columns() * kFewLive <= g().blocks &&
-               live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) <=
-                   kNarrowBelow;
+        if (change_.test_row >= 0) return bottom > change_.test_row;
+        constexpr double kDenseBelow = 0.25;  // the live share above which the rows below are dense
+        const bool settled = !options_.bound_settled || options_.bound_settled->load(std::memory_order_relaxed);
+        return settled && live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) >
+                              kDenseBelow;
     }
 
-    /// Changes to the narrower grid once the last band of the old one, narrow_band_, is done:
+    /// Changes to the other grid once the last band of the old one, change_band_, is done:
     /// its bottom row is the new executor's top row, its right edges are all sent, and its
     /// best cell and counts carry over. The old one stays, idle, until run_slab ends (its
     /// device memory with it: releasing it mid-run is not measured on a GPU yet).
-    void narrow() {
+    void change_grid() {
         ex_->synchronize();
-        pump(narrow_band_ + g().blocks + 1);  // the old bands' right edges
-        const int64_t row = origin_ + (narrow_band_ + 1) * rows_;
+        pump(change_band_ + g().blocks + 1);  // the old bands' right edges
+        const int64_t row = origin_ + (change_band_ + 1) * rows_;
         if (special_) {
-            keep_special_rows(g().diagonals(), true);  // band narrow_band_'s row comes in narrow_top_
+            keep_special_rows(g().diagonals(), true);  // band change_band_'s row comes in change_top_
         } else {
             Checkpoint bottom;
-            narrow_row_.take(*ex_, origin_, bottom);
-            narrow_top_ = TopRow{std::move(bottom.h), std::move(bottom.f)};
+            change_row_.take(*ex_, origin_, bottom);
+            change_top_ = TopRow{std::move(bottom.h), std::move(bottom.f)};
         }
-        if (narrow_top_.empty()) throw Error("internal: the row a slab changes grids at was not kept");
-        narrow_top_.corner = left_ ? left_col_.h_at(row) : 0;
+        if (change_top_.empty()) throw Error("internal: the row a slab changes grids at was not kept");
+        change_top_.corner = left_ ? left_col_.h_at(row) : 0;
         carried_best_ = better_of(carried_best_, offset_end(ex_->best(), origin_, c0_));
         carried_pruned_ += ex_->cells_pruned();
-        carried_cells_ += std::min(g().m, (narrow_band_ + 1) * rows_) * g().n;
-        narrowed_executor_ = narrowing_.make(row, narrow_top_);
-        ex_ = narrowed_executor_.get();
-        narrow_top_ = TopRow{};
+        carried_cells_ += std::min(g().m, (change_band_ + 1) * rows_) * g().n;
+        changed_executor_ = change_.make(row, change_top_);
+        ex_ = changed_executor_.get();
+        change_top_ = TopRow{};
         origin_ = row;
-        narrow_band_ = -1;
+        change_band_ = -1;
         first_band_ = 0;
         next_right_ = 0;
         share_best(0);
@@ -374,7 +360,7 @@ private:
     }
 
     /// Whether the slab changed grids; then it did so below row origin_.
-    bool narrowed() const { return narrowed_executor_ != nullptr; }
+    bool changed() const { return changed_executor_ != nullptr; }
 
     /// Takes the checkpoint asked for before band d begins: the executor's wavefront, ready at
     /// once (the slab's first columns at row0, its last ones lower), or else band d's bottom
@@ -565,7 +551,7 @@ private:
 
     SlabLink& link_;
     Checkpointer& ck_;
-    TileExecutor* ex_;  ///< the slab's executor: the one run_slab made, or the narrower one after it
+    TileExecutor* ex_;  ///< the slab's executor: the one run_slab made, or the one it changed to
     const TileGrid& g() const { return ex_->grid(); }
     SpecialRowWriter* const special_;  ///< null: no special rows kept
     const int64_t special_bands_;      ///< bands from one special row to the next
@@ -578,12 +564,12 @@ private:
     const int64_t rows_;
     const int64_t m_;     ///< rows of the whole matrix
     int64_t n_ = 0;       ///< columns of the whole matrix
-    int64_t origin_;      ///< the row the executor starts below: the resumed one, or where it narrowed
-    Narrowing narrowing_;
-    std::unique_ptr<TileExecutor> narrowed_executor_;  ///< the grid changed to (null: none yet)
-    int64_t narrow_band_ = -1;  ///< the old grid's last band, while it finishes it
-    BandCapture narrow_row_;    ///< that band's bottom row, where no special row takes it
-    TopRow narrow_top_;
+    int64_t origin_;      ///< the row the executor starts below: the resumed one, or where it changed
+    GridChange change_;
+    std::unique_ptr<TileExecutor> changed_executor_;  ///< the grid changed to (null: none yet)
+    int64_t change_band_ = -1;  ///< the old grid's last band, while it finishes it
+    BandCapture change_row_;    ///< that band's bottom row, where no special row takes it
+    TopRow change_top_;
     AlignmentEnd carried_best_;  ///< of the grid left
     int64_t carried_pruned_ = 0, carried_cells_ = 0;
     const BackendOptions& options_;
@@ -619,7 +605,7 @@ private:
 
 /// One line per slab on how the pipeline went: how late its first left edge came, how long it
 /// waited for edges in all (its GPU runs other slabs meanwhile), when it finished, and where
-/// its grid narrowed, if it did.
+/// its grid changed, if it did.
 std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
     std::string text = "pipeline (seconds from each slab's start):";
     for (size_t k = 0; k < timings.size(); ++k) {
@@ -628,7 +614,7 @@ std::string pipeline_note(const std::vector<std::vector<int64_t>>& timings) {
                                timings[k][0] / 1e3, timings[k][1] / 1e3, timings[k][2] / 1e3);
         if (timings[k][3] >= 0)
             at += std::snprintf(line + at, sizeof line - static_cast<size_t>(at),
-                                ", narrowed to %lld block columns below row %lld",
+                                ", changed to %lld block columns below row %lld",
                                 static_cast<long long>(timings[k][4]), static_cast<long long>(timings[k][3]));
         std::snprintf(line + at, sizeof line - static_cast<size_t>(at), ";");
         text += line;
@@ -704,9 +690,22 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     if (options.stack_rows && (options.pruning || !options.checkpoint.path.empty() || !options.special_rows.dir.empty()))
         throw Error("internal: stacked records run without pruning, checkpoints or special rows");
 
+    // While a bound pass runs, its answer is unknown: the slabs start on k times the block
+    // columns of their shape, narrow ones, and may change to the shape's own later
+    // (SlabRank::changes_after). Not with checkpoints, whose pieces are of one grid, nor
+    // stacked records.
+    const bool testing = options.narrow_test_blocks > 0;
+    const int32_t most = testing ? options.narrow_test_blocks : options.narrow_grid ? engine.narrow_blocks(scoring) : 0;
+    const bool may_start_narrow = most > 0 && (testing || (options.pruning && options.lower_bound)) &&
+                                  !options.stack_rows && options.checkpoint.path.empty();
     SlabShape shape;
+    int32_t k = 1;
     const auto raw = on_every_rank(link, 3, [&]() -> std::vector<int64_t> {
         shape = engine.slab_shape(s0.length(), widest_slab(s1.length(), ranks), scoring);
+        if (may_start_narrow && most / shape.blocks >= 2) {
+            k = most / shape.blocks;
+            shape.blocks *= k;
+        }
         return {shape.rows_per_band, shape.blocks, shape.min_block_cols};
     });
     std::vector<SlabShape> shapes;
@@ -819,18 +818,17 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     for (const auto& r : resumed) lowest = std::min(lowest, r[3]);
     SlabRank worker(link, *ck, *ex, std::move(left), options, scoring, group, local, special.get(),
                     spacing / shape.rows_per_band, lowest);
-    const bool testing = options.narrow_test_blocks > 0;
-    const int32_t most = testing ? options.narrow_test_blocks : options.narrow_grid ? engine.narrow_blocks(scoring) : 0;
-    // A slab with a right edge needs a grid without padding: its last column is the edge.
-    const int32_t narrow = narrower_blocks(me.width, me.blocks, most, shape.min_block_cols, rank + 1 < ranks);
-    if (narrow > 0 && (options.pruning || testing) && !options.stack_rows) {
-        worker.narrow_with({[&, narrow](int64_t row, const TopRow& top) {
+    // The wide grid: k times fewer block columns, k times as wide (so a slab with a right edge
+    // still has its last column there), where cut_slabs kept the narrow count a multiple of k.
+    if (k > 1 && me.blocks % k == 0) {
+        const int32_t wide = me.blocks / k;
+        worker.change_with({[&, wide](int64_t row, const TopRow& top) {
                                 const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row,
                                                       s1.length() - me.c0};
                                 return engine.slab_executor(s0, slab, scoring, row, top,
-                                                            SlabEdges{rank > 0, rank + 1 < ranks}, narrow, prune);
+                                                            SlabEdges{rank > 0, rank + 1 < ranks}, wide, prune);
                             },
-                            narrow, testing ? options.narrow_test_row : -1});
+                            wide, testing ? options.narrow_test_row : -1});
     }
     worker.run(s0, s1, me.c0);
     if (special) special->finish();

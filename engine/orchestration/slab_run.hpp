@@ -60,9 +60,9 @@ public:
     /// S0 records shorter than this run stacked (engine/job/stack.hpp): a matrix of fewer rows
     /// has too few bands to keep the engine's blocks busy along its diagonals. 0: none.
     virtual int64_t stack_below(const Scoring& scoring) { (void)scoring; return 0; }
-    /// The most block columns a slab's grid may take below a row where the bound leaves a
-    /// narrow live band (slab_run.cpp: narrower columns shorten the chain of tiles along it);
-    /// 0: the slab keeps its grid.
+    /// The most block columns a slab's grid may start on while a bound pass runs (slab_run.cpp:
+    /// narrower columns shorten the chain of tiles along a narrow live band, and fill more of
+    /// the device where the band is wide); 0: slabs run the grid of slab_shape() throughout.
     virtual int32_t narrow_blocks(const Scoring& scoring) { (void)scoring; return 0; }
 };
 

@@ -211,10 +211,6 @@ public:
     /// their cells nor takes their best. About half of the B + 1 diagonals a row takes.
     virtual void limit_bands(int64_t last) = 0;
 
-    /// Block columns that the latest diagonal whose launch was decided left live: a slab
-    /// changes grids only where few are (slab_run.cpp). By default all of them.
-    virtual int64_t live_block_columns() { return grid().blocks; }
-
     /// Wavefront checkpoints, for executors whose tiles are plain rectangles (the cpu backend).
     /// Between kernel tiles the executor asks `interrupt`; once it says yes, the rest of the
     /// diagonal being run is left (done() stays false for it), so that a stop waits for a

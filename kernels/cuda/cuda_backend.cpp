@@ -93,7 +93,7 @@ public:
         auto runner = std::make_unique<kernels::CudaTileRunner>(options_.device, grid, cuda_scoring_terms(scoring),
                                                                 s0.codes.data() + first_row, s1.codes.data(), top, edges, prune);
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process call this from their threads
-        if (layout_.empty()) layout_ = grid.describe();  // not a narrower grid a slab changes to later
+        if (layout_.empty()) layout_ = grid.describe();  // the grid slabs start on, not one they change to
         device_bytes_ += runner->device_bytes();
         return runner;
     }
@@ -136,7 +136,8 @@ public:
     /// twice. A window's sweep took 70 ms with 4 in flight, 115 ms with 8 and 150 ms with 12.
     int window_lookahead() const override { return kWindowLookahead; }
 
-    /// Every resident block: a narrow band's launches are short, so each may take the GPU.
+    /// Every resident block: a narrow band's launches are short, so each may take the GPU
+    /// (the slabs' launches then take turns, which a dense matrix pays for: tuning.hpp).
     int32_t narrow_blocks(const Scoring& scoring) override { return max_blocks(scoring); }
 
     /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of

@@ -725,17 +725,6 @@ int64_t CudaTileRunner::cells_pruned() {
 
 void CudaTileRunner::limit_bands(int64_t last) { impl_->last_band = last; }
 
-int64_t CudaTileRunner::live_block_columns() {
-    Impl& im = *impl_;
-    if (!im.args.prune.on || im.enqueued == 0) return im.grid.blocks;
-    // The latest diagonal done answers (done() holds for those before it too).
-    int64_t e = im.enqueued - 1;
-    while (e > std::max<int64_t>(0, im.enqueued - kEdgeSlots + 2) && !im.diagonal_done(e)) --e;
-    if (!im.diagonal_done(e)) return im.grid.blocks;
-    const BlockSpan live = im.live_of(e).live;
-    return live.empty() ? 0 : live.last - live.first + 1;
-}
-
 int32_t CudaTileRunner::best_score_seen() {
     // Written by the copy engine in stream order; an aligned word, read whole. Only pruning
     // copies it back (enqueue_diagonal).

@@ -110,7 +110,6 @@ public:
     /// synchronize()).
     int64_t cells_pruned() override;
     void limit_bands(int64_t last) override;
-    int64_t live_block_columns() override;
     int32_t best_score_seen() override;
     /// Given to every later launch by value: the kernels prune against max(it, their own).
     void share_best_score(int32_t g) override;

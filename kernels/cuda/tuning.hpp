@@ -36,8 +36,9 @@ struct Sm90Tuning {
     /// chromalign-bench --oversubscription N measures another share. H200, 6 slabs, with the
     /// bound: 8M mutated (87% pruned) 8.10 s with 2, 6.20 s with 4, 5.85 s with 6; two
     /// unrelated 8M sequences 24.08, 25.49 and 27.93 s: a narrow live band wants narrow block
-    /// columns, a dense matrix wide ones, so slabs start with this share and narrow to all the
-    /// resident blocks where the bound leaves a narrow band (narrow_blocks, slab_run.cpp).
+    /// columns, a dense matrix wide ones, so while a bound pass runs slabs start on all the
+    /// resident blocks (narrow_blocks) and change to this share where the pass leaves most of
+    /// the matrix live (slab_run.cpp); without a pass they run this share throughout.
     static constexpr int kSlabOversubscription = 2;
     /// A run is cut into slabs only when the block columns are at least this wide: below,
     /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
