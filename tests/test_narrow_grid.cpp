@@ -27,8 +27,16 @@ struct Stage1 {
     int64_t pruned = 0;
 };
 
+/// How often `what` occurs in `text`.
+int count(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
 /// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run), each starting on 4
 /// times its `blocks` block columns and asked to change to `blocks` below row `row`.
+
 Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row,
            bool pruning, const std::string& rows_dir = "") {
     BackendOptions o;
@@ -45,8 +53,7 @@ Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs,
     }
     Stage1 r;
     o.on_note = [&r](const std::string& line) {  // the pipeline note says which slabs changed
-        for (size_t at = line.find("changed to"); at != std::string::npos; at = line.find("changed to", at + 1))
-            ++r.changed;
+        r.changed += count(line, "changed to");
         r.notes += line + "\n";
     };
     const auto backend = make_backend("cpu", o);
@@ -65,7 +72,8 @@ TEST(NarrowGrid, SlabsThatChangeGridsGiveTheReferencesBestCell) {
         auto [s0, s1] = k % 3 == 0 ? test::random_pair(m, n, rng) : test::mutated_pair(m, n, rng);
         const int slabs = 2 + static_cast<int>(rng() % 2);
         const int blocks = 1 + static_cast<int>(rng() % 3);
-        const int64_t row = static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 2));  // bands left to change
+        // Bands left to change; or -1: before the first band (the pass ended before it began).
+        const int64_t row = k % 6 == 5 ? -1 : static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 2));
         const bool pruning = k % 4 != 1;
         const AlignmentEnd want = reference_align(s0, s1, sc);
         const Stage1 got = run(s0, s1, sc, slabs, blocks, row, pruning);
@@ -80,6 +88,11 @@ TEST(NarrowGrid, SlabsThatChangeGridsGiveTheReferencesBestCell) {
         EXPECT_LT(got.pruned, m * n) << what;
         if (!pruning) {
             EXPECT_EQ(got.pruned, 0) << what << ": a grid left behind counted cells it never ran";
+        }
+        if (row < 0) {
+            EXPECT_EQ(got.changed, slabs) << what << "\n" << got.notes;
+            EXPECT_EQ(got.changed, count(got.notes, "below row 0;") + count(got.notes, "below row 0\n"))
+                << what << ": every slab changes before its first band\n" << got.notes;
         }
         changed += got.changed;
         cases += got.changed > 0;

@@ -112,8 +112,10 @@ public:
     struct GridChange {
         /// The executor for the rows below `first_row` (0-based) from `top`, that grid's.
         std::function<std::unique_ptr<TileExecutor>(int64_t first_row, const TopRow& top)> make;
-        int32_t blocks = 0;     ///< its block columns
-        int64_t test_row = -1;  ///< tests: change below this row whatever the bound (-1: never)
+        int32_t blocks = 0;  ///< its block columns
+        TopRow top;          ///< the slab's top row, for a change before its first band
+        bool testing = false;   ///< tests: change at the first band's bottom (or the top row)
+        int64_t test_row = 0;   ///< below this row, whatever the bound
     };
     void change_with(GridChange n) { change_ = std::move(n); }
 
@@ -255,6 +257,8 @@ private:
     /// Band d starts in block 0 now: the checkpoint asked for, if any, then its left edge.
     void begin_band(int64_t d) {
         const int64_t row0 = origin_ + d * rows_;
+        // A slab with a left neighbour decides once its first edge has come, as late as it can.
+        if (d == 0 && !begun_ && !left_ && changes_at(origin_, g().bands)) start_on_other_grid();
         if (!left_) decide_checkpoint(d);
         if (pending_.seq > 0 && !ck_.capturing()) start_checkpoint(d);
         // The last band may reach past the matrix: rows there are never sent.
@@ -273,6 +277,7 @@ private:
             wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
             if (d == 0 && !changed()) first_edge_ = seconds_since_start();
+            if (d == 0 && !begun_ && changes_at(origin_, g().bands)) start_on_other_grid();
             const int32_t corner = left_col_.copy(row0, real, edge_h_.data(), edge_e_.data());
             std::fill(edge_h_.begin() + real, edge_h_.end(), 0);
             std::fill(edge_e_.begin() + real, edge_e_.end(), kScoreNegInf);
@@ -299,14 +304,16 @@ private:
             c.region_peaks.assign(static_cast<size_t>(special_->runs()), 0);
             ex_->capture_region_peaks(d, special_region(d), c.region_peaks.data());
         }
-        if (changes_after(d)) {
+        if (changes_at(origin_ + (d + 1) * rows_, g().bands - d - 1)) {
             change_band_ = d;
             ex_->limit_bands(d);
             if (!special_) change_row_.start(d, g().n);  // else band d's special row is the top row
         }
     }
 
-    /// Whether band d, begun, is the last this slab runs on its grid before the other one.
+    /// Whether the slab changes grids below row `bottom`: a band's bottom, the last this slab
+    /// runs on its grid, with `bands_left` of its bands below it; or its top row, before any
+    /// band has run.
     /// A slab starts on narrow block columns while a bound pass runs (run_slab): a diagonal
     /// is one tile of R x C cells along a narrow live band, where the tiles depend on each
     /// other and the run takes about m (R + C) / (one block's rate), and where the band is wide
@@ -315,16 +322,25 @@ private:
     /// So once the pass has ended, a slab changes to wide columns if the model of what pruning
     /// leaves (live_model.hpp) says that much of the matrix below stays live; else it keeps its
     /// grid. At a special row, where a region of the score map ends.
-    bool changes_after(int64_t d) {
+    bool changes_at(int64_t bottom, int64_t bands_left) {
         if (!change_.make || changed() || change_band_ >= 0 || stopping_) return false;
-        const int64_t bottom = origin_ + (d + 1) * rows_;
-        if (d + 1 + 2 * int64_t{change_.blocks} >= g().bands) return false;  // too little left to gain
+        if (bands_left <= 2 * int64_t{change_.blocks}) return false;  // too little left to gain
         if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
-        if (change_.test_row >= 0) return bottom > change_.test_row;
+        if (change_.testing) return bottom > change_.test_row;
         constexpr double kDenseBelow = 0.25;  // the live share above which the rows below are dense
         const bool settled = !options_.bound_settled || options_.bound_settled->load(std::memory_order_relaxed);
         return settled && live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) >
                               kDenseBelow;
+    }
+
+    /// Changes grids before the first band, when the pass has ended by then: nothing has run
+    /// on the first grid, so nothing carries over.
+    void start_on_other_grid() {
+        changed_executor_ = change_.make(origin_, change_.top);
+        ex_ = changed_executor_.get();
+        share_best(0);
+        if (special_)
+            ex_->track_region_peaks(c0_ + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
     }
 
     /// Changes to the other grid once the last band of the old one, change_band_, is done:
@@ -692,7 +708,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
 
     // While a bound pass runs, its answer is unknown: the slabs start on k times the block
     // columns of their shape, narrow ones, and may change to the shape's own later
-    // (SlabRank::changes_after). Not with checkpoints, whose pieces are of one grid, nor
+    // (SlabRank::changes_at). Not with checkpoints, whose pieces are of one grid, nor
     // stacked records.
     const bool testing = options.narrow_test_blocks > 0;
     const int32_t most = testing ? options.narrow_test_blocks : options.narrow_grid ? engine.narrow_blocks(scoring) : 0;
@@ -828,7 +844,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
                                 return engine.slab_executor(s0, slab, scoring, row, top,
                                                             SlabEdges{rank > 0, rank + 1 < ranks}, wide, prune);
                             },
-                            wide, testing ? options.narrow_test_row : -1});
+                            wide, top, testing, options.narrow_test_row});
     }
     worker.run(s0, s1, me.c0);
     if (special) special->finish();
