@@ -71,7 +71,11 @@ def main(paths):
     print("trace\tn\tblocks\tcols\tstart_s\tramp_up_s\tmiddle_s\tramp_down_s\tgpu_total_s\tmiddle_diag_ms\t"
           "idle_s\tgap_us\tskew_us\ttail_us")
     for header, rows, path in traces:
-        b, bands = header["blocks"], header["bands"]
+        if not rows:  # a grid its slab changed from before its first band (slab_run.cpp)
+            print("%s\tno diagonal ran" % path)
+            continue
+        # A grid its slab changed from part way ran fewer diagonals than its bands call for.
+        b, bands = header["blocks"], min(header["bands"], len(rows) - 1)
         start = [r[0] for r in rows]
         end = [r[1] for r in rows]
         middle = range(b, bands) if bands > b else range(len(rows))

@@ -321,16 +321,17 @@ private:
     /// columns keep the device busier (their launches overlap: tools/BENCHMARKS.md, issue 40).
     /// So once the pass has ended, a slab changes to wide columns if the model of what pruning
     /// leaves (live_model.hpp) says that much of the matrix below stays live; else it keeps its
-    /// grid. At a special row, where a region of the score map ends.
+    /// grid for good. At a special row, where a region of the score map ends.
     bool changes_at(int64_t bottom, int64_t bands_left) {
-        if (!change_.make || changed() || change_band_ >= 0 || stopping_) return false;
+        if (!change_.make || changed() || change_band_ >= 0 || stopping_ || kept_grid_) return false;
         if (bands_left <= 2 * int64_t{change_.blocks}) return false;  // too little left to gain
         if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
         if (change_.testing) return bottom > change_.test_row;
         constexpr double kDenseBelow = 0.25;  // the live share above which the rows below are dense
-        const bool settled = !options_.bound_settled || options_.bound_settled->load(std::memory_order_relaxed);
-        return settled && live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) >
-                              kDenseBelow;
+        if (options_.bound_settled && !options_.bound_settled->load(std::memory_order_relaxed)) return false;
+        kept_grid_ = live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) <=
+                     kDenseBelow;
+        return !kept_grid_;
     }
 
     /// Changes grids before the first band, when the pass has ended by then: nothing has run
@@ -584,6 +585,7 @@ private:
     GridChange change_;
     std::unique_ptr<TileExecutor> changed_executor_;  ///< the grid changed to (null: none yet)
     int64_t change_band_ = -1;  ///< the old grid's last band, while it finishes it
+    bool kept_grid_ = false;    ///< decided not to change (the model is not asked every band)
     BandCapture change_row_;    ///< that band's bottom row, where no special row takes it
     TopRow change_top_;
     AlignmentEnd carried_best_;  ///< of the grid left
