@@ -804,7 +804,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
             const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
             // A single slab has no neighbour to match: its grid takes the wavefront's block columns.
             const int32_t blocks = ranks == 1 && !top.steps.empty() ? static_cast<int32_t>(top.steps.size() + 1) : me.blocks;
-            return engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks}, blocks,
+            return engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks, rank}, blocks,
                                         prune);
         };
         try {
@@ -844,7 +844,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
                                 const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row,
                                                       s1.length() - me.c0};
                                 return engine.slab_executor(s0, slab, scoring, row, top,
-                                                            SlabEdges{rank > 0, rank + 1 < ranks}, wide, prune);
+                                                            SlabEdges{rank > 0, rank + 1 < ranks, rank}, wide, prune);
                             },
                             wide, top, testing, options.narrow_test_row});
     }

@@ -58,6 +58,9 @@ public:
 struct SlabEdges {
     bool left = false;
     bool right = false;
+    /// The slab's place from the left: a backend whose slabs share a device runs those further
+    /// right first (cuda: stream priorities), since the run ends with the last slab.
+    int rank = 0;
 };
 
 /// Minus infinity for E and F in every backend: far from overflow when ext is subtracted.

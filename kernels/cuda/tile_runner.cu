@@ -523,7 +523,13 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         throw Error("a slab with a right neighbour needs a grid without padding columns");
     CUDA_CHECK(cudaSetDevice(device));
     try {
-        CUDA_CHECK(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
+        // Slabs further right get the device first: left ones that race ahead only make the
+        // right ones finish later, alone on part of the device; a right slab that has caught
+        // up waits for its edges, and the left ones take the device meanwhile.
+        int least = 0, greatest = 0;
+        CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        const int priority = std::max(greatest, least - edges.rank);  // lower is sooner
+        CUDA_CHECK(cudaStreamCreateWithPriority(&im.stream, cudaStreamNonBlocking, priority));
         // Memory a runner frees stays in the pool for the next (the traceback makes one per
         // window) rather than going back to the driver at every synchronization.
         cudaMemPool_t pool = nullptr;
