@@ -114,7 +114,7 @@ public:
         std::function<std::unique_ptr<TileExecutor>(int64_t first_row, const TopRow& top)> make;
         int32_t blocks = 0;  ///< its block columns
         TopRow top;          ///< the slab's top row, for a change before its first band
-        bool testing = false;   ///< tests: change at the first band's bottom (or the top row)
+        bool testing = false;   ///< tests: change at the first band bottom (or the top row)
         int64_t test_row = 0;   ///< below this row, whatever the bound
     };
     void change_with(GridChange n) { change_ = std::move(n); }
@@ -257,7 +257,8 @@ private:
     /// Band d starts in block 0 now: the checkpoint asked for, if any, then its left edge.
     void begin_band(int64_t d) {
         const int64_t row0 = origin_ + d * rows_;
-        // A slab with a left neighbour decides once its first edge has come, as late as it can.
+        // Slab 0 decides before its first band; one with a left neighbour once its first edge
+        // has come (below), as late as it can.
         if (d == 0 && !begun_ && !left_ && changes_at(origin_, g().bands)) start_on_other_grid();
         if (!left_) decide_checkpoint(d);
         if (pending_.seq > 0 && !ck_.capturing()) start_checkpoint(d);
