@@ -5,6 +5,7 @@
 #include <csignal>
 #include <random>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "kernels/registry.hpp"
@@ -82,6 +83,36 @@ TEST(CudaSlab, EdgeSizesMatchReference) {
                 if (HasFatalFailure()) return;
             }
     }
+}
+
+TEST(CudaSlab, SlabsThatChangeGridsMatchReference) {
+    // Each slab starts on 4 times its block columns and changes to its own at a chosen row, or
+    // before its first band (row -1), as slab_run.cpp's changes_at does once the bound pass
+    // has ended: the cuda executors must hand over the row, edges and best cell exactly.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 40);
+    int changed = 0;
+    for (int i = 0; i < 24; ++i) {
+        const int ranks = 2 + static_cast<int>(rng() % 2);
+        const int blocks = 1 + static_cast<int>(rng() % 3);
+        const int64_t m = 1500 + static_cast<int64_t>(rng() % 4000), n = 3000 + static_cast<int64_t>(rng() % 3000);
+        const bool mutated = i % 4 != 0;
+        auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng) : test::random_pair(m, n, rng);
+        BackendOptions o = grid(4, blocks);  // bands of 128 rows: enough of them below the row
+        o.pruning = i % 3 != 1;
+        o.narrow_test_blocks = 4 * blocks;
+        o.narrow_test_row = i % 6 == 5 ? -1 : static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 2));
+        o.on_note = [&changed](const std::string& line) {  // the pipeline note says which slabs changed
+            for (size_t at = line.find("changed to"); at != std::string::npos; at = line.find("changed to", at + 1))
+                ++changed;
+        };
+        expect_reference(s0, s1, kScorings[rng() % 6], ranks, o,
+                         (mutated ? "mutated pair #" : "random pair #") + std::to_string(i) + ", " +
+                             std::to_string(blocks) + " blocks, change below row " + std::to_string(o.narrow_test_row) +
+                             (o.pruning ? "" : ", no pruning"));
+        if (HasFatalFailure()) return;
+    }
+    EXPECT_GE(changed, 12) << "too few slabs changed grids to test it";
 }
 
 TEST(CudaSlab, RelatedPairMatchesSingleGpu) {
