@@ -38,13 +38,6 @@ bool have_minimap2() { return test::have_tool("minimap2"); }
 
 std::vector<std::string> fields(const std::string& line) { return test::split(line, '\t'); }
 
-/// How many times `needle` occurs in `text`.
-size_t count_of(const std::string& text, const std::string& needle) {
-    size_t count = 0;
-    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
-    return count;
-}
-
 std::string without_gaps(const std::string& row) {
     std::string out;
     for (const char c : row)
@@ -639,7 +632,7 @@ TEST(AlignmentFormats, PlotDrawsThePathOverTheScoreMap) {
     size_t rects = 0;
     for (size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1)) ++rects;
     EXPECT_EQ(rects, 1u + 8u) << "the frame and one rectangle per run";
-    EXPECT_EQ(count_of(svg, "fill=\"#d9d9d9\""), 4u) << "the runs whose H stayed 0 are grey";
+    EXPECT_EQ(test::count_of(svg, "fill=\"#d9d9d9\""), 4) << "the runs whose H stayed 0 are grey";
     // 800 pixels for 2000 columns: from the cell before the start to the end, through the gap.
     const auto points = polyline_points(svg);
     ASSERT_GE(points.size(), 4u);
@@ -787,12 +780,12 @@ TEST(AlignmentFormats, ThePlotShowsWherePruningSkippedBlocks) {
         const test::ChildRun r = h.run(args);
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const std::string svg = file_text(h.path("p.svg"));
-        const size_t grey = count_of(svg, "fill=\"#d9d9d9\""), blue = count_of(svg, "fill=\"#");
-        std::printf("[ plot     ] %s: %zu of %zu regions grey\n", pruning ? "pruned" : "not pruned", grey, blue);
+        const int grey = test::count_of(svg, "fill=\"#d9d9d9\""), blue = test::count_of(svg, "fill=\"#");
+        std::printf("[ plot     ] %s: %d of %d regions grey\n", pruning ? "pruned" : "not pruned", grey, blue);
         if (pruning)
-            EXPECT_GT(grey, 0u) << "no region drawn as skipped";
+            EXPECT_GT(grey, 0) << "no region drawn as skipped";
         else
-            EXPECT_EQ(grey, 0u) << "a region drawn as skipped where nothing was";
+            EXPECT_EQ(grey, 0) << "a region drawn as skipped where nothing was";
         EXPECT_GT(blue, grey) << "no region with a score";
     }
 }

@@ -85,12 +85,7 @@ std::string describe(const std::vector<std::string>& args, const CliRun& run) {
            "]\n  stderr: [" + run.err + "]";
 }
 
-int count_of(const std::string& text, const std::string& part) {
-    int n = 0;
-    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-    return n;
-}
-
+using test::count_of;
 using test::split;
 
 /// Every failure must look the same to a script: no crash, exactly one stderr line that starts

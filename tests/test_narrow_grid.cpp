@@ -27,13 +27,6 @@ struct Stage1 {
     int64_t pruned = 0;
 };
 
-/// How often `what` occurs in `text`.
-int count(const std::string& text, const std::string& what) {
-    int n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 /// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run), each starting on 4
 /// times its `blocks` block columns and asked to change to `blocks` below row `row`.
 
@@ -53,7 +46,7 @@ Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs,
     }
     Stage1 r;
     o.on_note = [&r](const std::string& line) {  // the pipeline note says which slabs changed
-        r.changed += count(line, "changed to");
+        r.changed += test::count_of(line, "changed to");
         r.notes += line + "\n";
     };
     const auto backend = make_backend("cpu", o);
@@ -90,7 +83,7 @@ TEST(NarrowGrid, SlabsThatChangeGridsGiveTheReferencesBestCell) {
             EXPECT_EQ(got.pruned, 0) << what << ": a grid left behind counted cells it never ran";
         }
         if (row < 0) {  // slabs whose block columns cut_slabs kept a multiple of 4
-            EXPECT_EQ(got.changed, count(got.notes, "below row 0;") + count(got.notes, "below row 0\n"))
+            EXPECT_EQ(got.changed, test::count_of(got.notes, "below row 0;") + test::count_of(got.notes, "below row 0\n"))
                 << what << ": slabs change before their first band\n" << got.notes;
             at_top += got.changed;
         }

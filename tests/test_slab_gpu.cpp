@@ -103,8 +103,7 @@ TEST(CudaSlab, SlabsThatChangeGridsMatchReference) {
         o.narrow_test_blocks = 4 * blocks;
         o.narrow_test_row = i % 6 == 5 ? -1 : static_cast<int64_t>(rng() % static_cast<uint64_t>(m / 2));
         o.on_note = [&changed](const std::string& line) {  // the pipeline note says which slabs changed
-            for (size_t at = line.find("changed to"); at != std::string::npos; at = line.find("changed to", at + 1))
-                ++changed;
+            changed += test::count_of(line, "changed to");
         };
         expect_reference(s0, s1, kScorings[rng() % 6], ranks, o,
                          (mutated ? "mutated pair #" : "random pair #") + std::to_string(i) + ", " +

@@ -157,6 +157,12 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
+int count_of(const std::string& text, const std::string& part) {
+    int n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+}
+
 std::string sam_records(const std::string& path) {
     std::ifstream in(path);
     std::string records;

@@ -82,6 +82,9 @@ std::vector<NamedScoring> matrix_scorings(std::mt19937_64& rng);
 /// The parts of `text` between `separator`s (a TSV line's fields, a file's lines).
 std::vector<std::string> split(const std::string& text, char separator);
 
+/// How many times `part` occurs in `text` (overlapping occurrences too).
+int count_of(const std::string& text, const std::string& part);
+
 /// A SAM file's records, without its header (whose @PG line holds the command line).
 std::string sam_records(const std::string& path);
 /// The lines of `text` but those starting with `skip` (a SAM's @PG, which holds the command).
