@@ -797,16 +797,19 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     left.reset(ck->left_row(), left_corner, left_h, left_e);
     std::vector<int32_t>().swap(left_h);
     std::vector<int32_t>().swap(left_e);
+    // This slab's executor for the rows below `row` from `from`, on `blocks` block columns.
+    const auto executor_at = [&](int64_t row, const TopRow& from, int32_t blocks) {
+        // The gain counts every column right of a cell, this slab's and the slabs' beyond it.
+        const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
+        return engine.slab_executor(s0, slab, scoring, row, from, SlabEdges{rank > 0, rank + 1 < ranks, rank}, blocks,
+                                    prune);
+    };
     std::unique_ptr<TileExecutor> ex;
     on_every_rank(link, 0, [&] {
         const auto make = [&] {
-            const int64_t row = ck->first_row();
-            // The gain counts every column right of a cell, this slab's and the slabs' beyond it.
-            const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
             // A single slab has no neighbour to match: its grid takes the wavefront's block columns.
             const int32_t blocks = ranks == 1 && !top.steps.empty() ? static_cast<int32_t>(top.steps.size() + 1) : me.blocks;
-            return engine.slab_executor(s0, slab, scoring, row, top, SlabEdges{rank > 0, rank + 1 < ranks, rank}, blocks,
-                                        prune);
+            return executor_at(ck->first_row(), top, blocks);
         };
         try {
             if (!no_wavefront.empty()) throw WavefrontMismatch(no_wavefront);
@@ -841,12 +844,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     // still has its last column there), where cut_slabs kept the narrow count a multiple of k.
     if (k > 1 && me.blocks % k == 0) {
         const int32_t wide = me.blocks / k;
-        worker.change_with({[&, wide](int64_t row, const TopRow& top) {
-                                const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row,
-                                                      s1.length() - me.c0};
-                                return engine.slab_executor(s0, slab, scoring, row, top,
-                                                            SlabEdges{rank > 0, rank + 1 < ranks, rank}, wide, prune);
-                            },
+        worker.change_with({[&executor_at, wide](int64_t row, const TopRow& from) { return executor_at(row, from, wide); },
                             wide, top, testing, options.narrow_test_row});
     }
     worker.run(s0, s1, me.c0);
