@@ -101,8 +101,7 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
             const auto start = std::chrono::steady_clock::now();
             BoundThread bound(pass.get(), s0, s1, o.scoring, 0);
             BackendOptions run = options;
-            run.lower_bound = bound.value();
-            run.bound_settled = bound.settled();
+            bound.lend_to(run);
             const AlignmentEnd result = backend->align_run(s0, s1, o.scoring, run);
             const BoundReport report = bound.finish(result, 0, "the benchmark pair");
             seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

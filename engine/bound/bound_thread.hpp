@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/backend/options.hpp"
 #include "engine/bound/bound_source.hpp"
 #include "engine/result.hpp"
 
@@ -38,10 +39,12 @@ public:
     BoundThread(const BoundThread&) = delete;
     BoundThread& operator=(const BoundThread&) = delete;
 
-    /// What BackendOptions::lower_bound points to.
-    const std::atomic<int32_t>* value() const { return &value_; }
-    /// What BackendOptions::bound_settled points to: true once value() is final.
-    const std::atomic<bool>* settled() const { return &settled_; }
+    /// Points `run`'s lower_bound at this pass's bound, and its bound_settled at whether that
+    /// bound is final: both, or a run would take a bound still to come for none at all.
+    void lend_to(BackendOptions& run) const {
+        run.lower_bound = &value_;
+        run.bound_settled = &settled_;
+    }
 
     /// After stage 1 found `best` pruning from `floor` (BackendOptions::prune_floor): ends the
     /// pass, and throws Error, naming `what`, when a bound above the floor was not reached

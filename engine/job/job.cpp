@@ -460,8 +460,7 @@ private:
         std::function<void(int32_t)> keep;
         if (state_) keep = [this, k, strand](int32_t score) { state_->add_bound(k, strand, score); };
         BoundThread bound(run.pruning ? options_.bound : nullptr, s0, s1, spec_.scoring, known, keep);
-        run.lower_bound = bound.value();
-        run.bound_settled = bound.settled();
+        bound.lend_to(run);
         const Stage1Outcome outcome = stage1_(s0, s1, spec_.scoring, run);
         bound_report = bound.finish(outcome.best, floor, describe(k, strand));
         if (!bound_report.failure.empty())
