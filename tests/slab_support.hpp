@@ -45,9 +45,12 @@ void expect_pieces_exact(const Sequence& s0, const Sequence& s1, const Scoring& 
 /// flag) and resumes each with 3 slabs, which resume each from its row with the left edge
 /// rows its piece kept, or with 2, 4 or one process, which level the staircase first: every
 /// resume must give `want`. Every other stop is of a run with pruning; the first staircase of
-/// each kind is checked cell by cell (expect_pieces_exact); at least two must occur.
-void expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0, const Sequence& s1,
-                                      const Scoring& scoring, const BackendOptions& options, const AlignmentEnd& want,
-                                      uint64_t seed);
+/// each kind is checked cell by cell (expect_pieces_exact); at least two must occur. With
+/// `fractions`, stop k comes at fractions[k] of the diagonals of rank 0's last grid instead
+/// (8 of them). Returns the largest row of each stop's pieces.
+std::vector<int64_t> expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0,
+                                                      const Sequence& s1, const Scoring& scoring,
+                                                      const BackendOptions& options, const AlignmentEnd& want,
+                                                      uint64_t seed, const std::vector<double>& fractions = {});
 
 }  // namespace chromalign::test

@@ -3,16 +3,20 @@
 //! reference oracle and its traceback.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
+#include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/traceback/linear_traceback.hpp"
 #include "engine/traceback/special_rows.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/reference/traceback.hpp"
 #include "kernels/registry.hpp"
+#include "tests/slab_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace chromalign {
@@ -120,6 +124,59 @@ TEST(NarrowGrid, SpecialRowsOfARunThatChangedGridsTraceTheReferencesAlignment) {
         changed += got.changed;
     }
     EXPECT_GE(changed, 4) << "too few slabs changed grids to test it, seed " << seed;
+}
+
+/// The checkpoint tests' slabs: 3 block columns on one thread each, starting on 12 and
+/// changing below row 6000.
+BackendOptions checkpointed() {
+    BackendOptions o;
+    o.threads = 1;
+    o.alpha = 4;
+    o.max_blocks = 3;
+    o.narrow_test_blocks = 12;
+    o.narrow_test_row = 6000;
+    return o;
+}
+
+TEST(NarrowGrid, StopsOnEitherGridResumeExactly) {
+    // With checkpoints, a stop leaves each slab's piece on the grid it had then: the narrow one,
+    // or the wide one below the row it changed at. 3 slabs resume from their own pieces (a
+    // slab on the wide grid stays there, one on the narrow grid may still change), 2, 4 and one
+    // process from the levelled row. The slabs change a quarter of the way down: a stop at
+    // under 30% of the wide grid's diagonals, counted from the narrow grid's first, comes
+    // before, one at over 45% on the wide grid.
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 3);
+    auto [s0, s1] = test::mutated_pair(24000, 9000, rng, 0.02);
+    const Scoring& sc = kScorings[rng() % 4];
+    const BackendOptions o = checkpointed();
+    const std::vector<int64_t> stops = test::expect_staircases_resume_exactly(
+        "cpu", s0, s1, sc, o, reference_align(s0, s1, sc), rng(), {0.05, 0.5, 0.12, 0.62, 0.2, 0.75, 0.28, 0.9});
+    const auto below = std::count_if(stops.begin(), stops.end(), [](int64_t row) { return row > 6000; });
+    EXPECT_EQ(below, 4) << "stops after the change, seed " << seed;
+}
+
+TEST(NarrowGrid, APieceOfSlabsCutForANarrowStartIsRefusedSayingWhy) {
+    // Slabs that start narrow are cut for the narrow count: a resume whose slabs start wide
+    // (no bound pass, say) cuts them otherwise, and must refuse the pieces, saying why.
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 4);
+    auto [s0, s1] = test::mutated_pair(12000, 9000, rng, 0.02);
+    test::TempDir dir;
+    BackendOptions o = checkpointed();
+    o.checkpoint.path = dir.file("cut.ckpt");
+    o.checkpoint.every_seconds = 1e9;
+    const auto run = [&](const BackendOptions& with) { return test::slab_align("cpu", s0, s1, kScorings[0], 3, with); };
+    ASSERT_TRUE(test::stopped_at(20, o, run)) << "seed " << seed;
+    BackendOptions wide = o;
+    wide.narrow_test_blocks = 0;
+    try {
+        run(wide);
+        FAIL() << "pieces of another cut were resumed, seed " << seed;
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("its slab holds"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(run(o), reference_align(s0, s1, kScorings[0])) << "the pieces resume with the options that took them";
 }
 
 TEST(NarrowGrid, TheCornerLeftOfTheNewGridCarriesThePath) {

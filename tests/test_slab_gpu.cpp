@@ -2,6 +2,7 @@
 //! threads (on one device, or one each where there are several), against the reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <random>
 #include <cstdlib>
@@ -112,6 +113,22 @@ TEST(CudaSlab, SlabsThatChangeGridsMatchReference) {
         if (HasFatalFailure()) return;
     }
     EXPECT_GE(changed, 12) << "too few slabs changed grids to test it";
+}
+
+TEST(CudaSlab, StopsOnEitherGridResumeExactly) {
+    // As NarrowGrid.StopsOnEitherGridResumeExactly: stops before and after the slabs changed
+    // from 4 times their block columns to their own, resumed with 3, 2, 4 and one GPU process.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 41);
+    auto [s0, s1] = test::mutated_pair(60000, 30000, rng, 0.02);
+    const AlignmentEnd want = reference_align(s0, s1, kScorings[0]);
+    BackendOptions o = grid(4, 6);
+    o.narrow_test_blocks = 24;
+    o.narrow_test_row = 20000;
+    const std::vector<int64_t> stops = test::expect_staircases_resume_exactly(
+        "cuda", s0, s1, kScorings[0], o, want, rng(), {0.05, 0.62, 0.15, 0.7, 0.25, 0.8, 0.4, 0.9});
+    EXPECT_EQ(std::count_if(stops.begin(), stops.end(), [](int64_t row) { return row > 20000; }), 4)
+        << "stops after the change";
 }
 
 TEST(CudaSlab, RelatedPairMatchesSingleGpu) {

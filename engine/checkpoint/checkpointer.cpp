@@ -65,7 +65,12 @@ std::vector<int64_t> Checkpointer::offer() {
         offered[3] = 1;
         try {
             Checkpoint c = read_checkpoint(path);
-            if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); !why.empty())
+            if (seq && c.m == s0_.length() && c.n != columns.length())  // a piece of another cut
+                problems_.push_back(path + ": its slab holds " + std::to_string(c.n) + " columns, this run's " +
+                                    std::to_string(columns.length()) +
+                                    " (slabs are cut by the GPU, --slabs, and whether a bound pass with pruning "
+                                    "starts them narrow: resume with the options that took it)");
+            else if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); !why.empty())
                 problems_.push_back(path + ": checkpoint does not match this run: " + why);
             else if (!seq && !c.steps.empty())  // a piece renamed: its columns lie at several rows
                 problems_.push_back(path + ": a wavefront piece, not a flat row of all columns");
@@ -240,6 +245,12 @@ void Checkpointer::forget_top() {
     std::vector<int32_t>().swap(top_h_);
     std::vector<int32_t>().swap(top_f_);
     std::vector<StairStep>().swap(steps_);
+}
+
+void Checkpointer::rebase(int64_t row) {
+    if (capturing()) throw Error("internal: a slab changed grids while a checkpoint was being taken");
+    forget_top();
+    first_row_ = left_row_ = row;
 }
 
 void Checkpointer::begin(int64_t seq, bool stop) {

@@ -111,6 +111,9 @@ public:
                std::vector<int32_t> left_e);
     /// Drops the copy of the top row kept for start_top (once the slab has begun a band).
     void forget_top();
+    /// The slab changed grids below `row` (slab_run.cpp's change_grid): the bands and
+    /// wavefronts of later checkpoints count from there. Never while capturing.
+    void rebase(int64_t row);
     /// A finished background write: its seq (> 0), else 0. Failures warn (or throw when strict).
     int64_t poll_written();
     /// Rank 0: an acknowledgement of `seq` arrived (its own included).

@@ -98,11 +98,12 @@ class SlabRank {
 public:
     /// `left` is the left edge column from the slab's first row on (what the resumed piece
     /// kept of it); special rows are kept at rows special_base + k * special_bands * R.
-    SlabRank(SlabLink& link, Checkpointer& ck, TileExecutor& ex, LeftColumn left,
+    SlabRank(SlabLink& link, Checkpointer& ck, std::unique_ptr<TileExecutor> ex, LeftColumn left,
              const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local,
              SpecialRowWriter* special, int64_t special_bands, int64_t special_base)
-        : link_(link), ck_(ck), ex_(&ex), special_(special), special_bands_(special_bands), special_base_(special_base),
-          rows_(ex.grid().rows_per_band()), m_(ck.first_row() + ex.grid().m), origin_(ck.first_row()),
+        : link_(link), ck_(ck), own_(std::move(ex)), ex_(own_.get()), special_(special), special_bands_(special_bands),
+          special_base_(special_base), rows_(ex_->grid().rows_per_band()), m_(ck.first_row() + ex_->grid().m),
+          origin_(ck.first_row()),
           options_(options), scoring_(scoring), group_(group), local_(local), left_(link.rank() > 0),
           right_(link.rank() + 1 < link.ranks()), left_col_(std::move(left)),
           zero_h_(static_cast<size_t>(rows_), 0), neg_e_(static_cast<size_t>(rows_), kScoreNegInf),
@@ -133,13 +134,7 @@ public:
         share_best(std::max(ck_.resumed_best().score, options_.prune_floor));
         if (special_)
             ex_->track_region_peaks(c0 + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
-        // Rank 0 leaves a diagonal on the signal; the other slabs of its process once it has
-        // taken the stop (whose request then reaches them).
-        const volatile std::sig_atomic_t* const signal = options_.checkpoint.stop;
-        if (link_.rank() == 0 && signal && ck_.enabled())
-            ex_->set_interrupt([this, signal] { return interruptible_.load(std::memory_order_relaxed) && *signal != 0; });
-        else if (link_.rank() > 0 && group_ && ck_.enabled())
-            ex_->set_interrupt([this] { return interruptible_.load(std::memory_order_relaxed) && group_->stopping(); });
+        arm_interrupt();
         for (int64_t d = first; d < g().diagonals(); ++d) {
             test_pace();
             wait_until([&] { return ex_->done(d - kInFlight); }, d);
@@ -196,6 +191,9 @@ public:
 
     int64_t cells_pruned() { return ex_->cells_pruned() + carried_pruned_; }
 
+    /// The executor of the slab's last rows.
+    TileExecutor& executor() { return *ex_; }
+
     /// This rank's best cell in whole-matrix coordinates, merged with the resumed one and
     /// with the best of the grid it left, if any.
     AlignmentEnd best(int64_t c0) {
@@ -223,11 +221,23 @@ private:
     int64_t special_region(int64_t d) const { return (d + special_band_offset()) / special_bands_; }
     int64_t special_band_offset() const { return (origin_ - special_base_) / rows_; }
 
+    /// Rank 0 leaves a diagonal on the signal; the other slabs of its process once it has
+    /// taken the stop (whose request then reaches them).
+    void arm_interrupt() {
+        const volatile std::sig_atomic_t* const signal = options_.checkpoint.stop;
+        if (link_.rank() == 0 && signal && ck_.enabled())
+            ex_->set_interrupt([this, signal] { return interruptible_.load(std::memory_order_relaxed) && *signal != 0; });
+        else if (link_.rank() > 0 && group_ && ck_.enabled())
+            ex_->set_interrupt([this] { return interruptible_.load(std::memory_order_relaxed) && group_->stopping(); });
+    }
+
     /// Whether a stop may leave diagonal d unfinished (TileExecutor::set_interrupt): only
     /// where the next band to begin is sure to take the stop's wavefront (rank 0: it will ask
     /// for it; the others: it has been asked for), and that wavefront is past row 0.
     bool interruptible(int64_t d) const {
-        const bool next_band = d + 1 >= first_band_ && d + 1 < g().bands - (link_.rank() == 0 ? 1 : 0);
+        // A grid being left begins no band past change_band_: the new grid takes the stop.
+        const bool next_band = d + 1 >= first_band_ && d + 1 < g().bands - (link_.rank() == 0 ? 1 : 0) &&
+                               (change_band_ < 0 || d + 1 <= change_band_);
         const bool asks = link_.rank() == 0 ? pending_.seq == 0 && ck_.due(true) : !ck_.capturing();
         return !stopping_ && asks && next_band && ex_->takes_wavefronts() && (d > 0 || ck_.first_row() > 0);
     }
@@ -325,6 +335,8 @@ private:
     /// grid for good. At a special row, where a region of the score map ends.
     bool changes_at(int64_t bottom, int64_t bands_left) {
         if (!change_.make || changed() || change_band_ >= 0 || stopping_ || kept_grid_) return false;
+        // A checkpoint being taken reads the old executor; a resumed wavefront is of its grid.
+        if (ck_.capturing() || pending_.seq > 0 || (!begun_ && !change_.top.steps.empty())) return false;
         if (bands_left <= 2 * int64_t{change_.blocks}) return false;  // too little left to gain
         if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
         if (change_.testing) return bottom > change_.test_row;
@@ -338,8 +350,11 @@ private:
     /// Changes grids before the first band, when the pass has ended by then: nothing has run
     /// on the first grid, so nothing carries over.
     void start_on_other_grid() {
-        changed_executor_ = change_.make(origin_, change_.top);
-        ex_ = changed_executor_.get();
+        own_.reset();
+        own_ = change_.make(origin_, change_.top);
+        ex_ = own_.get();
+        changed_ = true;
+        arm_interrupt();
         share_best(0);
         if (special_)
             ex_->track_region_peaks(c0_ + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
@@ -347,8 +362,7 @@ private:
 
     /// Changes to the other grid once the last band of the old one, change_band_, is done:
     /// its bottom row is the new executor's top row, its right edges are all sent, and its
-    /// best cell and counts carry over. The old one stays, idle, until run_slab ends (its
-    /// device memory with it: releasing it mid-run is not measured on a GPU yet).
+    /// best cell and counts carry over. The old one is released first, its device memory with it.
     void change_grid() {
         ex_->synchronize();
         pump(change_band_ + g().blocks + 1);  // the old bands' right edges
@@ -365,8 +379,13 @@ private:
         carried_best_ = better_of(carried_best_, offset_end(ex_->best(), origin_, c0_));
         carried_pruned_ += ex_->cells_pruned();
         carried_cells_ += std::min(g().m, (change_band_ + 1) * rows_) * g().n;
-        changed_executor_ = change_.make(row, change_top_);
-        ex_ = changed_executor_.get();
+        // The old grid's memory goes before the new one's is taken.
+        own_.reset();
+        own_ = change_.make(row, change_top_);
+        ex_ = own_.get();
+        changed_ = true;
+        ck_.rebase(row);
+        arm_interrupt();
         change_top_ = TopRow{};
         origin_ = row;
         change_band_ = -1;
@@ -378,7 +397,7 @@ private:
     }
 
     /// Whether the slab changed grids; then it did so below row origin_.
-    bool changed() const { return changed_executor_ != nullptr; }
+    bool changed() const { return changed_; }
 
     /// Takes the checkpoint asked for before band d begins: the executor's wavefront, ready at
     /// once (the slab's first columns at row0, its last ones lower), or else band d's bottom
@@ -569,7 +588,8 @@ private:
 
     SlabLink& link_;
     Checkpointer& ck_;
-    TileExecutor* ex_;  ///< the slab's executor: the one run_slab made, or the one it changed to
+    std::unique_ptr<TileExecutor> own_;  ///< the slab's executor: the one run_slab made, or the one it changed to
+    TileExecutor* ex_;                   ///< own_'s
     const TileGrid& g() const { return ex_->grid(); }
     SpecialRowWriter* const special_;  ///< null: no special rows kept
     const int64_t special_bands_;      ///< bands from one special row to the next
@@ -584,7 +604,7 @@ private:
     int64_t n_ = 0;       ///< columns of the whole matrix
     int64_t origin_;      ///< the row the executor starts below: the resumed one, or where it changed
     GridChange change_;
-    std::unique_ptr<TileExecutor> changed_executor_;  ///< the grid changed to (null: none yet)
+    bool changed_ = false;      ///< the slab changed grids (below origin_)
     int64_t change_band_ = -1;  ///< the old grid's last band, while it finishes it
     bool kept_grid_ = false;    ///< decided not to change (the model is not asked every band)
     BandCapture change_row_;    ///< that band's bottom row, where no special row takes it
@@ -711,12 +731,12 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
 
     // While a bound pass runs, its answer is unknown: the slabs start on k times the block
     // columns of their shape, narrow ones, and may change to the shape's own later
-    // (SlabRank::changes_at). Not with checkpoints, whose pieces are of one grid, nor
-    // stacked records.
+    // (SlabRank::changes_at). Not with stacked records. The slabs are cut for the narrow
+    // count, so a checkpoint resumes with the options that took it (a bound pass, pruning).
     const bool testing = options.narrow_test_blocks > 0;
     const int32_t most = testing ? options.narrow_test_blocks : options.narrow_grid ? engine.narrow_blocks(scoring) : 0;
     const bool may_start_narrow = most > 0 && (testing || (options.pruning && options.lower_bound)) &&
-                                  !options.stack_rows && options.checkpoint.path.empty();
+                                  !options.stack_rows;
     SlabShape shape;
     int32_t k = 1;
     const auto raw = on_every_rank(link, 3, [&]() -> std::vector<int64_t> {
@@ -807,8 +827,11 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     std::unique_ptr<TileExecutor> ex;
     on_every_rank(link, 0, [&] {
         const auto make = [&] {
-            // A single slab has no neighbour to match: its grid takes the wavefront's block columns.
-            const int32_t blocks = ranks == 1 && !top.steps.empty() ? static_cast<int32_t>(top.steps.size() + 1) : me.blocks;
+            // A single slab has no neighbour to match: its grid takes the wavefront's block
+            // columns. Other slabs take those of the wide grid where the slab had changed to it.
+            const auto theirs = static_cast<int32_t>(top.steps.size() + 1);
+            const bool wide = k > 1 && me.blocks % k == 0 && theirs == me.blocks / k;
+            const int32_t blocks = !top.steps.empty() && (ranks == 1 || wide) ? theirs : me.blocks;
             return executor_at(ck->first_row(), top, blocks);
         };
         try {
@@ -838,11 +861,12 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
                                                      me.width, scoring, options.on_note);
     int64_t lowest = ck->first_row();
     for (const auto& r : resumed) lowest = std::min(lowest, r[3]);
-    SlabRank worker(link, *ck, *ex, std::move(left), options, scoring, group, local, special.get(),
+    const bool on_narrow = ex->grid().blocks == me.blocks;  // not resumed on the wide grid
+    SlabRank worker(link, *ck, std::move(ex), std::move(left), options, scoring, group, local, special.get(),
                     spacing / shape.rows_per_band, lowest);
     // The wide grid: k times fewer block columns, k times as wide (so a slab with a right edge
     // still has its last column there), where cut_slabs kept the narrow count a multiple of k.
-    if (k > 1 && me.blocks % k == 0) {
+    if (k > 1 && me.blocks % k == 0 && on_narrow) {
         const int32_t wide = me.blocks / k;
         worker.change_with({[&executor_at, wide](int64_t row, const TopRow& from) { return executor_at(row, from, wide); },
                             wide, top, testing, options.narrow_test_row});
@@ -852,7 +876,7 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     const AlignmentEnd mine = worker.best(me.c0);
     std::vector<AlignmentEnd> records;
     if (options.stack_rows)
-        for (const AlignmentEnd& e : ex->record_bests()) records.push_back(offset_end(e, 0, me.c0));
+        for (const AlignmentEnd& e : worker.executor().record_bests()) records.push_back(offset_end(e, 0, me.c0));
     link.flush();
     std::vector<int64_t> shared{mine.score, mine.s0_end, mine.s1_end, worker.cells_pruned()};
     for (const int64_t t : worker.timings()) shared.push_back(t);
