@@ -179,6 +179,39 @@ TEST(NarrowGrid, APieceOfSlabsCutForANarrowStartIsRefusedSayingWhy) {
     EXPECT_EQ(run(o), reference_align(s0, s1, kScorings[0])) << "the pieces resume with the options that took them";
 }
 
+TEST(NarrowGrid, RowCheckpointsOfAStopDuringTheChangeNeedNoEdgeNeverSent) {
+    // A slab that leaves a grid runs its last block up to its block 0, and then takes a while
+    // to start the new one (a GPU allocates it): its right neighbour catches up and waits for
+    // the edge of the new grid's first band. A stop asked for then must be taken at that band,
+    // the last the slab sends, not the next. Checkpoints of rows, as cuda takes them; stops at
+    // rank 0's diagonals through the old grid's last B + 1, each resumed to the reference.
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 5);
+    const Scoring& sc = kScorings[0];
+    auto [s0, s1] = test::mutated_pair(24000, 9000, rng, 0.02);
+    test::TempDir dir;
+    BackendOptions o = checkpointed();
+    o.test_row_checkpoints = true;
+    o.narrow_test_pause_ms = 200;
+    o.checkpoint.path = dir.file("rows.ckpt");
+    o.checkpoint.every_seconds = 1e9;
+    const int64_t rows = make_backend("cpu", o)->slab_engine()->slab_shape(24000, 3000, sc).rows_per_band;
+    const int64_t last_band = o.narrow_test_row / rows;  // the first whose bottom is past the row
+    const AlignmentEnd want = reference_align(s0, s1, sc);
+    for (const int ranks : {2, 3}) {
+        const auto run = [&](const BackendOptions& with) { return test::slab_align("cpu", s0, s1, sc, ranks, with); };
+        for (int64_t at = last_band + 2; at <= last_band + o.narrow_test_blocks; at += 5) {
+            BackendOptions stopping = o;
+            stopping.checkpoint.restart = true;
+            ASSERT_TRUE(test::stopped_at(at, stopping, run)) << ranks << " slabs, diagonal " << at << ", seed " << seed;
+            const std::vector<int64_t> at_rows = test::piece_rows(o.checkpoint.path, ranks);
+            EXPECT_EQ(at_rows[0], o.narrow_test_row / rows * rows + 2 * rows)
+                << "slab 0 stops at the new grid's first band, diagonal " << at;
+            EXPECT_EQ(run(o), want) << ranks << " slabs, stopped at diagonal " << at << ", seed " << seed;
+        }
+    }
+}
+
 TEST(NarrowGrid, TheCornerLeftOfTheNewGridCarriesThePath) {
     // The alignment crosses slab 1's left edge exactly at the row its slab changes grids at: its
     // cell (row, c0 - 1) is the corner of the new grid's top row, and the next diagonal step is

@@ -77,6 +77,11 @@ struct BackendOptions {
     /// decide).
     int32_t narrow_test_blocks = 0;
     int64_t narrow_test_row = 0;
+    /// Tests: a slab waits this long before it starts its new grid, as a GPU's allocations
+    /// make it, so that its right neighbour catches up with it.
+    int32_t narrow_test_pause_ms = 0;
+    /// Tests: the cpu engine's checkpoints take band rows, not wavefronts, as cuda's do.
+    bool test_row_checkpoints = false;
     /// A score some other comparison of the job already reached that wins ties over every cell
     /// of this one (the other strand of a record pair, engine/job/job.hpp): pruning starts from
     /// it. Then only a best score of at least the floor is exact; one below it is not this

@@ -285,6 +285,16 @@ private:
             if (asked()) start_checkpoint(d);
         }
         if (left_ && (!stopping_ || d <= stop_band_)) {
+            if (!ex_->takes_wavefronts()) {
+                // A checkpoint asked for while the edge is awaited is this band's row: the left
+                // neighbour, which forwarded the request before sending this edge, sends edges
+                // down to its own row, this band's at least. The next band's may never come:
+                // a grid left behind (change_grid) brings the neighbour's last block up to its
+                // block 0, so this slab may be waiting for the very band the neighbour stops at.
+                const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
+                wait_until([&] { return left_col_.has(row0, real) || asked(); }, d);
+                if (asked()) start_checkpoint(d);
+            }
             wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
             if (d == 0 && !changed()) first_edge_ = seconds_since_start();
@@ -379,6 +389,8 @@ private:
         carried_best_ = better_of(carried_best_, offset_end(ex_->best(), origin_, c0_));
         carried_pruned_ += ex_->cells_pruned();
         carried_cells_ += std::min(g().m, (change_band_ + 1) * rows_) * g().n;
+        if (options_.narrow_test_pause_ms > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(options_.narrow_test_pause_ms));
         // The old grid's memory goes before the new one's is taken.
         own_.reset();
         own_ = change_.make(row, change_top_);

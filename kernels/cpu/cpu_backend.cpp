@@ -100,8 +100,10 @@ std::unique_ptr<CpuTileRunner> make_runner(const Sequence& s0, const Sequence& s
         throw Error("cannot start below row " + std::to_string(first_row) + " of " + std::to_string(s0.length()));
     const CpuScoringTerms terms = cpu_scoring_terms(scoring);
     const Plan plan = plan_run(s0.length() - first_row, s1.length(), terms, options, threads, isa, blocks, only_bits);
-    return std::make_unique<CpuTileRunner>(plan.grid, terms, s0.codes.data() + first_row, s1.codes.data(), top,
-                                           *plan.kernel, threads, edges, prune, plan.tile_cols);
+    auto runner = std::make_unique<CpuTileRunner>(plan.grid, terms, s0.codes.data() + first_row, s1.codes.data(),
+                                                  top, *plan.kernel, threads, edges, prune, plan.tile_cols);
+    if (options.test_row_checkpoints) runner->take_rows_only();
+    return runner;
 }
 
 class CpuBackend : public Backend, public SlabEngine {

@@ -382,7 +382,7 @@ void CpuTileRunner::read_right_edge(int64_t band, int32_t* h, int32_t* e) {
 int64_t CpuTileRunner::take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps,
                                       bool last) {
     const int64_t rows = grid_.rows_per_band();
-    if (done_[0] >= grid_.bands) return -1;  // block 0's last row may be past the matrix
+    if (rows_only_ || done_[0] >= grid_.bands) return -1;  // block 0's last row may be past the matrix
     steps.clear();
     const int64_t rows0 = (done_[0] + (partial_[0].tiles > 0 ? 1 : 0)) * rows;
     const auto rows_out = [&] {  // after the steps: a step's corner may be in the bus

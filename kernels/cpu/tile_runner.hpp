@@ -89,7 +89,9 @@ public:
     bool interrupted() const override { return next_ <= enqueued_; }
     int64_t take_wavefront(std::vector<int32_t>& h, std::vector<int32_t>& f, std::vector<StairStep>& steps,
                            bool last) override;
-    bool takes_wavefronts() const override { return true; }
+    bool takes_wavefronts() const override { return !rows_only_; }
+    /// Tests: checkpoints take band rows, not wavefronts, as the cuda runner's do.
+    void take_rows_only() { rows_only_ = true; }
     int64_t first_diagonal() const override { return first_diagonal_; }
 
     int64_t cells_pruned() override;
@@ -194,6 +196,7 @@ private:
     int64_t next_ = 0;            ///< diagonals before it have run whole
     int64_t enqueued_ = -1;       ///< the last diagonal enqueued
     std::function<bool()> interrupt_;
+    bool rows_only_ = false;  ///< take_rows_only()
     WorkerPool pool_;
 };
 
