@@ -68,8 +68,8 @@ std::vector<int64_t> Checkpointer::offer() {
             if (seq && c.m == s0_.length() && c.n != columns.length())  // a piece of another cut
                 problems_.push_back(path + ": its slab holds " + std::to_string(c.n) + " columns, this run's " +
                                     std::to_string(columns.length()) +
-                                    " (slabs are cut by the GPU, --slabs, and whether a bound pass with pruning "
-                                    "starts them narrow: resume with the options that took it)");
+                                    " (slabs are cut by the GPU, --slabs, the version, and whether a bound pass "
+                                    "with pruning starts them narrow: resume as the run that took it)");
             else if (const std::string why = checkpoint_mismatch(c, s0_, columns, base_.scoring); !why.empty())
                 problems_.push_back(path + ": checkpoint does not match this run: " + why);
             else if (!seq && !c.steps.empty())  // a piece renamed: its columns lie at several rows
