@@ -7,7 +7,8 @@
 # TB_SIZE=5M adds the traceback's cost on a related pair (tools/traceback-bench.sh), and
 # TB_LATER=16M the traceback alone after one stage 1 at that size (its LATER mode), and
 # TB_ROWS=16M what keeping the rows costs stage 1 at that size (its ROWS mode).
-# Set CKPT_SIZE= or WHOLE= (empty) to skip those parts.
+# Set CKPT_SIZE= or WHOLE= (empty) to skip those parts. TESTS_TIMEOUT bounds the GPU tests (450 s,
+# 590 s with STOP_SIZE).
 # STOP_SIZE=250M adds issue 22's stop and checkpoint latencies at that size to the GPU tests
 # (StopLatencyGpu, about 4 minutes at 250M).
 # MPI_SIZE=16M MPI_RANKS="2 4" adds column slabs over MPI: the same generated pair once on one
@@ -39,9 +40,16 @@ if command -v cuobjdump >/dev/null; then
   cuobjdump -res-usage .gpu/chromalign > "$out/res-usage.txt" 2>&1
 fi
 
-CHROMALIGN_STOP_LATENCY_SIZE="${STOP_SIZE:-}" .gpu/chromalign_gpu_tests --gtest_filter="${GTEST_FILTER:-*}" \
-  > "$out/gpu-tests.log" 2>&1
+# A hung test would take the whole device call with it: the suite (about 280 s, 4 minutes
+# more with STOP_SIZE) gets TESTS_TIMEOUT seconds, and a kill names the test that was running.
+tests_timeout=${TESTS_TIMEOUT:-$([ -n "${STOP_SIZE:-}" ] && echo 590 || echo 450)}
+CHROMALIGN_STOP_LATENCY_SIZE="${STOP_SIZE:-}" timeout -s KILL "$tests_timeout" .gpu/chromalign_gpu_tests \
+  --gtest_filter="${GTEST_FILTER:-*}" > "$out/gpu-tests.log" 2>&1
 tests_rc=$?
+if [ "$tests_rc" -eq 137 ]; then
+  echo "gpu tests killed after $tests_timeout s in $(grep '^\[ RUN' "$out/gpu-tests.log" | tail -1)" \
+    | tee -a "$out/gpu-tests.log"
+fi
 grep -E '^\[  (PASSED|FAILED|SKIPPED)|^\[ result|^\[ seed|^\[ kill|^\[ stop|^\[ due|Failure' "$out/gpu-tests.log" | head -40
 
 bench_rc=0
