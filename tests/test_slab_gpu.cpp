@@ -118,6 +118,8 @@ TEST(CudaSlab, SlabsThatChangeGridsMatchReference) {
 TEST(CudaSlab, StopsOnEitherGridResumeExactly) {
     // As NarrowGrid.StopsOnEitherGridResumeExactly: stops before and after the slabs changed
     // from 4 times their block columns to their own, resumed with 3, 2, 4 and one GPU process.
+    // Rank 0 leaves its narrow grid over its diagonals 157 to 180 of 318 on the wide one: the
+    // stop at 0.52 comes while it does (NarrowGrid.RowCheckpointsOfAStopDuringTheChange...).
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 41);
     auto [s0, s1] = test::mutated_pair(60000, 30000, rng, 0.02);
@@ -126,7 +128,7 @@ TEST(CudaSlab, StopsOnEitherGridResumeExactly) {
     o.narrow_test_blocks = 24;
     o.narrow_test_row = 20000;
     const std::vector<int64_t> stops = test::expect_staircases_resume_exactly(
-        "cuda", s0, s1, kScorings[0], o, want, rng(), {0.05, 0.62, 0.15, 0.7, 0.25, 0.8, 0.4, 0.9});
+        "cuda", s0, s1, kScorings[0], o, want, rng(), {0.05, 0.62, 0.15, 0.52, 0.25, 0.8, 0.4, 0.9});
     EXPECT_EQ(std::count_if(stops.begin(), stops.end(), [](int64_t row) { return row > 20000; }), 4)
         << "stops after the change";
 }
