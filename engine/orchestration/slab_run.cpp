@@ -275,12 +275,12 @@ private:
         // The last band may reach past the matrix: rows there are never sent.
         const int64_t real = std::min(rows_, m_ - row0);
         const double waiting = seconds_since_start();
+        const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
         if (left_ && (!stopping_ || d <= stop_band_) && ex_->takes_wavefronts()) {
             // A wavefront is the state before this band: a checkpoint asked for while the
             // band's left edge is awaited is taken at once, and a stop then needs the edge no
             // more (the left neighbour, stopped too, may never send it).
             // After an interrupted diagonal the stop's request is on its way: it, not the edge.
-            const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
             wait_until([&] { return (left_col_.has(row0, real) && !ex_->interrupted()) || asked(); }, d);
             if (asked()) start_checkpoint(d);
         }
@@ -291,7 +291,6 @@ private:
                 // down to its own row, this band's at least. The next band's may never come:
                 // a grid left behind (change_grid) brings the neighbour's last block up to its
                 // block 0, so this slab may be waiting for the very band the neighbour stops at.
-                const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
                 wait_until([&] { return left_col_.has(row0, real) || asked(); }, d);
                 if (asked()) start_checkpoint(d);
             }
