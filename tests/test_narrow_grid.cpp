@@ -33,7 +33,6 @@ struct Stage1 {
 
 /// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run), each starting on 4
 /// times its `blocks` block columns and asked to change to `blocks` below row `row`.
-
 Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row,
            bool pruning, const std::string& rows_dir = "") {
     BackendOptions o;

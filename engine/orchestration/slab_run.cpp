@@ -101,7 +101,7 @@ public:
     SlabRank(SlabLink& link, Checkpointer& ck, std::unique_ptr<TileExecutor> ex, LeftColumn left,
              const BackendOptions& options, const Scoring& scoring, SlabGroup* group, int local,
              SpecialRowWriter* special, int64_t special_bands, int64_t special_base)
-        : link_(link), ck_(ck), own_(std::move(ex)), ex_(own_.get()), special_(special), special_bands_(special_bands),
+        : link_(link), ck_(ck), ex_(std::move(ex)), special_(special), special_bands_(special_bands),
           special_base_(special_base), rows_(ex_->grid().rows_per_band()), m_(ck.first_row() + ex_->grid().m),
           origin_(ck.first_row()),
           options_(options), scoring_(scoring), group_(group), local_(local), left_(link.rank() > 0),
@@ -269,7 +269,7 @@ private:
         const int64_t row0 = origin_ + d * rows_;
         // Slab 0 decides before its first band; one with a left neighbour once its first edge
         // has come (below), as late as it can.
-        if (d == 0 && !begun_ && !left_ && changes_at(origin_, g().bands)) start_on_other_grid();
+        if (d == 0 && !begun_ && !left_ && changes_at(origin_, g().bands)) switch_grid(origin_, change_.top);
         if (!left_) decide_checkpoint(d);
         if (pending_.seq > 0 && !ck_.capturing()) start_checkpoint(d);
         // The last band may reach past the matrix: rows there are never sent.
@@ -297,7 +297,7 @@ private:
             wait_until([&] { return left_col_.has(row0, real); }, d);
             edge_wait_ += seconds_since_start() - waiting;
             if (d == 0 && !changed()) first_edge_ = seconds_since_start();
-            if (d == 0 && !begun_ && changes_at(origin_, g().bands)) start_on_other_grid();
+            if (d == 0 && !begun_ && changes_at(origin_, g().bands)) switch_grid(origin_, change_.top);
             const int32_t corner = left_col_.copy(row0, real, edge_h_.data(), edge_e_.data());
             std::fill(edge_h_.begin() + real, edge_h_.end(), 0);
             std::fill(edge_e_.begin() + real, edge_e_.end(), kScoreNegInf);
@@ -356,13 +356,15 @@ private:
         return !kept_grid_;
     }
 
-    /// Changes grids before the first band, when the pass has ended by then: nothing has run
-    /// on the first grid, so nothing carries over.
-    void start_on_other_grid() {
-        own_.reset();
-        own_ = change_.make(origin_, change_.top);
-        ex_ = own_.get();
+    /// Runs the rows below `row` on the other grid, from `top`: before the first band (when
+    /// the pass has ended by then, nothing has run on the first grid and nothing carries
+    /// over), or from change_grid(). The old executor goes before the new one is made, its
+    /// device memory with it.
+    void switch_grid(int64_t row, const TopRow& top) {
+        ex_.reset();
+        ex_ = change_.make(row, top);
         changed_ = true;
+        origin_ = row;
         arm_interrupt();
         share_best(0);
         if (special_)
@@ -371,7 +373,7 @@ private:
 
     /// Changes to the other grid once the last band of the old one, change_band_, is done:
     /// its bottom row is the new executor's top row, its right edges are all sent, and its
-    /// best cell and counts carry over. The old one is released first, its device memory with it.
+    /// best cell and counts carry over.
     void change_grid() {
         ex_->synchronize();
         pump(change_band_ + g().blocks + 1);  // the old bands' right edges
@@ -390,21 +392,12 @@ private:
         carried_cells_ += std::min(g().m, (change_band_ + 1) * rows_) * g().n;
         if (options_.narrow_test_pause_ms > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(options_.narrow_test_pause_ms));
-        // The old grid's memory goes before the new one's is taken.
-        own_.reset();
-        own_ = change_.make(row, change_top_);
-        ex_ = own_.get();
-        changed_ = true;
         ck_.rebase(row);
-        arm_interrupt();
-        change_top_ = TopRow{};
-        origin_ = row;
         change_band_ = -1;
         first_band_ = 0;
         next_right_ = 0;
-        share_best(0);
-        if (special_)
-            ex_->track_region_peaks(c0_ + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
+        switch_grid(row, change_top_);
+        change_top_ = TopRow{};
     }
 
     /// Whether the slab changed grids; then it did so below row origin_.
@@ -599,8 +592,7 @@ private:
 
     SlabLink& link_;
     Checkpointer& ck_;
-    std::unique_ptr<TileExecutor> own_;  ///< the slab's executor: the one run_slab made, or the one it changed to
-    TileExecutor* ex_;                   ///< own_'s
+    std::unique_ptr<TileExecutor> ex_;  ///< the slab's executor: the one run_slab made, or the one it changed to
     const TileGrid& g() const { return ex_->grid(); }
     SpecialRowWriter* const special_;  ///< null: no special rows kept
     const int64_t special_bands_;      ///< bands from one special row to the next
