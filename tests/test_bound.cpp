@@ -13,10 +13,12 @@
 #include "engine/bound/chain.hpp"
 #include "engine/bound/mapped_pairs.hpp"
 #include "engine/bound/minimap2_bound.hpp"
+#include "engine/bound/shared_kmers.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job.hpp"
 #include "engine/job/job_files.hpp"
 #include "engine/job/job_state.hpp"
+#include "engine/job/strand.hpp"
 #include "kernels/reference/reference.hpp"
 #include "io/fasta.hpp"
 #include "kernels/registry.hpp"
@@ -503,6 +505,52 @@ TEST(MappedPairs, EveryLongContigKeepsItsNucmerChromosomeAndShortOnesKeepAll) {
                 pairs.size(), s0.size() * s1.size(), long_placed, short_kept);
     EXPECT_GT(long_placed, 50);
     EXPECT_LT(pairs.size(), s0.size() * s1.size()) << "nothing was left out";
+}
+
+/// The look run_slabs takes before cutting slabs (engine/bound/shared_kmers.hpp): random pairs
+/// share no sampled k-mer, mutated copies about (1 - 5%)^k of them, a copy all of them; the
+/// sample is the same over any number of workers; an N ends the k-mers over it; S1 counts on
+/// its strand as given.
+TEST(SharedKmers, RandomPairsShareNoneCopiesAllAndMutatedOnesTheirSurvivors) {
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const int64_t length = 200000 + static_cast<int64_t>(rng() % 100000);
+    const auto [r0, r1] = test::random_pair(length, length, rng);
+    const KmerShare none = shared_kmers(r0, r1, 2);
+    // About length / 64 sampled; a spurious shared 20-mer is a 1e-2 event at this length.
+    EXPECT_GT(none.sampled, length / 100);
+    EXPECT_LE(none.shared, 2);
+
+    const KmerShare all = shared_kmers(r0, r0, 2);
+    EXPECT_EQ(all.shared, all.sampled);
+    EXPECT_NEAR(static_cast<double>(all.sampled), length / 64.0, length / 64.0 * 0.1);
+    for (const int workers : {1, 3, 7, 64}) {
+        const KmerShare again = shared_kmers(r0, r1, workers);
+        EXPECT_EQ(again.sampled, none.sampled) << workers << " workers";
+        EXPECT_EQ(again.shared, none.shared) << workers << " workers";
+        EXPECT_EQ(shared_kmers(r0, r0, workers).sampled, all.sampled) << workers << " workers";
+    }
+
+    const auto [m0, m1] = test::mutated_pair(length, length, rng);  // 5% substitutions
+    const KmerShare some = shared_kmers(m0, m1, 2);
+    const double share = static_cast<double>(some.shared) / static_cast<double>(some.sampled);
+    EXPECT_GT(share, 0.2) << some.shared << " of " << some.sampled;
+    EXPECT_LT(share, 0.5) << some.shared << " of " << some.sampled;
+    EXPECT_LE(shared_kmers(m0, reverse_complement(m0), 2).shared, 2);
+
+    // Every 20th base an N: no 20 bases in a row, no k-mer; one shorter than k has none either.
+    Sequence gappy = r0;
+    for (size_t p = 19; p < gappy.codes.size(); p += 20) gappy.codes[p] = kBaseOther;
+    EXPECT_EQ(shared_kmers(gappy, gappy, 2).sampled, 0);
+    gappy.codes.resize(KmerShare::kK - 1);
+    EXPECT_EQ(shared_kmers(r0, gappy, 2).sampled, 0);
+    // Every 21st: one k-mer in each run of 20, sampled as in the sequence without the Ns.
+    Sequence runs = r0;
+    for (size_t p = 20; p < runs.codes.size(); p += 21) runs.codes[p] = kBaseOther;
+    const KmerShare in_runs = shared_kmers(runs, runs, 3);
+    EXPECT_GT(in_runs.sampled, 0);
+    EXPECT_LT(in_runs.sampled, length / 21 / 64 * 2);
 }
 
 }  // namespace

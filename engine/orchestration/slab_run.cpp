@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 
+#include "engine/bound/shared_kmers.hpp"
 #include "engine/error.hpp"
 #include "engine/orchestration/left_column.hpp"
 #include "engine/orchestration/level_pieces.hpp"
@@ -28,6 +29,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kInFlight = kMaxDiagonalsInFlight;
 constexpr int64_t kDiagonalsPerReport = 64;
 constexpr int64_t kDiagonalsPerShare = 16;  ///< how often a slab shares its best score (pruning)
+/// The share of the matrix below a row that pruning is expected to leave above which the rows
+/// there are dense: wide block columns serve them better than narrow ones.
+constexpr double kDenseBelow = 0.25;
 
 /// An upper bound on the width cut_slabs gives any slab of n columns over `ranks`: a slab is
 /// within 4 columns per block column (at least kMinSlabBlockCols wide) of its share, and its
@@ -349,7 +353,6 @@ private:
         if (bands_left <= 2 * int64_t{change_.blocks}) return false;  // too little left to gain
         if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
         if (change_.testing) return bottom > change_.test_row;
-        constexpr double kDenseBelow = 0.25;  // the live share above which the rows below are dense
         if (options_.bound_settled && !options_.bound_settled->load(std::memory_order_relaxed)) return false;
         kept_grid_ = live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) <=
                      kDenseBelow;
@@ -722,6 +725,26 @@ std::vector<AlignmentEnd> reduce_records(SlabLink& link, const std::vector<Align
     return all;
 }
 
+/// Whether the bound pass may leave most of the matrix pruned, so that slabs start narrow
+/// (run_slab). Two sequences that share almost none of their k-mers give it little to find:
+/// then the matrix stays dense unless a floor from elsewhere prunes it, and a narrow start
+/// would only cost the time of changing grids (tools/BENCHMARKS.md, issue 40). A function of
+/// the sequences and options alone, so that a resume cuts the slabs as the run it resumes.
+bool bound_may_prune(const Sequence& s0, const Sequence& s1, const Scoring& scoring, const BackendOptions& options) {
+    const KmerShare share = shared_kmers(s0, s1, static_cast<int>(std::thread::hardware_concurrency()));
+    constexpr int64_t kTooFewToTell = 256;
+    constexpr double kLittleShared = 0.01;  // a pair of 10% divergence aligned over half its length keeps 5%
+    if (share.sampled < kTooFewToTell || share.shared >= kLittleShared * static_cast<double>(share.sampled))
+        return true;
+    LiveModel model;
+    model.rows = s0.length();
+    model.cols = s1.length();
+    model.best_score = scoring.best_score();
+    model.gap_extend = scoring.gap_extend;
+    model.floor = options.prune_floor;
+    return expected_live_fraction(model, 0, 0) <= kDenseBelow;
+}
+
 }  // namespace
 
 SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
@@ -916,6 +939,10 @@ SlabRunResult run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& s
                         const BackendOptions& options) {
     BackendOptions shared = options;
     shared.on_note = one_note_at_a_time(options.on_note);
+    // Once per process, before any slab is cut (run_slab's narrow start).
+    if (shared.narrow_grid && shared.pruning && shared.lower_bound && !shared.stack_rows &&
+        shared.narrow_test_blocks == 0 && engine.narrow_blocks(scoring) > 0)
+        shared.narrow_grid = bound_may_prune(s0, s1, scoring, shared);
     if (!shared.special_rows.dir.empty()) shared.special_rows.identity = rows_identity(s0, s1);
     std::vector<SlabRunResult> best(static_cast<size_t>(group.slabs()));
     run_in_group(group, [&](int local) {
