@@ -38,9 +38,10 @@ struct Sm90Tuning {
     /// unrelated 8M sequences 24.08, 25.49 and 27.93 s: a narrow live band wants narrow block
     /// columns, a dense matrix wide ones, so while a bound pass runs slabs start on all the
     /// resident blocks (narrow_blocks) and change to this share where the pass leaves most of
-    /// the matrix live (slab_run.cpp); without a pass they run this share throughout. H200,
-    /// medians of 3: 8M mutated 5.83 s, two unrelated 8M sequences 25.34 s (24.12 s with
-    /// this share throughout: the narrow start delays the slabs' first edges).
+    /// the matrix live (slab_run.cpp); without a pass, or for a pair that shares almost no
+    /// k-mers, they run this share throughout. H200, medians of 3: 8M mutated 5.90 s, two
+    /// unrelated 8M sequences 24.12 s (25.42 s when they too started narrow: the narrow start
+    /// delays the slabs' first edges).
     static constexpr int kSlabOversubscription = 2;
     /// A run is cut into slabs only when the block columns are at least this wide: below,
     /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
