@@ -1,0 +1,112 @@
+//! @file A tighter gain for the prune rule (prune_rule.hpp): what an alignment can still add
+//! after a region, from the long exact matches the two sequences share, not best_score per
+//! column. Two unrelated stretches score far less than best_score per column, and a pair
+//! whose alignment scores rho per column keeps a corner of (1 - rho)^2 of the matrix live
+//! under the plain gain (41% of a 16M related pair): the gain below keeps (1 - rho / r)^2,
+//! with r about 2/3 instead of 1.
+//!
+//! The argument. Let a be the largest identity score (s(x, x)), b the largest other entry of
+//! the matrix (b < 0; N scores below it), o the gap open cost, e the extend cost (min(e, o),
+//! as gap_run_cost), and k >= 2. A cell is seeded when it lies on a run of k or more equal
+//! bases on its diagonal (s0[i + t] = s1[j + t]). Cut a path (the steps an alignment takes
+//! after a cell) into maximal runs of identity steps, each followed by a separator: a
+//! non-identity diagonal step (scores <= b) or a gap (costs >= o, or >= e per column for a
+//! gap the path starts in). A run of r < k identity steps is unseeded; with
+//!   rho = (a (k - 1) + b) / k, and rho >= a - o / (k - 1) (else take that),
+//! a run of r <= k - 1 and its separator score at most rho (r + 1) when the separator is a
+//! diagonal step, rho r - lambda g when it is a gap of g columns, with
+//!   lambda = min(e, o - (a - rho)(k - 1)) > 0
+//! (o + (g - 1) e >= (a - rho)(k - 1) + lambda g for every g >= 1). A run of r >= k scores a r
+//! = rho r + (a - rho) r, its separator <= -lambda g. The last run has no separator and adds
+//! at most (a - rho)(k - 1) beyond rho r. So with D the path's diagonal steps (at most
+//! min(m - i, n - j) after cell (i, j)), M its identity steps on seeded cells and G its gap
+//! columns:
+//!   score <= rho D + (a - rho) M - lambda G + (a - rho)(k - 1).
+//! What (a - rho) M - lambda G can reach is bounded on a coarse grid: strips of H rows and
+//! bands of W diagonals (d = j - i). In a strip a path's seeded steps are on distinct rows
+//! holding a seeded cell on a diagonal the path visits, and moving from band beta to band
+//! beta' costs at least (|beta - beta'| - 2) W gap columns (the path enters the next strip
+//! within one diagonal of where it leaves this one). With W >= (a - rho) H / lambda, visiting
+//! a band beyond [min(beta, beta') - 1, max(beta, beta') + 1] costs more gap columns than the
+//! strip's seeded rows can repay. So, with cnt(s, gamma) an upper count of strip s's rows
+//! holding a seeded cell in band gamma,
+//!   T(s, beta) = max over beta' of (a - rho) min(H, sum of cnt(s, .) over [min - 1, max + 1])
+//!                - lambda max(0, |beta - beta'| - 2) W + T(s + 1, beta'),   T(S, .) = 0,
+//! bounds (a - rho) M - lambda G for every path whose first cell is in strip s and band beta.
+//! Everything is kept in units of 1/k, where rho k, (a - rho) k and lambda k are integers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/host_device.hpp"
+#include "engine/scoring/scoring.hpp"
+#include "engine/sequence.hpp"
+
+namespace chromalign {
+
+/// The terms of the argument for one scoring and k, in units of 1/k.
+struct GainTerms {
+    int32_t k = 0;
+    int64_t rho_k = 0;     ///< rho k
+    int64_t credit_k = 0;  ///< (a - rho) k: what a seeded step adds beyond rho
+    int64_t lambda_k = 0;  ///< lambda k: what each gap column surely costs beyond its run's share
+    /// The terms for `scoring` and k, or nothing when the argument gives no gain below
+    /// best_score per column (b >= 0, or gaps too cheap to charge).
+    static std::optional<GainTerms> of(const Scoring& scoring, int32_t k);
+};
+
+/// What a kernel reads: the table T in whole score units (rounded up), strips x bands, and
+/// the terms. A plain value, copied into the kernels' arguments; `t` points into host or device
+/// memory as the executor needs. An empty view (t null) bounds nothing.
+struct GainView {
+    const int32_t* t = nullptr;
+    int64_t strip_rows = 1, band_diagonals = 1;
+    int64_t strips = 0, bands = 0;
+    int64_t diagonal_origin = 0;  ///< band of diagonal d: (d + diagonal_origin) / band_diagonals
+    int64_t rho_k = 0, k = 1;
+    int64_t tail = 0;  ///< (a - rho)(k - 1), rounded up
+
+    /// An upper bound of what a path can add after any cell of the rectangle of DP cells
+    /// rows [row, row + rows] x columns [col, col + cols] (global, 0 = the matrix's edge),
+    /// with `left` = min(m - row, n - col) diagonal steps at most. -1 when the view is empty.
+    CHROMALIGN_HOST_DEVICE int64_t bound(int64_t row, int64_t col, int64_t rows, int64_t cols, int64_t left) const {
+        if (!t) return -1;
+        const int64_t s = row / strip_rows < strips ? row / strip_rows : strips - 1;
+        // Diagonals of the rectangle, col - (row + rows) .. col + cols - row, and one more on
+        // either side, where a path's first step may lead.
+        int64_t b0 = (col - row - rows - 1 + diagonal_origin) / band_diagonals;
+        int64_t b1 = (col + cols - row + 1 + diagonal_origin) / band_diagonals;
+        b0 = b0 < 0 ? 0 : b0;
+        b1 = b1 >= bands ? bands - 1 : b1;
+        int64_t phi = 0;
+        for (int64_t b = b0; b <= b1; ++b) {
+            const int64_t v = t[s * bands + b];
+            phi = v > phi ? v : phi;
+        }
+        return (rho_k * left + k - 1) / k + tail + phi;
+    }
+};
+
+/// T for one comparison (S0 x S1 as compared), built once; its view stays valid while it lives.
+class GainTable {
+public:
+    /// Builds the table, or nothing when the terms give no gain, the sequences are too short,
+    /// or their shared k-mers are too many to list (repeats): then the plain gain stands.
+    /// `strip_rows` and `k` 0 pick them for the size; tests pass small ones.
+    static std::unique_ptr<GainTable> build(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                            int workers, const std::atomic<bool>& cancel, int64_t strip_rows = 0,
+                                            int32_t k = 0);
+
+    const GainView& view() const { return view_; }
+    int32_t k() const { return static_cast<int32_t>(view_.k); }
+
+private:
+    std::vector<int32_t> t_;
+    GainView view_;
+};
+
+}  // namespace chromalign

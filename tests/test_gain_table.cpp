@@ -1,0 +1,127 @@
+//! @file The gain table (engine/pruning/gain_table.hpp) against a brute force: what a path can
+//! really add after each cell, from a reverse Gotoh over the whole matrix, never exceeds the
+//! table's bound, on random, mutated, related and repeat-rich pairs, several k and grids, the
+//! default scoring and the test matrices. And the bound is well below the plain gain where
+//! the pair is unrelated, or the test could pass with a table that bounds nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/pruning/gain_table.hpp"
+#include "tests/pruning_support.hpp"
+#include "tests/test_support.hpp"
+#include "tools/mutate.hpp"
+
+namespace chromalign {
+namespace {
+
+constexpr int32_t kNone = -(1 << 29);
+
+/// best[i][j]: the most a path can add after DP cell (i, j) in any state (H, or a gap of
+/// either kind whose next column costs extend): max(RE, RF) of a reverse Gotoh.
+std::vector<std::vector<int32_t>> after_each_cell(const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+    const int64_t m = s0.length(), n = s1.length();
+    const int32_t o = scoring.gap_open, e = std::min(scoring.gap_extend, scoring.gap_open);
+    std::vector<std::vector<int32_t>> rh(m + 2, std::vector<int32_t>(n + 2, kNone)), re = rh, rf = rh, best = rh;
+    for (int64_t i = m; i >= 0; --i)
+        for (int64_t j = n; j >= 0; --j) {
+            int32_t h = 0;
+            if (i < m && j < n) h = std::max(h, scoring.score(s0.codes[i], s1.codes[j]) + rh[i + 1][j + 1]);
+            if (j < n) h = std::max(h, re[i][j + 1] - o);
+            if (i < m) h = std::max(h, rf[i + 1][j] - o);
+            rh[i][j] = h;
+            re[i][j] = std::max(h, j < n ? re[i][j + 1] - e : kNone);
+            rf[i][j] = std::max(h, i < m ? rf[i + 1][j] - e : kNone);
+            best[i][j] = std::max(re[i][j], rf[i][j]);
+        }
+    return best;
+}
+
+struct Checked {
+    int64_t rectangles = 0, below_plain = 0;
+};
+
+/// Every rectangle of a lattice of `rows` x `cols` cells (as a cpu tile's inputs and cells),
+/// and random ones: the table's bound is at least the brute force's best over its cells.
+Checked expect_bounds(const GainView& view, const std::vector<std::vector<int32_t>>& best, int64_t m, int64_t n,
+                      int32_t a, std::mt19937_64& rng, const std::string& what) {
+    Checked c;
+    std::vector<std::array<int64_t, 4>> rects;
+    for (const int64_t rows : {int64_t{8}, int64_t{33}})
+        for (const int64_t cols : {int64_t{12}, int64_t{50}})
+            for (int64_t row = 0; row <= m; row += rows)
+                for (int64_t col = 0; col <= n; col += cols) rects.push_back({row, col, rows, cols});
+    for (int k = 0; k < 2000; ++k) {
+        const int64_t row = static_cast<int64_t>(rng() % static_cast<uint64_t>(m + 1));
+        const int64_t col = static_cast<int64_t>(rng() % static_cast<uint64_t>(n + 1));
+        rects.push_back({row, col, static_cast<int64_t>(rng() % 40), static_cast<int64_t>(rng() % 40)});
+    }
+    for (const auto& [row, col, rows, cols] : rects) {
+        int32_t most = 0;
+        for (int64_t i = row; i <= std::min(m, row + rows); ++i)
+            for (int64_t j = col; j <= std::min(n, col + cols); ++j) most = std::max(most, best[i][j]);
+        const int64_t left = std::min(m - row, n - col);
+        const int64_t bound = view.bound(row, col, rows, cols, left);
+        ++c.rectangles;
+        if (bound < int64_t{a} * left) ++c.below_plain;
+        if (bound < most) {
+            ADD_FAILURE() << what << ": rows " << row << "+" << rows << ", columns " << col << "+" << cols << ": bound "
+                          << bound << " below " << most;
+            return c;
+        }
+    }
+    return c;
+}
+
+TEST(GainTable, NoPathAddsMoreThanTheTableSays) {
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::atomic<bool> cancel{false};
+    int64_t tables = 0, below = 0, checked = 0, unrelated = 0;
+    for (const auto& c : test::pruning_cases(rng, 600)) {
+        if (c.s0.length() > 800 || c.s1.length() > 800) continue;
+        // The case's own scoring (default, HOXD70, the test matrices), and two more: blastn's,
+        // and gaps so cheap that rho is raised to keep lambda positive.
+        for (const Scoring& scoring : {c.scoring, Scoring(2, -3, 7, 2), Scoring(1, -3, 2, 1)}) {
+            const auto best = after_each_cell(c.s0, c.s1, scoring);
+            int32_t a = 0;
+            for (int x = 0; x < 4; ++x) a = std::max(a, scoring.matrix[x][x]);
+            for (const int32_t k : {2, 3, 5, 8, 0})
+                for (const int64_t strip : {int64_t{7}, int64_t{32}, int64_t{100}}) {
+                    const auto table =
+                        GainTable::build(c.s0, c.s1, scoring, 1 + static_cast<int>(rng() % 3), cancel, strip, k);
+                    if (!table) continue;
+                    ++tables;
+                    const Checked r = expect_bounds(table->view(), best, c.s0.length(), c.s1.length(), a, rng,
+                                                    c.what + ", k " + std::to_string(table->k()) + ", strips of " +
+                                                        std::to_string(strip));
+                    checked += r.rectangles;
+                    below += r.below_plain;
+                    // An unrelated pair shares few 8-mers: the table must bound it
+                    // well below the plain gain (it scores 1/3 of it per column or less there).
+                    const int64_t left = std::min(c.s0.length(), c.s1.length());
+                    if (c.what == "unrelated" && table->k() == 8 && scoring.is_match_mismatch()) {
+                        ++unrelated;
+                        EXPECT_LT(table->view().bound(0, 0, 0, 0, left) * 5, int64_t{a} * left * 4)
+                            << "k " << table->k() << ", strips of " << strip;
+                    }
+                    if (HasFailure()) return;
+                }
+        }
+    }
+    // Tables were built (the terms exist for these scorings), and unrelated pairs checked.
+    EXPECT_GT(tables, 100);
+    EXPECT_GT(unrelated, 4);
+    std::printf("[ result   ] %lld tables, %lld of %lld rectangles bounded below the plain gain\n",
+                static_cast<long long>(tables), static_cast<long long>(below), static_cast<long long>(checked));
+}
+
+}  // namespace
+}  // namespace chromalign
