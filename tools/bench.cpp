@@ -90,7 +90,8 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
             options.checkpoint.restart = true;  // every timed run starts from scratch
         }
         auto backend = make_backend(name, options);
-        std::vector<double> seconds, bound_seconds;
+        std::vector<double> seconds, bound_seconds, table_seconds;
+        int32_t table_k = 0;
         AlignmentEnd first;
         int64_t pruned = 0;
         int32_t bound_score = 0;
@@ -107,6 +108,8 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
             seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
             bound_seconds.push_back(report.seconds);
             bound_score = report.score;
+            table_k = report.table_k;
+            table_seconds.push_back(report.table_seconds);
             if (r == 0) first = result;
             pruned = backend->cells_pruned();
             if (result != first) throw Error(name + ": runs of the same pair disagree");
@@ -120,8 +123,10 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
                     static_cast<long long>(first.s0_end), static_cast<long long>(first.s1_end),
                     backend->layout().c_str(), backend->device().c_str());
         if (bound_score > 0)
-            std::printf("%-10s bound %d (%.4f of the score), its pass %.3f s (median)\n", "", bound_score,
+            std::printf("%-10s bound %d (%.4f of the score), its pass %.3f s (median)", "", bound_score,
                         static_cast<double>(bound_score) / std::max(first.score, 1), median(bound_seconds));
+            if (table_k > 0) std::printf("; gain table of %d-mers, %.3f s more", table_k, median(table_seconds));
+            std::printf("\n");
         std::fflush(stdout);
     }
 }

@@ -10,6 +10,8 @@
 
 namespace chromalign {
 
+struct GainView;  // engine/pruning/gain_table.hpp
+
 /// A progress report from a running comparison.
 struct Progress {
     int64_t cells_done = 0;   ///< DP cells finished (of m*n), resumed and skipped ones included
@@ -94,6 +96,9 @@ struct BackendOptions {
     /// True once lower_bound holds its last value (the pass ended, with a bound or without).
     /// Null: lower_bound, if any, is final from the start.
     const std::atomic<bool>* bound_settled = nullptr;
+    /// A gain table of this comparison once built (engine/pruning/gain_table.hpp), beside the
+    /// bound pass; null until then, or none. Later decisions prune with it.
+    const std::atomic<const GainView*>* gain_table = nullptr;
     /// Stacked records (engine/job/stack.hpp): S0 is several records one under another, record
     /// k from row stack_rows[k] (0-based, from 0, each a multiple of the engine's band height),
     /// none crossing into the next; the run gives each record's best cell. Null: one record.

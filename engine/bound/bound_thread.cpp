@@ -1,8 +1,10 @@
 //! @file BoundThread.
 #include "engine/bound/bound_thread.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
+#include <new>
 
 #include "engine/error.hpp"
 
@@ -16,14 +18,28 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
         report_.score = known;
         report_.in_time = true;
         settled_.store(true);
-        return;
     }
     if (!source) {
         settled_.store(true);
         return;
     }
-    report_.source = source->name();
-    // The report is written by the thread and read only after join().
+    if (known <= 0) report_.source = source->name();
+    // The report is written by the threads and read only after join(). The table needs no
+    // bound, and is quick: it comes on its own thread, before the pass's bound on a long pair.
+    table_thread_ = std::thread([this, &s0, &s1, &scoring] {
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+            table_ = GainTable::build(s0, s1, scoring, threads, cancel_);
+        } catch (const std::bad_alloc&) {
+            table_.reset();  // only prunes less
+        }
+        if (!table_) return;
+        report_.table_k = table_->k();
+        report_.table_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        table_view_.store(&table_->view(), std::memory_order_release);
+    });
+    if (known > 0) return;
     thread_ = std::thread([this, source, &s0, &s1, &scoring, on_found = std::move(on_found)] {
         const auto start = std::chrono::steady_clock::now();
         try {
@@ -45,11 +61,13 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
 BoundThread::~BoundThread() {
     cancel_.store(true);
     if (thread_.joinable()) thread_.join();
+    if (table_thread_.joinable()) table_thread_.join();
 }
 
 BoundReport BoundThread::finish(const AlignmentEnd& best, int32_t floor, const std::string& what) {
     cancel_.store(true);
     if (thread_.joinable()) thread_.join();
+    if (table_thread_.joinable()) table_thread_.join();
     const int32_t bound = value_.load();
     if (bound > floor && best.score < bound)
         throw Error("the bound of " + what + " (" + std::to_string(bound) + ", from " + report_.source +

@@ -14,6 +14,7 @@
 
 #include "engine/backend/options.hpp"
 #include "engine/bound/bound_source.hpp"
+#include "engine/pruning/gain_table.hpp"
 #include "engine/result.hpp"
 
 namespace chromalign {
@@ -26,12 +27,14 @@ struct BoundReport {
     bool in_time = false;      ///< it entered before stage 1 ended
     int64_t blocks = 0, path_columns = 0;  ///< BoundFound's
     std::string failure;       ///< why the pass gave nothing, when it failed
+    int32_t table_k = 0;       ///< the gain table's k, 0: none built (gain_table.hpp)
+    double table_seconds = 0;  ///< its time, beside the pass
 };
 
 class BoundThread {
 public:
-    /// Starts `source` (null: none) on s0 x s1. A bound already known (a resumed comparison's)
-    /// enters at once and the pass is not run again. `on_found` (optional) is called on the
+    /// Starts `source` (null: none, and no gain table) on s0 x s1. A bound already known (a
+    /// resumed comparison's) enters at once and the pass is not run again. `on_found` (optional) is called on the
     /// pass's thread with the bound once found.
     BoundThread(BoundSource* source, const Sequence& s0, const Sequence& s1, const Scoring& scoring, int32_t known,
                 std::function<void(int32_t)> on_found = {});
@@ -44,6 +47,7 @@ public:
     void lend_to(BackendOptions& run) const {
         run.lower_bound = &value_;
         run.bound_settled = &settled_;
+        run.gain_table = &table_view_;
     }
 
     /// After stage 1 found `best` pruning from `floor` (BackendOptions::prune_floor): ends the
@@ -55,6 +59,11 @@ private:
     std::atomic<int32_t> value_{0};
     std::atomic<bool> settled_{false};
     std::atomic<bool> cancel_{false};
+    /// Beside the pass, or alone for a known bound, a thread of its own builds a gain table: a
+    /// tighter gain, which needs no bound (engine/pruning/gain_table.hpp).
+    std::thread table_thread_;
+    std::unique_ptr<GainTable> table_;
+    std::atomic<const GainView*> table_view_{nullptr};
     BoundReport report_;
     std::thread thread_;
 };

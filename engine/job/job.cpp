@@ -20,6 +20,7 @@
 #include "engine/job/stage1_record.hpp"
 #include "engine/job/traceback_journal.hpp"
 #include "engine/orchestration/slab_run.hpp"
+#include "engine/pruning/gain_table.hpp"
 #include "engine/pruning/live_model.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/special_rows.hpp"
@@ -110,6 +111,8 @@ private:
         model.best_score = scoring_.best_score();
         model.gap_extend = scoring_.gap_extend;
         model.floor = floor;
+        // A bound pass builds a gain table too (BoundThread).
+        if (options_.bound) model.gain_rate = GainTable::rate(model.rows, model.cols, scoring_);
         return expected_live_fraction(model, 0, 0);
     }
 

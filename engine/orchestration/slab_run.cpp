@@ -15,6 +15,7 @@
 #include "engine/orchestration/left_column.hpp"
 #include "engine/orchestration/level_pieces.hpp"
 #include "engine/orchestration/test_pace.hpp"
+#include "engine/pruning/gain_table.hpp"
 #include "engine/pruning/live_model.hpp"
 #include "engine/transport/local_link.hpp"
 #include "engine/checkpoint/checkpointer.hpp"
@@ -128,6 +129,7 @@ public:
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
         c0_ = c0;
         n_ = s1.length();
+        if (options_.gain_table) gain_rate_ = GainTable::rate(m_, n_, scoring_);
         // A wavefront start has finished the diagonals before its first: they count as resumed.
         int64_t first = ex_->first_diagonal(), before = g().cells_finished(first);
         first_band_ = (ck_.left_row() - ck_.first_row()) / rows_;  // block 0 may lag others by a band
@@ -262,6 +264,12 @@ private:
         best_ = std::max({best_, g, bound(), ex_->best_score_seen()});
         if (group_) best_ = group_->offer_best(best_);
         ex_->share_best_score(best_);
+        if (!table_shared_ && options_.gain_table) {
+            if (const GainView* table = options_.gain_table->load(std::memory_order_acquire)) {
+                ex_->share_gain_table(*table);
+                table_shared_ = true;
+            }
+        }
     }
 
     int32_t bound() const {
@@ -367,6 +375,7 @@ private:
         ex_.reset();
         ex_ = change_.make(row, top);
         changed_ = true;
+        table_shared_ = false;
         origin_ = row;
         arm_interrupt();
         share_best(0);
@@ -590,6 +599,7 @@ private:
         model.gap_extend = scoring_.gap_extend;
         model.own_bound = bound();  // one read: it may rise meanwhile
         model.floor = std::max(model.own_bound, options_.prune_floor);
+        model.gain_rate = gain_rate_;
         return expected_live_fraction(model, front, std::max(own, best_ > model.floor ? best_ : 0));
     }
 
@@ -613,6 +623,8 @@ private:
     bool changed_ = false;      ///< the slab changed grids (below origin_)
     int64_t change_band_ = -1;  ///< the old grid's last band, while it finishes it
     bool kept_grid_ = false;    ///< decided not to change (the model is not asked every band)
+    bool table_shared_ = false;  ///< the executor has the gain table (share_best)
+    double gain_rate_ = 1.0;     ///< the gain table's per column, when one is coming (live_fraction_below)
     BandCapture change_row_;    ///< that band's bottom row, where no special row takes it
     TopRow change_top_;
     AlignmentEnd carried_best_;  ///< of the grid left
@@ -742,6 +754,7 @@ bool bound_may_prune(const Sequence& s0, const Sequence& s1, const Scoring& scor
     model.best_score = scoring.best_score();
     model.gap_extend = scoring.gap_extend;
     model.floor = options.prune_floor;
+    if (options.gain_table) model.gain_rate = GainTable::rate(s0.length(), s1.length(), scoring);
     return expected_live_fraction(model, 0, 0) <= kDenseBelow;
 }
 
@@ -846,7 +859,9 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     // This slab's executor for the rows below `row` from `from`, on `blocks` block columns.
     const auto executor_at = [&](int64_t row, const TopRow& from, int32_t blocks) {
         // The gain counts every column right of a cell, this slab's and the slabs' beyond it.
-        const PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
+        PruneRule prune{options.pruning, scoring.best_score(), s0.length() - row, s1.length() - me.c0};
+        prune.row_offset = row;  // where the executor's matrix lies in a gain table's
+        prune.col_offset = me.c0;
         return engine.slab_executor(s0, slab, scoring, row, from, SlabEdges{rank > 0, rank + 1 < ranks, rank}, blocks,
                                     prune);
     };

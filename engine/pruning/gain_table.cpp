@@ -71,8 +71,8 @@ int32_t pick_k(int64_t m, int64_t n, const Scoring& scoring, int64_t strip_rows)
         const double chance = std::ldexp(1.0, -2 * k);
         if (static_cast<double>(m) * static_cast<double>(n) * chance > kMostHits / 2) continue;
         const Grid g = grid_for(m, n, *terms, strip_rows);
-        const double rate = static_cast<double>(terms->rho_k) +
-                            static_cast<double>(terms->credit_k) * std::min(1.0, 3.0 * g.w * k * chance);
+        const double rate = (static_cast<double>(terms->rho_k) +
+                             static_cast<double>(terms->credit_k) * std::min(1.0, 3.0 * g.w * k * chance)) / k;
         if (best == 0 || rate < best_rate) best = k, best_rate = rate;
     }
     return best;
@@ -98,6 +98,13 @@ std::optional<GainTerms> GainTerms::of(const Scoring& scoring, int32_t k) {
     t.lambda_k = std::min(e * k, o * k - t.credit_k * (k - 1));
     if (t.credit_k <= 0 || t.lambda_k <= 0) return std::nullopt;
     return t;
+}
+
+double GainTable::rate(int64_t m, int64_t n, const Scoring& scoring) {
+    const int32_t k = pick_k(m, n, scoring, 0);
+    const auto terms = k > 0 ? GainTerms::of(scoring, k) : std::nullopt;
+    if (!terms || m < k || n < k) return 1.0;
+    return static_cast<double>(terms->rho_k) / (static_cast<double>(k) * scoring.best_score());
 }
 
 std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
@@ -166,7 +173,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
                 for (int64_t c = 0; c < g.bands; ++c) {
                     const int64_t lo = std::max<int64_t>(0, std::min(b, c) - 1), hi = std::min(g.bands - 1, std::max(b, c) + 1);
                     const int64_t rows = std::min(g.h, prefix[static_cast<size_t>(hi + 1)] - prefix[static_cast<size_t>(lo)]);
-                    const int64_t shift = std::max<int64_t>(0, std::abs(b - c) - 2) * g.w;
+                    const int64_t shift = std::abs(b - c) * g.w;
                     best = std::max(best, terms->credit_k * rows - terms->lambda_k * shift + next[static_cast<size_t>(c)]);
                 }
                 here[static_cast<size_t>(b)] = best;
@@ -188,7 +195,9 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     v.diagonal_origin = m;
     v.rho_k = terms->rho_k;
     v.k = k;
-    v.tail = (terms->credit_k * (k - 1) + k - 1) / k;
+    // The last run's (a - rho)(k - 1), and the path's first change of band, which may cost
+    // only W / 2 gap columns where T charged W.
+    v.tail = (terms->credit_k * (k - 1) + k - 1) / k + (terms->lambda_k * g.w + 2 * k - 1) / (2 * k);
     return table;
 }
 

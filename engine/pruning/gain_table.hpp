@@ -23,16 +23,19 @@
 //! columns:
 //!   score <= rho D + (a - rho) M - lambda G + (a - rho)(k - 1).
 //! What (a - rho) M - lambda G can reach is bounded on a coarse grid: strips of H rows and
-//! bands of W diagonals (d = j - i). In a strip a path's seeded steps are on distinct rows
-//! holding a seeded cell on a diagonal the path visits, and moving from band beta to band
-//! beta' costs at least (|beta - beta'| - 2) W gap columns (the path enters the next strip
-//! within one diagonal of where it leaves this one). With W >= (a - rho) H / lambda, visiting
-//! a band beyond [min(beta, beta') - 1, max(beta, beta') + 1] costs more gap columns than the
-//! strip's seeded rows can repay. So, with cnt(s, gamma) an upper count of strip s's rows
-//! holding a seeded cell in band gamma,
+//! bands of W diagonals (d = j - i). A path's band is kept with hysteresis: it starts in the
+//! band of its first diagonal and moves to the next band only once it is W / 2 inside it, so
+//! its band holds its diagonal within W / 2 on either side (the bands beta - 1 .. beta + 1
+//! cover it), and every move of band but the first costs at least W gap columns (the first
+//! W / 2). In a strip a path's seeded steps are on distinct rows holding a seeded cell on a
+//! diagonal it visits. With W >= (a - rho) H / lambda, a path that visits a band beyond
+//! [min(beta, beta'), max(beta, beta')], from beta to beta' at the next strip, pays two moves
+//! more than the strip's seeded rows can repay. So, with cnt(s, gamma) an upper count of strip
+//! s's rows holding a seeded cell in band gamma,
 //!   T(s, beta) = max over beta' of (a - rho) min(H, sum of cnt(s, .) over [min - 1, max + 1])
-//!                - lambda max(0, |beta - beta'| - 2) W + T(s + 1, beta'),   T(S, .) = 0,
-//! bounds (a - rho) M - lambda G for every path whose first cell is in strip s and band beta.
+//!                - lambda |beta - beta'| W + T(s + 1, beta'),   T(S, .) = 0,
+//! bounds (a - rho) M - lambda G - lambda W / 2 for every path whose first cell is in strip s
+//! and band beta (banding without hysteresis would let a path drift a band a strip for free).
 //! Everything is kept in units of 1/k, where rho k, (a - rho) k and lambda k are integers.
 #pragma once
 
@@ -100,6 +103,11 @@ public:
     static std::unique_ptr<GainTable> build(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                             int workers, const std::atomic<bool>& cancel, int64_t strip_rows = 0,
                                             int32_t k = 0);
+
+    /// What the gain of the table that build() would make counts per column far from any
+    /// shared run, in units of best_score (rho / best_score); 1 when it would make none. For
+    /// the model of what pruning leaves (live_model.hpp).
+    static double rate(int64_t m, int64_t n, const Scoring& scoring);
 
     const GainView& view() const { return view_; }
     int32_t k() const { return static_cast<int32_t>(view_.k); }

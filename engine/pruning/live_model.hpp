@@ -16,6 +16,9 @@ struct LiveModel {
     /// The best score G holds from the start: the own bound, or a floor from another
     /// comparison (BackendOptions::prune_floor) that this one need not come near.
     int32_t floor = 0;
+    /// What the gain counts per column far from the alignment, in best_score: below 1 with a
+    /// gain table (GainTable::rate).
+    double gain_rate = 1.0;
 };
 
 /// The share of the cells below row `front` that pruning is expected to keep, with `found` the
@@ -24,11 +27,13 @@ struct LiveModel {
 ///
 /// A model of a related pair, whose best alignment runs near the main diagonal. A cell (i, j)
 /// is kept when H(i, j) + gain(i, j) reaches the G known when it is decided (prune_rule.hpp).
-/// Far from the alignment H is small, so the cell is kept when gain alone, best_score *
-/// min(m - i, n - j), reaches G; G grows about linearly down the rows, as found * i / front,
-/// and is never below the floor. Near the alignment H(i) is about rho * i (in best_score
-/// units, rho = own_bound / min(m, n)), so the slack H + gain - G there is (m - i) - (floor -
-/// rho * i): (1 - rho)(m - i) when the floor is the own bound, m - i without a floor, and
+/// Far from the alignment H is small, so the cell is kept when gain alone, gain_rate *
+/// best_score * min(m - i, n - j), reaches G; G grows about linearly down the rows, as
+/// found * i / front, and is never below the floor. Near the alignment H(i) is about rho * i
+/// (in best_score units, rho = own_bound / min(m, n)), and the gain counts about `along` =
+/// gain_rate + (1 - gain_rate) (1 + rho) / 2 per column (a gain table's shared runs are most
+/// of the columns there), so the slack H + gain - G there is along (m - i) - (floor - rho i):
+/// (along - rho)(m - i) when the floor is the own bound, m - i without a floor or table, and
 /// nothing once a floor from elsewhere is out of the alignment's reach. At a distance of k
 /// columns H is about k * extend lower while the gain falls by up to k * best_score, so cells
 /// within best_score * slack / (best_score + extend) of it on either side are kept. The model

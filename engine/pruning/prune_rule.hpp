@@ -34,6 +34,11 @@
 //! among tied cells are those of the unpruned run. With G = S* exactly (a bound pass that
 //! found an optimal path), the optimal cells' regions have bound(Q) >= S* = G and stay live.
 //!
+//! A tighter gain (gain_table.hpp): where a table bounds what any path adds after every cell
+//! of a rectangle that holds Q and its inputs, gain(Q) is the smaller of the two. Both bound
+//! every alignment through Q as above, so the argument stands unchanged; the table need not
+//! fall with i and j, which is why it bounds the whole rectangle, not one corner cell.
+//!
 //! A G above S* (a bug, or a forged checkpoint) breaks the argument, and is always caught:
 //! every computed value is still a lower bound of its true one, so the best found is at most
 //! S* < G, and a caller whose G came from outside the run refuses an answer below it
@@ -43,6 +48,7 @@
 #include <cstdint>
 
 #include "engine/host_device.hpp"
+#include "engine/pruning/gain_table.hpp"
 
 namespace chromalign {
 
@@ -51,13 +57,24 @@ struct PruneRule {
     bool on = false;         ///< false: never skip (--no-pruning)
     int32_t best_score = 0;  ///< the largest substitution score (Scoring::best_score)
     int64_t m = 0, n = 0;    ///< real rows and columns of the executor's matrix
+    /// A gain table over the whole comparison (empty: none), the executor's first row and
+    /// column in it, and the extent of a region beyond its corner cell: span_rows rows and
+    /// span_cols columns hold the region and its inputs (the executor's tiles).
+    GainView table = {};
+    int64_t row_offset = 0, col_offset = 0;
+    int64_t span_rows = 0, span_cols = 0;
 
-    /// gain of the cell above and left of the region whose first (0-based) row is `row0` and
-    /// first column `col0`: what an alignment can still add after entering the region.
+    /// What an alignment can still add after entering the region whose first (0-based) row is
+    /// `row0` and first column `col0`: best_score per column left after its corner cell, or
+    /// the table's bound over the region, the smaller.
     CHROMALIGN_HOST_DEVICE int64_t gain(int64_t row0, int64_t col0) const {
         const int64_t rows = m - row0, cols = n - col0;
         const int64_t left = rows < cols ? rows : cols;
-        return left > 0 ? left * best_score : 0;
+        const int64_t plain = left > 0 ? left * best_score : 0;
+        if (!table.t) return plain;
+        const int64_t tight =
+            table.bound(row0 + row_offset, col0 + col_offset, span_rows, span_cols, left > 0 ? left : 0);
+        return tight < plain ? tight : plain;
     }
 
     /// True when gain alone can reach g: the region is live whatever its inputs hold, so a

@@ -10,6 +10,7 @@
 
 #include "engine/error.hpp"
 #include "engine/host_device.hpp"
+#include "engine/pruning/gain_table.hpp"
 #include "engine/result.hpp"
 #include "engine/tiling/tile_grid.hpp"
 
@@ -192,6 +193,9 @@ public:
     /// A score reached elsewhere (another slab or rank, or before a resume): later diagonals
     /// prune against it and track only cells that reach it. A stale value only prunes less.
     virtual void share_best_score(int32_t g) = 0;
+    /// A gain table over the comparison (engine/pruning/gain_table.hpp), for the decisions of
+    /// later diagonals; its memory outlives the executor. One that ignores it only prunes less.
+    virtual void share_gain_table(const GainView& view) { (void)view; }
 
     /// Column slabs (only when built with the matching SlabEdges). The left edge of `band`:
     /// H and E of its R rows in the column left of this slab, and corner H(top - 1, same

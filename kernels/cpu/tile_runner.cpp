@@ -193,7 +193,11 @@ void CpuTileRunner::run_kernel_tile(TileArgs& a, int32_t* left, Worker& w) {
                                  std::memory_order_relaxed)
                            : best_score_.load(std::memory_order_relaxed);
     const int32_t g = std::max({a.threshold, w.best.score, shared_best_.load(std::memory_order_relaxed)});
-    if (!prune_.live_by_gain(a.row0, a.col0, g) && tile_dead(a, g)) {
+    PruneRule rule = prune_;
+    if (table_ready_.load(std::memory_order_acquire)) rule.table = table_;
+    rule.span_rows = rows;  // the tile and its inputs: rows [row0, row0 + R], columns [col0, col0 + cols]
+    rule.span_cols = a.cols;
+    if (!rule.live_by_gain(a.row0, a.col0, g) && tile_dead(rule, a, g)) {
         skip_tile(a);
         const int64_t real_rows = std::clamp<int64_t>(grid_.m - a.row0, 0, rows);
         const int64_t real_cols = std::clamp<int64_t>(grid_.n - a.col0, 0, a.cols);
@@ -205,12 +209,18 @@ void CpuTileRunner::run_kernel_tile(TileArgs& a, int32_t* left, Worker& w) {
     raise_best_score(w.best.score);  // other workers then track and prune against it
 }
 
-bool CpuTileRunner::tile_dead(const TileArgs& a, int32_t g) const {
+void CpuTileRunner::share_gain_table(const GainView& view) {
+    if (table_ready_.load(std::memory_order_relaxed)) return;  // one table per comparison
+    table_ = view;
+    table_ready_.store(true, std::memory_order_release);
+}
+
+bool CpuTileRunner::tile_dead(const PruneRule& rule, const TileArgs& a, int32_t g) const {
     const int64_t rows = grid_.rows_per_band();
     int32_t input_max = 0;  // column 0 of the DP, without a left edge: H = 0
     if (a.left) input_max = std::max(*std::max_element(a.left, a.left + rows), a.left[2 * rows]);
     input_max = std::max(input_max, *std::max_element(a.bus_h, a.bus_h + a.cols));
-    return prune_.dead(input_max, a.row0, a.col0, g);
+    return rule.dead(input_max, a.row0, a.col0, g);
 }
 
 void CpuTileRunner::skip_tile(const TileArgs& a) const {

@@ -97,6 +97,7 @@ public:
     int64_t cells_pruned() override;
     int32_t best_score_seen() override { return best_score_.load(std::memory_order_relaxed); }
     void share_best_score(int32_t g) override { shared_best_.store(g, std::memory_order_relaxed); }
+    void share_gain_table(const GainView& view) override;
 
     const CpuKernel& kernel() const { return kernel_; }
     /// The kernel's name, with "/matrix" when it looks up a matrix (e.g. "avx2/i32/a16/matrix").
@@ -122,7 +123,7 @@ private:
     /// One kernel tile: computed, or skipped when the prune rule allows; `left` is a.left.
     void run_kernel_tile(TileArgs& a, int32_t* left, Worker& w);
     /// The prune rule's decision for tile (band, block) against `g`, from its inputs.
-    bool tile_dead(const TileArgs& a, int32_t g) const;
+    bool tile_dead(const PruneRule& rule, const TileArgs& a, int32_t g) const;
     /// A skipped tile's outputs: H = 0 and F, E = -inf on its bottom row and right edge.
     void skip_tile(const TileArgs& a) const;
     /// 16-bit lanes: raises the corner in `left` (a.left, the tile's own input slot), which is
@@ -168,6 +169,10 @@ private:
     /// this executor's best stays the largest H it computed (checkpoints check that).
     std::atomic<int32_t> shared_best_{0};
     PruneRule prune_;
+    /// share_gain_table's view, written once before table_ready_ is set: the workers read it
+    /// while they decide tiles.
+    GainView table_;
+    std::atomic<bool> table_ready_{false};
     /// stack_records: the record of each band, each record's best cell and its score (the
     /// tracking threshold of its tiles). Empty: one record, the workers' bests.
     struct Stacked {
