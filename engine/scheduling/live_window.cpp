@@ -35,6 +35,14 @@ BlockSpan corner_blocks(const TileGrid& grid, const PruneRule& rule, int64_t z, 
     span.first = std::max(span.first, z - floor_div(rule.m - q, rows));
     // n - (b * C - lag) >= q  <=>  b <= floor((n + lag - q) / C)
     span.last = std::min(span.last, floor_div(rule.n + lag - q, grid.block_cols));
+    if (!rule.table.t) return span;
+    // A gain table bounds less than best_score per column, but it does not fall with i and j:
+    // the span is the hull of the blocks whose gain reaches `need`, scanned from either end.
+    const auto live = [&](int64_t b) {
+        return rule.gain((z - b) * rows, std::max<int64_t>(0, b * grid.block_cols - lag)) >= need;
+    };
+    while (!span.empty() && !live(span.first)) ++span.first;
+    while (!span.empty() && !live(span.last)) --span.last;
     return span;
 }
 

@@ -47,7 +47,7 @@ struct BlockSpan {
 
 /// C(z): the blocks of diagonal z, bands >= 1 and columns >= 1, whose run is live against g
 /// with every input dead; exact under `rule` (columns as the kernels give them: the run of
-/// block b starts T-1 columns left of b*C).
+/// block b starts T-1 columns left of b*C), the hull of those blocks under a gain table.
 BlockSpan corner_blocks(const TileGrid& grid, const PruneRule& rule, int64_t z, int32_t g);
 
 /// What the host read of diagonal x's decisions: the blocks whose run was live.

@@ -234,6 +234,10 @@ struct CudaTileRunner::Impl {
     int32_t* h_best_seen = nullptr;          ///< pinned: d_best_score, copied every kBestCopyEvery diagonals
     unsigned long long* h_pruned_seen = nullptr;  ///< pinned: d_pruned, copied with it and at synchronize()
     int32_t shared_best = 0;                 ///< see share_best_score
+    /// args.prune with the gain table's host view: the host's own decisions (may_prune,
+    /// live_window); args.prune's view points at d_gain.
+    PruneRule host_prune;
+    int32_t* d_gain = nullptr;  ///< share_gain_table: the table, strips x bands
     SlabEdges edges;
     /// kEdgeSlots left edges of 2R + 1 words in pinned host memory, which the short phase
     /// reads directly (unified addressing): no copy in the stream ahead of each diagonal.
@@ -379,7 +383,7 @@ struct CudaTileRunner::Impl {
         const int64_t rows = grid.rows_per_band();
         for (int64_t b = grid.first_block(d); b <= grid.last_block(d); ++b) {
             const int64_t first_col = std::max<int64_t>(0, b * grid.block_cols - (cuda::kWarp - 1));
-            if (!args.prune.live_by_gain((d - b) * rows, first_col, g)) return true;
+            if (!host_prune.live_by_gain((d - b) * rows, first_col, g)) return true;
         }
         return false;
     }
@@ -405,7 +409,7 @@ struct CudaTileRunner::Impl {
         int64_t e = d - 2;
         while (e > oldest && !diagonal_done(e)) --e;
         while (!diagonal_done(e)) std::this_thread::yield();
-        const LaunchMap map = live_window(grid, args.prune, d, live_of(e), launched[e % kEdgeSlots].g);
+        const LaunchMap map = live_window(grid, host_prune, d, live_of(e), launched[e % kEdgeSlots].g);
         const int64_t rows = grid.rows_per_band();
         // Blocks of bands past last_band do not count: they are not run at all.
         for (int64_t b = std::max(grid.first_block(d), d - last_band); b <= last; ++b) {
@@ -486,7 +490,8 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept),
                             static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
-                            static_cast<void*>(d_band_record), static_cast<void*>(d_live)})
+                            static_cast<void*>(d_band_record), static_cast<void*>(d_live),
+                            static_cast<void*>(d_gain)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
@@ -620,6 +625,12 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
     a.terms = scoring;
     a.diag_table = im.d_table;
     a.prune = prune;
+    // A run and its inputs (block_pruning.cuh): rows [row0, row0 + R], columns [first_col,
+    // first_col + C + T - 1], first_col = b C - (T - 1).
+    a.prune.span_rows = grid.rows_per_band();
+    a.prune.span_cols = grid.block_cols + cuda::kWarp - 1;
+    a.prune.table = GainView{};
+    im.host_prune = a.prune;
     a.shared_best = 0;
     a.pruned = im.d_pruned;
     im.keeping.n = grid.n;
@@ -739,6 +750,19 @@ int32_t CudaTileRunner::best_score_seen() {
 }
 
 void CudaTileRunner::share_best_score(int32_t g) { impl_->shared_best = std::max(impl_->shared_best, g); }
+
+void CudaTileRunner::share_gain_table(const GainView& view) {
+    Impl& im = *impl_;
+    if (!im.args.prune.on || im.d_gain || !view.t) return;
+    const size_t words = static_cast<size_t>(view.strips * view.bands);
+    CUDA_CHECK(cudaSetDevice(im.device));
+    im.d_gain = im.alloc<int32_t>(words);
+    // In stream order: every later decision kernel reads it after the copy.
+    CUDA_CHECK(cudaMemcpyAsync(im.d_gain, view.t, words * sizeof(int32_t), cudaMemcpyHostToDevice, im.stream));
+    im.host_prune.table = view;
+    im.args.prune.table = view;
+    im.args.prune.table.t = im.d_gain;
+}
 
 void CudaTileRunner::synchronize() {
     Impl& im = *impl_;

@@ -113,6 +113,8 @@ public:
     int32_t best_score_seen() override;
     /// Given to every later launch by value: the kernels prune against max(it, their own).
     void share_best_score(int32_t g) override;
+    /// Copied to the device once; later decisions read it there, the host's from `view`.
+    void share_gain_table(const GainView& view) override;
     static constexpr int64_t kBestCopyEvery = 128;
 
     /// Edge ring slots and recorded diagonals (see tuning.hpp).
