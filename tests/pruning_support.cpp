@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
@@ -115,6 +116,39 @@ int64_t expect_pruning_exact(const std::string& backend, const std::vector<Pruni
             }
     }
     return pruned;
+}
+
+int64_t expect_gain_table_exact(const std::string& backend, const std::vector<PruningCase>& cases,
+                                const std::vector<BackendOptions>& grids, int64_t strip_rows, int64_t& without) {
+    int64_t with = 0;
+    without = 0;
+    const std::atomic<bool> cancel{false};
+    for (const PruningCase& c : cases) {
+        const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
+        const auto table = GainTable::build(c.s0, c.s1, c.scoring, 2, cancel, strip_rows);
+        const std::atomic<const GainView*> view{table ? &table->view() : nullptr};
+        for (const BackendOptions& grid : grids)
+            for (const int32_t from : {want.score, 0})
+                for (const bool use : {true, false}) {
+                    const std::atomic<int32_t> bound{from};
+                    BackendOptions o = grid;
+                    o.pruning = true;
+                    o.lower_bound = &bound;
+                    o.gain_table = use ? &view : nullptr;
+                    auto engine = make_backend(backend, o);
+                    const AlignmentEnd got = engine->align(c.s0, c.s1, c.scoring);
+                    EXPECT_EQ(got, want) << backend << ", " << c.what << ", bound " << from << ", gain table "
+                                         << (use && table ? "of " + std::to_string(table->k()) + "-mers" : "none")
+                                         << ", " << c.s0.length() << " x " << c.s1.length() << ", "
+                                         << c.scoring.to_string() << ", grid " << engine->layout() << "\n got "
+                                         << got.score << " (" << got.s0_end << ", " << got.s1_end << ") want "
+                                         << want.score << " (" << want.s0_end << ", " << want.s1_end << "), seed "
+                                         << seed();
+                    (use ? with : without) += engine->cells_pruned();
+                    if (::testing::Test::HasFailure()) return with;
+                }
+    }
+    return with;
 }
 
 StopAndResume stop_then_resume(const std::string& first, BackendOptions first_options, const std::string& second,

@@ -37,6 +37,13 @@ BackendOptions grid(int alpha, int max_blocks, int slabs = 0, int threads = 0);
 int64_t expect_pruning_exact(const std::string& backend, const std::vector<PruningCase>& cases,
                              const std::vector<BackendOptions>& grids);
 
+/// Runs `backend` with each of `grids` on every case, pruning from the optimum itself and from
+/// 0, with a gain table of the case (strips of `strip_rows`) and without: all must equal the
+/// reference. Returns the cells the runs with the table skipped, and in `without` those the
+/// same runs without it skipped.
+int64_t expect_gain_table_exact(const std::string& backend, const std::vector<PruningCase>& cases,
+                                const std::vector<BackendOptions>& grids, int64_t strip_rows, int64_t& without);
+
 /// What stop_then_resume saw.
 struct StopAndResume {
     bool stopped = false;        ///< the first run was stopped (it had not finished yet)
