@@ -123,10 +123,11 @@ void bench_pair(const BenchOptions& o, const Sequence& s0, const Sequence& s1) {
                     static_cast<long long>(first.s0_end), static_cast<long long>(first.s1_end),
                     backend->layout().c_str(), backend->device().c_str());
         if (bound_score > 0)
-            std::printf("%-10s bound %d (%.4f of the score), its pass %.3f s (median)", "", bound_score,
+            std::printf("%-10s bound %d (%.4f of the score), its pass %.3f s (median)\n", "", bound_score,
                         static_cast<double>(bound_score) / std::max(first.score, 1), median(bound_seconds));
-            if (table_k > 0) std::printf("; gain table of %d-mers, %.3f s more", table_k, median(table_seconds));
-            std::printf("\n");
+        if (table_k > 0)
+            std::printf("%-10s gain table of %d-mers, %.3f s beside the pass (median)\n", "", table_k,
+                        median(table_seconds));
         std::fflush(stdout);
     }
 }
