@@ -430,8 +430,12 @@ TEST(JobBound, TheEtaOfBothStrandsExpectsTheReverseStrandPrunedFromTheForwardBes
         std::printf("[ eta      ] comparison %lld: expected %lld cells to compute after its first report, computed %.0f\n",
                     static_cast<long long>(comparison), static_cast<long long>(p.cells_left_live), after);
         // The model takes the rows above a front as done, the run sweeps antidiagonals: the
-        // corner the reverse strand keeps is done sooner than the model thinks.
-        EXPECT_NEAR(static_cast<double>(p.cells_left_live), after, (comparison == 0 ? 0.25 : 0.4) * after)
+        // corner the reverse strand keeps is done sooner than the model thinks. And the gain
+        // table leaves the reverse strand little beyond what it computes before the table is
+        // built, a time a loaded machine stretches: an error of 1% of its cells is none.
+        const double cells = static_cast<double>(s0.length()) * static_cast<double>(s1.length());
+        EXPECT_NEAR(static_cast<double>(p.cells_left_live), after,
+                    std::max((comparison == 0 ? 0.25 : 0.4) * after, 0.01 * cells))
             << "comparison " << comparison;
     }
 }
