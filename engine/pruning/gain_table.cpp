@@ -12,6 +12,7 @@ namespace {
 
 constexpr int32_t kMinK = 6, kMaxK = 13;      ///< 4^13 buckets of S0's k-mers: 256 MiB of offsets
 constexpr int64_t kMostHits = 600'000'000;    ///< shared k-mer pairs listed at most
+constexpr uint64_t kFrequent = 256;            ///< pairs of one k-mer above which it is a repeat's
 constexpr int64_t kMostStripsOrBands = 512;   ///< T's side, so that building it stays O(512^3)
 
 /// The largest identity score (a) and the largest other entry (b) of the matrix.
@@ -124,10 +125,23 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     std::vector<uint32_t> at(start.begin(), start.end() - 1), where(start[buckets]);
     each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) { where[at[x]++] = static_cast<uint32_t>(i); });
     at = {};
-    // Repeats can make the pairs of equal k-mers quadratic: count them before listing them.
+    // Repeats make the pairs of equal k-mers quadratic. A k-mer with more than kFrequent pairs
+    // is not listed: the rows of its S0 occurrences count as seeded in every band of their
+    // strips (`every`), an upper count that costs one pass.
+    std::vector<uint32_t> in_s1(buckets, 0);
+    each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t, uint64_t x) { ++in_s1[x]; });
+    const auto frequent = [&](uint64_t x) { return uint64_t{start[x + 1] - start[x]} * in_s1[x] > kFrequent; };
+    std::vector<int64_t> every(static_cast<size_t>(g.strips), 0);
     int64_t pairs = 0;
-    each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t, uint64_t x) { pairs += start[x + 1] - start[x]; });
+    for (uint64_t x = 0; x < buckets; ++x)
+        if (!frequent(x)) pairs += int64_t{start[x + 1] - start[x]} * in_s1[x];
     if (pairs > kMostHits || cancel.load(std::memory_order_relaxed)) return nullptr;
+    each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) {
+        if (!frequent(x)) return;
+        const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
+        every[static_cast<size_t>(first)] += k;
+        if (last != first) every[static_cast<size_t>(last)] += k;
+    });
 
     // cnt(s, band): each shared k-mer at (i, j) counts its first row; the last k-mer of a run
     // of equal bases also its other k - 1 rows, in the strips of its first and last rows.
@@ -143,6 +157,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
         std::vector<int64_t>& cnt = counts[static_cast<size_t>(w)];
         cnt.assign(cells, 0);
         each_kmer(s1.codes, k, kmers * w / workers, kmers * (w + 1) / workers, [&](int64_t j, uint64_t x) {
+            if (frequent(x)) return;
             for (uint32_t p = start[x]; p < start[x + 1]; ++p) {
                 // A DP cell (i + 1, j + 1) holds the pair s0[i], s1[j]: its diagonal j - i.
                 const int64_t i = where[p], band = (j - i + m) / g.w;
@@ -172,7 +187,8 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
                 int64_t best = 0;
                 for (int64_t c = 0; c < g.bands; ++c) {
                     const int64_t lo = std::max<int64_t>(0, std::min(b, c) - 1), hi = std::min(g.bands - 1, std::max(b, c) + 1);
-                    const int64_t rows = std::min(g.h, prefix[static_cast<size_t>(hi + 1)] - prefix[static_cast<size_t>(lo)]);
+                    const int64_t rows = std::min(g.h, prefix[static_cast<size_t>(hi + 1)] - prefix[static_cast<size_t>(lo)] +
+                                                           every[static_cast<size_t>(s)]);
                     const int64_t shift = std::abs(b - c) * g.w;
                     best = std::max(best, terms->credit_k * rows - terms->lambda_k * shift + next[static_cast<size_t>(c)]);
                 }

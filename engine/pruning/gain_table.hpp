@@ -98,7 +98,8 @@ struct GainView {
 class GainTable {
 public:
     /// Builds the table, or nothing when the terms give no gain, the sequences are too short,
-    /// or their shared k-mers are too many to list (repeats): then the plain gain stands.
+    /// or their shared k-mers are too many to list: then the plain gain stands. A repeat's
+    /// k-mers (many pairs each) are not listed; their rows count as seeded in every band.
     /// `strip_rows` and `k` 0 pick them for the size; tests pass small ones.
     static std::unique_ptr<GainTable> build(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                             int workers, const std::atomic<bool>& cancel, int64_t strip_rows = 0,
