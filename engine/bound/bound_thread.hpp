@@ -34,8 +34,8 @@ struct BoundReport {
 class BoundThread {
 public:
     /// Starts `source` (null: none, and no gain table) on s0 x s1. A bound already known (a
-    /// resumed comparison's) enters at once and the pass is not run again. `on_found` (optional) is called on the
-    /// pass's thread with the bound once found.
+    /// resumed comparison's) enters at once and the pass is not run again. `on_found`
+    /// (optional) is called on the pass's thread with the bound once found.
     BoundThread(BoundSource* source, const Sequence& s0, const Sequence& s1, const Scoring& scoring, int32_t known,
                 std::function<void(int32_t)> on_found = {});
     ~BoundThread();  ///< cancels the pass and waits for it

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/kmers.hpp"
 #include "engine/threads/for_each_worker.hpp"
 
 namespace chromalign {
@@ -19,30 +20,18 @@ uint64_t mix(uint64_t x) {
 }
 
 /// The sampled k-mers' hashes of `codes`, sorted and distinct. Worker w scans the k-mers that
-/// start in its share of the positions; a base other than A, C, G, T ends every k-mer over it.
+/// start in its share of the positions.
 std::vector<uint64_t> sampled(const std::vector<uint8_t>& codes, int workers) {
     constexpr int k = KmerShare::kK;
-    constexpr uint64_t mask = (uint64_t{1} << (2 * k)) - 1;
     const int64_t starts = static_cast<int64_t>(codes.size()) - k + 1;
     if (starts <= 0) return {};
     std::vector<std::vector<uint64_t>> parts(static_cast<size_t>(workers));
     for_each_worker(workers, [&](int w) {
-        const int64_t first = starts * w / workers, last = starts * (w + 1) / workers;
         std::vector<uint64_t>& out = parts[static_cast<size_t>(w)];
-        uint64_t kmer = 0;
-        int valid = 0;  // bases of the current k-mer read so far, up to k
-        for (int64_t p = first; p < last + k - 1; ++p) {
-            const uint8_t c = codes[static_cast<size_t>(p)];
-            if (c > kBaseT) {
-                valid = 0;
-                continue;
-            }
-            kmer = ((kmer << 2) | c) & mask;
-            if (++valid < k) continue;
-            valid = k;
+        for_each_kmer(codes, k, starts * w / workers, starts * (w + 1) / workers, [&](int64_t, uint64_t kmer) {
             const uint64_t h = mix(kmer);
             if ((h & KmerShare::kSampleMask) == 0) out.push_back(h);
-        }
+        });
     });
     std::vector<uint64_t> all;
     for (auto& part : parts) all.insert(all.end(), part.begin(), part.end());

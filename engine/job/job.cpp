@@ -20,7 +20,6 @@
 #include "engine/job/stage1_record.hpp"
 #include "engine/job/traceback_journal.hpp"
 #include "engine/orchestration/slab_run.hpp"
-#include "engine/pruning/gain_table.hpp"
 #include "engine/pruning/live_model.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/special_rows.hpp"
@@ -105,14 +104,8 @@ private:
     /// `floor` alone is expected to keep.
     double floor_live_fraction(int32_t floor) const {
         if (!options_.backend.pruning || rows_ <= 0) return 1.0;
-        LiveModel model;
-        model.rows = rows_;
-        model.cols = current_ / rows_;
-        model.best_score = scoring_.best_score();
-        model.gap_extend = scoring_.gap_extend;
-        model.floor = floor;
         // A bound pass builds a gain table too (BoundThread).
-        if (options_.bound) model.gain_rate = GainTable::rate(model.rows, model.cols, scoring_);
+        const LiveModel model = live_model(rows_, current_ / rows_, scoring_, floor, options_.bound != nullptr);
         return expected_live_fraction(model, 0, 0);
     }
 

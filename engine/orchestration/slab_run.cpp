@@ -129,7 +129,6 @@ public:
     void run(const Sequence& s0, const Sequence& s1, int64_t c0) {
         c0_ = c0;
         n_ = s1.length();
-        if (options_.gain_table) gain_rate_ = GainTable::rate(m_, n_, scoring_);
         // A wavefront start has finished the diagonals before its first: they count as resumed.
         int64_t first = ex_->first_diagonal(), before = g().cells_finished(first);
         first_band_ = (ck_.left_row() - ck_.first_row()) / rows_;  // block 0 may lag others by a band
@@ -592,14 +591,10 @@ private:
     /// the best shared by the other slabs counts once it is above every floor.
     double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own) const {
         if (!options_.pruning) return 1.0;
-        LiveModel model;
-        model.rows = rows;
-        model.cols = cols;
-        model.best_score = scoring_.best_score();
-        model.gap_extend = scoring_.gap_extend;
-        model.own_bound = bound();  // one read: it may rise meanwhile
-        model.floor = std::max(model.own_bound, options_.prune_floor);
-        model.gain_rate = gain_rate_;
+        const int32_t own_bound = bound();  // one read: it may rise meanwhile
+        LiveModel model = live_model(rows, cols, scoring_, std::max(own_bound, options_.prune_floor),
+                                     options_.gain_table != nullptr);
+        model.own_bound = own_bound;
         return expected_live_fraction(model, front, std::max(own, best_ > model.floor ? best_ : 0));
     }
 
@@ -624,7 +619,6 @@ private:
     int64_t change_band_ = -1;  ///< the old grid's last band, while it finishes it
     bool kept_grid_ = false;    ///< decided not to change (the model is not asked every band)
     bool table_shared_ = false;  ///< the executor has the gain table (share_best)
-    double gain_rate_ = 1.0;     ///< the gain table's per column, when one is coming (live_fraction_below)
     BandCapture change_row_;    ///< that band's bottom row, where no special row takes it
     TopRow change_top_;
     AlignmentEnd carried_best_;  ///< of the grid left
@@ -748,13 +742,8 @@ bool bound_may_prune(const Sequence& s0, const Sequence& s1, const Scoring& scor
     constexpr double kLittleShared = 0.01;  // a pair of 10% divergence aligned over half its length keeps 5%
     if (share.sampled < kTooFewToTell || share.shared >= kLittleShared * static_cast<double>(share.sampled))
         return true;
-    LiveModel model;
-    model.rows = s0.length();
-    model.cols = s1.length();
-    model.best_score = scoring.best_score();
-    model.gap_extend = scoring.gap_extend;
-    model.floor = options.prune_floor;
-    if (options.gain_table) model.gain_rate = GainTable::rate(s0.length(), s1.length(), scoring);
+    const LiveModel model =
+        live_model(s0.length(), s1.length(), scoring, options.prune_floor, options.gain_table != nullptr);
     return expected_live_fraction(model, 0, 0) <= kDenseBelow;
 }
 

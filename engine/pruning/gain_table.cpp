@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 
+#include "engine/kmers.hpp"
 #include "engine/threads/for_each_worker.hpp"
 
 namespace chromalign {
@@ -21,28 +22,6 @@ std::pair<int32_t, int32_t> identity_and_other(const Scoring& scoring) {
     for (int x = 0; x < 4; ++x)
         for (int y = 0; y < 4; ++y) (x == y ? a : b) = std::max(x == y ? a : b, scoring.matrix[x][y]);
     return {a, b};
-}
-
-/// The k-mer of `codes` starting at each position, or -1 where one of its bases is not A, C,
-/// G or T: one pass, positions [first, last).
-template <typename F>
-void each_kmer(const std::vector<uint8_t>& codes, int32_t k, int64_t first, int64_t last, F&& f) {
-    const uint64_t mask = (uint64_t{1} << (2 * k)) - 1;
-    uint64_t kmer = 0;
-    int32_t valid = 0;
-    const int64_t end = std::min<int64_t>(last + k - 1, static_cast<int64_t>(codes.size()));
-    for (int64_t p = first; p < end; ++p) {
-        const uint8_t c = codes[static_cast<size_t>(p)];
-        if (c > kBaseT) {
-            valid = 0;
-            continue;
-        }
-        kmer = ((kmer << 2) | c) & mask;
-        if (++valid >= k) {
-            valid = k;
-            f(p - k + 1, kmer);
-        }
-    }
 }
 
 struct Grid {
@@ -120,23 +99,23 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     // S0's k-mers by value: counts, then their positions in order (a counting sort).
     const size_t buckets = size_t{1} << (2 * k);
     std::vector<uint32_t> start(buckets + 1, 0);
-    each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t, uint64_t x) { ++start[x + 1]; });
+    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t, uint64_t x) { ++start[x + 1]; });
     for (size_t x = 0; x < buckets; ++x) start[x + 1] += start[x];
     std::vector<uint32_t> at(start.begin(), start.end() - 1), where(start[buckets]);
-    each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) { where[at[x]++] = static_cast<uint32_t>(i); });
+    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) { where[at[x]++] = static_cast<uint32_t>(i); });
     at = {};
     // Repeats make the pairs of equal k-mers quadratic. A k-mer with more than kFrequent pairs
     // is not listed: the rows of its S0 occurrences count as seeded in every band of their
     // strips (`every`), an upper count that costs one pass.
     std::vector<uint32_t> in_s1(buckets, 0);
-    each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t, uint64_t x) { ++in_s1[x]; });
+    for_each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t, uint64_t x) { ++in_s1[x]; });
     const auto frequent = [&](uint64_t x) { return uint64_t{start[x + 1] - start[x]} * in_s1[x] > kFrequent; };
     std::vector<int64_t> every(static_cast<size_t>(g.strips), 0);
     int64_t pairs = 0;
     for (uint64_t x = 0; x < buckets; ++x)
         if (!frequent(x)) pairs += int64_t{start[x + 1] - start[x]} * in_s1[x];
     if (pairs > kMostHits || cancel.load(std::memory_order_relaxed)) return nullptr;
-    each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) {
+    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) {
         if (!frequent(x)) return;
         const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
         every[static_cast<size_t>(first)] += k;
@@ -156,7 +135,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     for_each_worker(workers, [&](int w) {
         std::vector<int64_t>& cnt = counts[static_cast<size_t>(w)];
         cnt.assign(cells, 0);
-        each_kmer(s1.codes, k, kmers * w / workers, kmers * (w + 1) / workers, [&](int64_t j, uint64_t x) {
+        for_each_kmer(s1.codes, k, kmers * w / workers, kmers * (w + 1) / workers, [&](int64_t j, uint64_t x) {
             if (frequent(x)) return;
             for (uint32_t p = start[x]; p < start[x + 1]; ++p) {
                 // A DP cell (i + 1, j + 1) holds the pair s0[i], s1[j]: its diagonal j - i.

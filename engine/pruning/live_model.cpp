@@ -3,7 +3,20 @@
 
 #include <algorithm>
 
+#include "engine/pruning/gain_table.hpp"
+
 namespace chromalign {
+
+LiveModel live_model(int64_t rows, int64_t cols, const Scoring& scoring, int32_t floor, bool gain_table) {
+    LiveModel model;
+    model.rows = rows;
+    model.cols = cols;
+    model.best_score = scoring.best_score();
+    model.gap_extend = scoring.gap_extend;
+    model.floor = floor;
+    if (gain_table) model.gain_rate = GainTable::rate(rows, cols, scoring);
+    return model;
+}
 
 double expected_live_fraction(const LiveModel& model, int64_t front, int32_t found) {
     if (front >= model.rows || model.best_score <= 0 || (found <= 0 && model.floor <= 0)) return 1.0;

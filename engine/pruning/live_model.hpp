@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "engine/scoring/scoring.hpp"
+
 namespace chromalign {
 
 /// What the model knows of one comparison before and while it runs.
@@ -20,6 +22,10 @@ struct LiveModel {
     /// gain table (GainTable::rate).
     double gain_rate = 1.0;
 };
+
+/// The model of a rows x cols comparison under `scoring` that prunes from `floor` (0: none yet),
+/// with a gain table's rate where one is coming (a bound pass builds one, BoundThread).
+LiveModel live_model(int64_t rows, int64_t cols, const Scoring& scoring, int32_t floor, bool gain_table);
 
 /// The share of the cells below row `front` that pruning is expected to keep, with `found` the
 /// best score this comparison itself reached above `front` (not a floor from elsewhere).
