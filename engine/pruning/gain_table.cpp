@@ -11,10 +11,12 @@
 namespace chromalign {
 namespace {
 
-constexpr int32_t kMinK = 6, kMaxK = 13;      ///< 4^13 buckets of S0's k-mers: 256 MiB of offsets
+constexpr int32_t kMinK = 6, kMaxK = 13;      ///< 4^13 buckets of S1's k-mers: 256 MiB of offsets
 constexpr int64_t kMostHits = 600'000'000;    ///< shared k-mer pairs listed at most
-constexpr uint64_t kFrequent = 256;            ///< pairs of one k-mer above which it is a repeat's
-constexpr int64_t kMostStripsOrBands = 512;   ///< T's side, so that building it stays O(512^3)
+constexpr double kFrequent = 256;              ///< pairs of one k-mer above which it is a repeat's
+constexpr int64_t kMostStrips = 2048;         ///< strips at most, before the cells' cap
+constexpr int64_t kLeastStripRows = 1024;
+constexpr int64_t kMostCells = int64_t{1} << 25;  ///< T's cells at most: 128 MiB
 
 /// The largest identity score (a) and the largest other entry (b) of the matrix.
 std::pair<int32_t, int32_t> identity_and_other(const Scoring& scoring) {
@@ -28,15 +30,24 @@ struct Grid {
     int64_t h = 0, w = 0, strips = 0, bands = 0;
 };
 
-/// The strips and bands for an m x n matrix: H rows, W >= H diagonals, W large enough that a
-/// band's gap columns repay a strip's seeded rows (the file comment of gain_table.hpp).
+/// The strips and bands for an m x n matrix: H rows, and W diagonals, as few as let a band's
+/// gap columns repay a strip's seeded rows (the file comment of gain_table.hpp): the narrower
+/// the bands, the fewer chance matches a path's gain counts. H doubles until T fits its cap.
 Grid grid_for(int64_t m, int64_t n, const GainTerms& terms, int64_t strip_rows) {
     Grid g;
-    g.h = strip_rows > 0 ? strip_rows : std::max<int64_t>(4096, (std::max(m, n) + kMostStripsOrBands - 1) / kMostStripsOrBands);
-    g.w = std::max(g.h, (terms.credit_k * g.h + terms.lambda_k - 1) / terms.lambda_k);
-    g.strips = (m + 1 + g.h - 1) / g.h;  // DP rows 0..m
-    g.bands = (m + n + 1 + g.w - 1) / g.w;  // diagonals -m..n
-    return g;
+    g.h = strip_rows > 0 ? strip_rows : std::max(kLeastStripRows, (std::max(m, n) + kMostStrips - 1) / kMostStrips);
+    for (;;) {
+        g.w = std::max<int64_t>(2, (terms.credit_k * g.h + terms.lambda_k - 1) / terms.lambda_k);
+        g.strips = (m + 1 + g.h - 1) / g.h;  // DP rows 0..m
+        g.bands = (m + n + 1 + g.w - 1) / g.w;  // diagonals -m..n
+        if (strip_rows > 0 || g.strips * g.bands <= kMostCells) return g;
+        g.h *= 2;
+    }
+}
+
+/// Chance matches of one k-mer between S0 and S1: the pairs above which it is a repeat's.
+double frequent_pairs(int64_t m, int64_t n, int32_t k) {
+    return std::max(kFrequent, 16.0 * static_cast<double>(m) * static_cast<double>(n) * std::ldexp(1.0, -2 * k));
 }
 
 /// k for an m x n matrix: the smallest gain per row, rho plus what chance k-mer matches add
@@ -56,6 +67,46 @@ int32_t pick_k(int64_t m, int64_t n, const Scoring& scoring, int64_t strip_rows)
         if (best == 0 || rate < best_rate) best = k, best_rate = rate;
     }
     return best;
+}
+
+/// T from the last strip up (the recurrence of gain_table.hpp), in units of 1/k, from the
+/// seeded rows cnt(s, band) and each strip's rows seeded in every band; stored rounded up to
+/// whole units. A move of two bands or more is charged the strip's rows in all bands, an upper
+/// count, so that the largest such move is one sweep each way (a distance transform of T(s + 1)
+/// under lambda W per band) and a strip costs O(bands), not O(bands^2).
+bool fill_table(const Grid& g, const GainTerms& terms, const std::vector<uint32_t>& cnt, const std::vector<int64_t>& every,
+                std::vector<int32_t>& t, const std::atomic<bool>& cancel) {
+    const size_t bands = static_cast<size_t>(g.bands);
+    const int64_t step = terms.lambda_k * g.w;
+    std::vector<int64_t> next(bands, 0), here(bands), prefix(bands + 1), left(bands), right(bands);
+    for (int64_t s = g.strips - 1; s >= 0; --s) {
+        const uint32_t* c = cnt.data() + static_cast<size_t>(s) * bands;
+        prefix[0] = 0;
+        for (size_t b = 0; b < bands; ++b) prefix[b + 1] = prefix[b] + c[b];
+        const auto rows = [&](size_t lo, size_t hi) {  // seeded rows over bands [lo - 1, hi + 1]
+            lo = lo > 0 ? lo - 1 : 0;
+            hi = std::min(bands - 1, hi + 1);
+            return std::min(g.h, prefix[hi + 1] - prefix[lo] + every[static_cast<size_t>(s)]);
+        };
+        const int64_t all = terms.credit_k * rows(0, bands - 1);
+        // left[b] = max over c <= b of T(s + 1, c) - lambda W (b - c); right[b] the same for c >= b.
+        for (size_t b = 0; b < bands; ++b) left[b] = std::max(next[b], b > 0 ? left[b - 1] - step : next[b]);
+        for (size_t b = bands; b-- > 0;) right[b] = std::max(next[b], b + 1 < bands ? right[b + 1] - step : next[b]);
+        for (size_t b = 0; b < bands; ++b) {
+            int64_t best = 0;
+            for (size_t c = b > 0 ? b - 1 : 0; c <= std::min(bands - 1, b + 1); ++c)
+                best = std::max(best, terms.credit_k * rows(std::min(b, c), std::max(b, c)) -
+                                          (b == c ? 0 : step) + next[c]);
+            if (b >= 2) best = std::max(best, all + left[b - 2] - 2 * step);
+            if (b + 2 < bands) best = std::max(best, all + right[b + 2] - 2 * step);
+            here[b] = best;
+            const int64_t v = (best + terms.k - 1) / terms.k;
+            t[static_cast<size_t>(s) * bands + b] = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+        }
+        std::swap(here, next);
+        if (cancel.load(std::memory_order_relaxed)) return false;
+    }
+    return true;
 }
 
 }  // namespace
@@ -96,24 +147,32 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     if (!terms || m < k || n < k || k > kMaxK) return nullptr;
     const Grid g = grid_for(m, n, *terms, strip_rows);
 
-    // S0's k-mers by value: counts, then their positions in order (a counting sort).
+    // S1's k-mers by value: counts, then their positions in order (a counting sort).
     const size_t buckets = size_t{1} << (2 * k);
     std::vector<uint32_t> start(buckets + 1, 0);
-    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t, uint64_t x) { ++start[x + 1]; });
+    for_each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t, uint64_t x) { ++start[x + 1]; });
     for (size_t x = 0; x < buckets; ++x) start[x + 1] += start[x];
+    // With each position the base after its k-mer (kNoBase past the end), so that a pair's run
+    // is seen to end without reading S1 at random.
+    constexpr uint8_t kNoBase = 0xff;
     std::vector<uint32_t> at(start.begin(), start.end() - 1), where(start[buckets]);
-    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) { where[at[x]++] = static_cast<uint32_t>(i); });
+    std::vector<uint8_t> after(where.size());
+    for_each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t j, uint64_t x) {
+        after[at[x]] = j + k < n ? s1.codes[static_cast<size_t>(j + k)] : kNoBase;
+        where[at[x]++] = static_cast<uint32_t>(j);
+    });
     at = {};
-    // Repeats make the pairs of equal k-mers quadratic. A k-mer with more than kFrequent pairs
-    // is not listed: the rows of its S0 occurrences count as seeded in every band of their
-    // strips (`every`), an upper count that costs one pass.
-    std::vector<uint32_t> in_s1(buckets, 0);
-    for_each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t, uint64_t x) { ++in_s1[x]; });
-    const auto frequent = [&](uint64_t x) { return uint64_t{start[x + 1] - start[x]} * in_s1[x] > kFrequent; };
+    // Repeats make the pairs of equal k-mers quadratic. A k-mer with many more pairs than
+    // chance gives is not listed: the rows of its S0 occurrences count as seeded in every band
+    // of their strips (`every`), an upper count that costs one pass.
+    std::vector<uint32_t> in_s0(buckets, 0);
+    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t, uint64_t x) { ++in_s0[x]; });
+    const double most = frequent_pairs(m, n, k);
+    const auto frequent = [&](uint64_t x) { return static_cast<double>(start[x + 1] - start[x]) * in_s0[x] > most; };
     std::vector<int64_t> every(static_cast<size_t>(g.strips), 0);
     int64_t pairs = 0;
     for (uint64_t x = 0; x < buckets; ++x)
-        if (!frequent(x)) pairs += int64_t{start[x + 1] - start[x]} * in_s1[x];
+        if (!frequent(x)) pairs += int64_t{start[x + 1] - start[x]} * in_s0[x];
     if (pairs > kMostHits || cancel.load(std::memory_order_relaxed)) return nullptr;
     for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) {
         if (!frequent(x)) return;
@@ -125,62 +184,39 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     // cnt(s, band): each shared k-mer at (i, j) counts its first row; the last k-mer of a run
     // of equal bases also its other k - 1 rows, in the strips of its first and last rows.
     // Every seeded cell of a run is so counted in its own strip: an upper count of seeded rows.
+    // Each worker owns a range of strips and writes only there; a count stops at H, all a
+    // strip's gain reads (min(H, ...)).
     const size_t cells = static_cast<size_t>(g.strips * g.bands);
-    std::vector<std::vector<int64_t>> counts(static_cast<size_t>(workers));
-    const auto same = [&](int64_t i, int64_t j) {
-        const uint8_t x = s0.codes[static_cast<size_t>(i)], y = s1.codes[static_cast<size_t>(j)];
-        return x == y && x <= kBaseT;
+    std::vector<uint32_t> cnt(cells, 0);
+    const auto add = [&](int64_t strip, int64_t band, uint32_t x) {
+        uint32_t& c = cnt[static_cast<size_t>(strip * g.bands + band)];
+        c = static_cast<uint32_t>(std::min<int64_t>(g.h, int64_t{c} + x));
     };
-    const int64_t kmers = n - k + 1;
     for_each_worker(workers, [&](int w) {
-        std::vector<int64_t>& cnt = counts[static_cast<size_t>(w)];
-        cnt.assign(cells, 0);
-        for_each_kmer(s1.codes, k, kmers * w / workers, kmers * (w + 1) / workers, [&](int64_t j, uint64_t x) {
-            if (frequent(x)) return;
+        const int64_t lo = g.strips * w / workers, hi = g.strips * (w + 1) / workers;
+        // The k-mers at i with a row (i + 1 .. i + k) in strips [lo, hi).
+        const int64_t first_i = std::max<int64_t>(0, lo * g.h - k), last_i = std::min(m - k + 1, hi * g.h);
+        for_each_kmer(s0.codes, k, first_i, last_i, [&](int64_t i, uint64_t x) {
+            if (frequent(x) || cancel.load(std::memory_order_relaxed)) return;
+            const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
+            const bool count_first = first >= lo && first < hi, count_last = last != first && last >= lo && last < hi;
+            if (!count_first && !count_last) return;
+            const uint8_t next = i + k < m ? s0.codes[static_cast<size_t>(i + k)] : kNoBase;
+            const bool last_of_s0 = next > kBaseT;  // no equal base can follow
             for (uint32_t p = start[x]; p < start[x + 1]; ++p) {
                 // A DP cell (i + 1, j + 1) holds the pair s0[i], s1[j]: its diagonal j - i.
-                const int64_t i = where[p], band = (j - i + m) / g.w;
-                const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
-                ++cnt[static_cast<size_t>(first * g.bands + band)];
-                if (i + k == m || j + k == n || !same(i + k, j + k)) {
-                    cnt[static_cast<size_t>(first * g.bands + band)] += k - 1;
-                    if (last != first) cnt[static_cast<size_t>(last * g.bands + band)] += k - 1;
-                }
+                const int64_t band = (where[p] - i + m) / g.w;
+                const bool ends = last_of_s0 || after[p] != next;
+                if (count_first) add(first, band, ends ? k : 1);
+                if (count_last && ends) add(last, band, k - 1);
             }
         });
     });
     if (cancel.load(std::memory_order_relaxed)) return nullptr;
-    for (int w = 1; w < workers; ++w)
-        for (size_t c = 0; c < cells; ++c) counts[0][c] += counts[static_cast<size_t>(w)][c];
-    const std::vector<int64_t>& cnt = counts[0];
 
-    // T from the last strip up. Band sums over [lo, hi] from prefix sums.
-    std::vector<int64_t> next(static_cast<size_t>(g.bands), 0), here(next.size()), prefix(next.size() + 1);
     auto table = std::unique_ptr<GainTable>(new GainTable());
     table->t_.assign(cells, 0);
-    for (int64_t s = g.strips - 1; s >= 0; --s) {
-        prefix[0] = 0;
-        for (int64_t b = 0; b < g.bands; ++b) prefix[static_cast<size_t>(b + 1)] = prefix[static_cast<size_t>(b)] + cnt[static_cast<size_t>(s * g.bands + b)];
-        for_each_worker(workers, [&](int w) {
-            for (int64_t b = w; b < g.bands; b += workers) {
-                int64_t best = 0;
-                for (int64_t c = 0; c < g.bands; ++c) {
-                    const int64_t lo = std::max<int64_t>(0, std::min(b, c) - 1), hi = std::min(g.bands - 1, std::max(b, c) + 1);
-                    const int64_t rows = std::min(g.h, prefix[static_cast<size_t>(hi + 1)] - prefix[static_cast<size_t>(lo)] +
-                                                           every[static_cast<size_t>(s)]);
-                    const int64_t shift = std::abs(b - c) * g.w;
-                    best = std::max(best, terms->credit_k * rows - terms->lambda_k * shift + next[static_cast<size_t>(c)]);
-                }
-                here[static_cast<size_t>(b)] = best;
-            }
-        });
-        for (int64_t b = 0; b < g.bands; ++b) {
-            const int64_t v = (here[static_cast<size_t>(b)] + k - 1) / k;
-            table->t_[static_cast<size_t>(s * g.bands + b)] = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
-        }
-        std::swap(here, next);
-        if (cancel.load(std::memory_order_relaxed)) return nullptr;
-    }
+    if (!fill_table(g, *terms, cnt, every, table->t_, cancel)) return nullptr;
     GainView& v = table->view_;
     v.t = table->t_.data();
     v.strip_rows = g.h;

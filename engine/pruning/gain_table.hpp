@@ -36,6 +36,10 @@
 //!                - lambda |beta - beta'| W + T(s + 1, beta'),   T(S, .) = 0,
 //! bounds (a - rho) M - lambda G - lambda W / 2 for every path whose first cell is in strip s
 //! and band beta (banding without hysteresis would let a path drift a band a strip for free).
+//! For |beta - beta'| >= 2 the sum is taken over every band of the strip, which only raises T
+//! and makes the largest such term one sweep each way over T(s + 1, .): O(bands) a strip, so
+//! that bands can be as narrow as W = (a - rho) H / lambda, and the chance matches a band
+//! counts as few.
 //! Everything is kept in units of 1/k, where rho k, (a - rho) k and lambda k are integers.
 #pragma once
 
