@@ -361,8 +361,10 @@ private:
         if (special_ && (bottom - special_base_) % (special_bands_ * rows_) != 0) return false;
         if (change_.testing) return bottom > change_.test_row;
         if (options_.bound_settled && !options_.bound_settled->load(std::memory_order_relaxed)) return false;
-        kept_grid_ = live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen())) <=
-                     kDenseBelow;
+        // The slab's own columns: a related pair's live corner makes the left slabs dense
+        // while the others keep a band.
+        kept_grid_ = live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen()), c0_,
+                                         c0_ + g().n) <= kDenseBelow;
         return !kept_grid_;
     }
 
@@ -587,14 +589,18 @@ private:
     }
 
     /// The share of the cells below row `front` of the rows x cols matrix that pruning is
-    /// expected to leave (engine/pruning/live_model.hpp). `own`: this slab's best cell's score;
-    /// the best shared by the other slabs counts once it is above every floor.
-    double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own) const {
+    /// expected to leave (engine/pruning/live_model.hpp), over columns [col_begin, col_end)
+    /// (col_end 0: all). `own`: this slab's best cell's score; the best shared by the other
+    /// slabs counts once it is above every floor.
+    double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own, int64_t col_begin = 0,
+                               int64_t col_end = 0) const {
         if (!options_.pruning) return 1.0;
         const int32_t own_bound = bound();  // one read: it may rise meanwhile
         LiveModel model = live_model(rows, cols, scoring_, std::max(own_bound, options_.prune_floor),
                                      options_.gain_table != nullptr);
         model.own_bound = own_bound;
+        model.col_begin = col_begin;
+        model.col_end = col_end;
         return expected_live_fraction(model, front, std::max(own, best_ > model.floor ? best_ : 0));
     }
 

@@ -31,17 +31,23 @@ double expected_live_fraction(const LiveModel& model, int64_t front, int32_t fou
     // shared runs, most of the columns there: about (1 + rho) / 2 of them (fitted on mutated
     // pairs, tests/test_bound.cpp's ETA test).
     const double along = std::min(1.0, model.gain_rate + (1.0 - model.gain_rate) * (1.0 + rho) / 2);
+    const double lo = static_cast<double>(model.col_begin);
+    const double hi = model.col_end > 0 ? std::min(n, static_cast<double>(model.col_end)) : n;
+    if (hi <= lo) return 1.0;
+    const auto counted = [&](double a, double b) { return std::max(0.0, std::min(hi, b) - std::max(lo, a)); };
     constexpr int kSamples = 256;
     double live = 0;
     for (int k = 0; k < kSamples; ++k) {
         const double i = static_cast<double>(front) + (m - static_cast<double>(front)) * (k + 0.5) / kSamples;
         const double reach = std::max(floor, per_row * i);  // the score a cell must still reach, in best_score
         const double far = reach / model.gain_rate;  // rows and columns gain alone needs left
-        const double by_gain = m - i >= far ? std::max(0.0, n - far) : 0.0;
+        const double gained = m - i >= far ? n - far : 0.0;  // columns [0, gained) live by gain alone
         const double slack = std::max(0.0, along * (m - i) - std::max(0.0, floor - rho * i));
-        live += std::max(by_gain, std::min(n, width_per_slack * slack));
+        const double width = std::min(n, width_per_slack * slack);
+        const double left = std::clamp(i * n / m - width / 2, 0.0, n - width);  // and the band's
+        live += counted(0.0, gained) + counted(left, left + width) - counted(left, std::min(gained, left + width));
     }
-    return std::min(1.0, live / (kSamples * n));
+    return std::min(1.0, live / (kSamples * (hi - lo)));
 }
 
 }  // namespace chromalign

@@ -21,13 +21,17 @@ struct LiveModel {
     /// What the gain counts per column far from the alignment, in best_score: below 1 with a
     /// gain table (GainTable::rate).
     double gain_rate = 1.0;
+    /// The columns counted, [col_begin, col_end) (col_end 0: all): a slab's own, whose grid
+    /// suits how dense its own cells are (a related pair's live corner is in the left slabs).
+    int64_t col_begin = 0, col_end = 0;
 };
 
 /// The model of a rows x cols comparison under `scoring` that prunes from `floor` (0: none yet),
 /// with a gain table's rate where one is coming (a bound pass builds one, BoundThread).
 LiveModel live_model(int64_t rows, int64_t cols, const Scoring& scoring, int32_t floor, bool gain_table);
 
-/// The share of the cells below row `front` that pruning is expected to keep, with `found` the
+/// The share of the cells below row `front` (of the columns counted) that pruning is expected
+/// to keep, with `found` the
 /// best score this comparison itself reached above `front` (not a floor from elsewhere).
 /// 1 when nothing is known yet (no floor, nothing found).
 ///
@@ -42,8 +46,9 @@ LiveModel live_model(int64_t rows, int64_t cols, const Scoring& scoring, int32_t
 /// (along - rho)(m - i) when the floor is the own bound, m - i without a floor or table, and
 /// nothing once a floor from elsewhere is out of the alignment's reach. At a distance of k
 /// columns H is about k * extend lower while the gain falls by up to k * best_score, so cells
-/// within best_score * slack / (best_score + extend) of it on either side are kept. The model
-/// counts, row by row, the larger of the two.
+/// within best_score * slack / (best_score + extend) of it on either side are kept (a band
+/// about the main diagonal, moved inside the matrix where it would cross an edge). The model
+/// counts, row by row, the cells of either, over the columns counted.
 double expected_live_fraction(const LiveModel& model, int64_t front, int32_t found);
 
 }  // namespace chromalign
