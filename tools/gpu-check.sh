@@ -16,8 +16,9 @@
 # every MPI_CKPT_EVERY (60s), and the speed-ups. MPI_ARGS adds chromalign flags to all runs.
 # MPI_KILL="4 2" then kills the whole job with -9 at 4 ranks once its first checkpoint (every 2 s)
 # is complete, resumes it with 2 ranks and compares it with one process's answer
-# (tools/mpi-kill-resume.sh, MPI_ARGS added), on a pair of MPI_KILL_SIZE (8M: the resume first
-# levels the 4 ranks' pieces for 2, slab after slab; at 16M that outran a 200 s call).
+# (tools/mpi-kill-resume.sh, MPI_ARGS added), on a pair of MPI_KILL_SIZE (16M: 2 ranks end an 8M
+# pair before its first checkpoint; 4 -> 2 ranks, whose resume levels the pieces slab after
+# slab, outran a 200 s call at 16M before the gain table: pass 8M there).
 # TRACE=1 traces every diagonal of those runs (CHROMALIGN_TRACE_DIAGONALS) into $OUT/traces.tgz;
 # summarise with tools/diagonal_trace.py.
 set -uo pipefail
@@ -117,7 +118,7 @@ if [ -n "${MPI_SIZE:-}" ]; then
   done
   if [ -n "${MPI_KILL:-}" ]; then
     read -r kill_ranks resume_ranks <<< "$MPI_KILL"
-    .gpu/chromalign-bench --sizes "${MPI_KILL_SIZE:-8M}" --write-fasta "$tmp/kill" > /dev/null
+    .gpu/chromalign-bench --sizes "${MPI_KILL_SIZE:-16M}" --write-fasta "$tmp/kill" > /dev/null
     KILL_RANKS=$kill_ranks RESUME_RANKS=$resume_ranks ARGS="${MPI_ARGS:-}" BIN=.gpu EVERY=2s AFTER=0.5 \
       tools/mpi-kill-resume.sh "$tmp/kill_s0.fa" "$tmp/kill_s1.fa" > "$out/mpi-kill.txt" 2>&1 || bench_rc=1
     mpi_lines+="$(cat "$out/mpi-kill.txt")"$'\n'
