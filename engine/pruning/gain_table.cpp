@@ -11,7 +11,7 @@
 namespace chromalign {
 namespace {
 
-constexpr int32_t kMinK = 6, kMaxK = 13;      ///< 4^13 buckets of S1's k-mers: 256 MiB of offsets
+constexpr int32_t kMinK = 6, kMaxK = 14;      ///< 4^14 buckets of S1's k-mers: 1 GiB of offsets (at 250M)
 constexpr int64_t kMostHits = 600'000'000;    ///< shared k-mer pairs listed at most
 constexpr double kFrequent = 256;              ///< pairs of one k-mer above which it is a repeat's
 constexpr int64_t kMostStrips = 2048;         ///< strips at most, before the cells' cap
