@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <cstdlib>
@@ -204,6 +205,36 @@ TEST(SlabRun, WithABoundTheEtaExpectsWhatPruningSkips) {
     std::printf("[ eta      ] expected %lld cells to compute after the first report, computed %.0f\n",
                 static_cast<long long>(first.cells_left_live), computed_after);
     EXPECT_NEAR(static_cast<double>(first.cells_left_live), computed_after, 0.25 * computed_after);
+}
+
+TEST(SlabRun, ReportsGoOnAfterTheFirstSlabEnds) {
+    // The left slab ends first, long before the last on a band-shaped run (a bound's): the
+    // progress must not end with it. Here the last slab is held back a few ms a diagonal.
+    std::mt19937_64 rng(test::seed() + 7);
+    const auto [s0, s1] = test::mutated_pair(200000, 200000, rng);
+    BackendOptions o;
+    o.slabs = 3;
+    using Clock = std::chrono::steady_clock;
+    std::mutex mutex;
+    Clock::time_point first_slab_ended;
+    std::vector<Clock::time_point> reports;
+    o.on_diagonal = [&](int rank, int64_t) {
+        if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(12));
+        if (rank != 0) return;
+        const std::lock_guard<std::mutex> lock(mutex);
+        first_slab_ended = Clock::now();
+    };
+    o.on_progress = [&](const Progress&) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        reports.push_back(Clock::now());
+    };
+    make_backend("cpu", o)->align(s0, s1, kScorings[0]);
+    const double left = std::chrono::duration<double>(Clock::now() - first_slab_ended).count();
+    std::printf("[ slabs    ] the left slab ended %.2f s before the run, %zu reports\n", left, reports.size());
+    ASSERT_GT(left, 2.5) << "the last slab was held back too little";
+    EXPECT_TRUE(std::any_of(reports.begin(), reports.end(),
+                            [&](Clock::time_point t) { return t > first_slab_ended + std::chrono::milliseconds(500); }))
+        << "no report in the " << left << " s after the left slab ended";
 }
 
 TEST(SlabRun, SharedRealPairMatchesSingleProcess) {

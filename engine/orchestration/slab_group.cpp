@@ -34,6 +34,15 @@ SlabGroup::Cells SlabGroup::cells() const {
     return sum;
 }
 
+std::unique_lock<std::mutex> SlabGroup::claim_report() {
+    std::unique_lock<std::mutex> lock(report_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return lock;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_report_ < std::chrono::seconds(1)) return std::unique_lock<std::mutex>();
+    last_report_ = now;
+    return lock;
+}
+
 int32_t SlabGroup::offer_best(int32_t g) {
     int32_t seen = best_.load(std::memory_order_relaxed);
     while (g > seen && !best_.compare_exchange_weak(seen, g, std::memory_order_relaxed)) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -42,6 +43,10 @@ public:
     /// process sums. Any thread may call both.
     void set_cells(int local, const Cells& cells);
     Cells cells() const;
+    /// The right to report the process's progress now, held while the lock is: given once a
+    /// second at most, to one slab at a time (an unowned lock otherwise). Any slab still
+    /// running may take it, so the reports go on after the first slabs end.
+    std::unique_lock<std::mutex> claim_report();
 
     /// The best score any slab of the process has reported (pruning): raised to `g`, returned.
     int32_t offer_best(int32_t g);
@@ -72,6 +77,8 @@ private:
     SlabValues result_;
     std::unique_ptr<std::atomic<int64_t>[]> done_, total_, pruned_;  ///< per slab, see set_cells
     std::atomic<int32_t> best_{0};  ///< see offer_best
+    std::mutex report_mutex_;  ///< see claim_report
+    std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
     std::atomic<bool> stopping_{false};  ///< see set_stopping
     std::mutex once_mutex_;
     std::shared_ptr<void> once_;  ///< see once

@@ -168,14 +168,21 @@ public:
             const SlabGroup::Cells mine{g().cells_finished(std::max<int64_t>(d + 1 - kInFlight, first)) - before +
                                             carried_cells_,
                                         share, cells_pruned()};
-            if (group_) group_->set_cells(local_, mine);
             const auto now = Clock::now();
-            if (link_.rank() == 0 && now - last_report >= std::chrono::seconds(1)) {
+            if (group_) {
+                group_->set_cells(local_, mine);
+                // Whichever slab of the process is still running reports: the first to end is
+                // the left one, long before the last on a band-shaped run.
+                if (const auto reporting = group_->claim_report())
+                    report(s0, s1, mine, std::chrono::duration<double>(now - start).count());
+            } else if (link_.rank() == 0 && now - last_report >= std::chrono::seconds(1)) {
                 last_report = now;
                 report(s0, s1, mine, std::chrono::duration<double>(now - start).count());
             }
         }
         ex_->synchronize();
+        if (group_ && options_.on_progress)  // all of its share finished, for the slabs still reporting
+            group_->set_cells(local_, {g().cells_finished(g().diagonals()) - before + carried_cells_, share, cells_pruned()});
         // A stop checkpoint waits for the left neighbour's piece; pump() ends the run then.
         while (stopping_) {
             pump(g().diagonals());
