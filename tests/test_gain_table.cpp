@@ -123,5 +123,24 @@ TEST(GainTable, NoPathAddsMoreThanTheTableSays) {
                 static_cast<long long>(tables), static_cast<long long>(below), static_cast<long long>(checked));
 }
 
+TEST(GainTable, ARepeatLeavesATable) {
+    // 300 kbp of one 50-base unit in both sequences: its 50 k-mers have 6000 x 6000 pairs
+    // each, past the pairs a table lists. Their rows count in every band instead, and the
+    // random stretch before the repeat keeps a gain well below the plain one.
+    std::mt19937_64 rng(test::seed());
+    const std::string unit = gen::random_dna(50, rng);
+    std::string repeat;
+    while (repeat.size() < 300000) repeat += unit;
+    const Sequence s0 = make_sequence("s0", gen::random_dna(100000, rng) + repeat);
+    const Sequence s1 = make_sequence("s1", gen::random_dna(100000, rng) + repeat);
+    std::atomic<bool> cancel{false};
+    const auto table = GainTable::build(s0, s1, Scoring(1, -3, 5, 2), 2, cancel);
+    ASSERT_TRUE(table) << "no table: the repeat's pairs were listed";
+    // The repeats align whole (300000) from their first cells; from the first cells of the
+    // random stretches the table still bounds below the plain gain (400000).
+    EXPECT_GE(table->view().bound(100000, 100000, 0, 0, 300000), 300000);
+    EXPECT_LT(table->view().bound(0, 0, 0, 0, 400000), 400000);
+}
+
 }  // namespace
 }  // namespace chromalign

@@ -45,9 +45,10 @@ Grid grid_for(int64_t m, int64_t n, const GainTerms& terms, int64_t strip_rows) 
     }
 }
 
-/// Chance matches of one k-mer between S0 and S1: the pairs above which it is a repeat's.
+/// The pairs above which a k-mer is a repeat's: 16 times what chance gives one k-mer, (m / 4^k)
+/// occurrences in S0 times (n / 4^k) in S1, and at least kFrequent.
 double frequent_pairs(int64_t m, int64_t n, int32_t k) {
-    return std::max(kFrequent, 16.0 * static_cast<double>(m) * static_cast<double>(n) * std::ldexp(1.0, -2 * k));
+    return std::max(kFrequent, 16.0 * static_cast<double>(m) * static_cast<double>(n) * std::ldexp(1.0, -4 * k));
 }
 
 /// k for an m x n matrix: the smallest gain per row, rho plus what chance k-mer matches add
