@@ -29,6 +29,7 @@
 #include "io/genome_plot.hpp"
 #include "io/fasta.hpp"
 #include "tools/cli_options.hpp"
+#include "tools/recent_rate.hpp"
 #include "tools/report.hpp"
 #include "tools/whole_output.hpp"
 #include "tools/job_input.hpp"
@@ -73,13 +74,15 @@ public:
         : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), comparisons_(comparisons) {}
 
     void operator()(const Progress& p, int64_t comparison) {
-        if (!enabled_ || (!tty_ && p.seconds - last_line_ < 60)) return;
+        if (!enabled_) return;
+        computed_.add(p.seconds, static_cast<double>(p.cells_this_run - p.cells_pruned));
+        if (!tty_ && p.seconds - last_line_ < 60) return;
         last_line_ = p.seconds;
         const double done = p.cells_total ? static_cast<double>(p.cells_done) / p.cells_total : 0;
         // GCUPS counts skipped cells as done (as the run's summary does); the ETA divides the
-        // cells still to compute by the rate of computed ones.
+        // cells still to compute by the recent rate of computed ones.
         const double rate = p.seconds > 0 ? p.cells_this_run / p.seconds : 0;
-        const double computed = p.seconds > 0 ? (p.cells_this_run - p.cells_pruned) / p.seconds : 0;
+        const double computed = computed_.rate();
         const double eta = computed > 0 ? p.cells_left_live / computed : 0;
         char which[64] = "";
         if (comparisons_ > 1)
@@ -99,6 +102,7 @@ private:
     int64_t comparisons_;
     bool printed_ = false;
     double last_line_ = -1e9;
+    cli::RecentRate computed_;  ///< cells computed (not skipped)
 };
 
 cli::SequenceInfo info_of(const Sequence& s) {
