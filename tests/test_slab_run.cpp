@@ -207,6 +207,37 @@ TEST(SlabRun, WithABoundTheEtaExpectsWhatPruningSkips) {
     EXPECT_NEAR(static_cast<double>(first.cells_left_live), computed_after, 0.25 * computed_after);
 }
 
+TEST(SlabRun, WithSixSlabsTheEtaHoldsAsTheLeftSlabsEnd) {
+    // The left slabs end long before the right ones, whose rows left hold the live band: each
+    // report's expectation of the cells left to compute, slab by slab, stays near what the run
+    // then computes until the last quarter (one front for all slabs fell to a quarter of it).
+    std::mt19937_64 rng(test::seed() + 8);
+    const auto [s0, s1] = test::mutated_pair(700000, 700000, rng);
+    const std::atomic<bool> running{false};
+    std::atomic<int32_t> bound{Minimap2Bound(2).find(s0, s1, kScorings[0], running).witness.score};
+    BackendOptions o;
+    o.slabs = 6;
+    o.lower_bound = &bound;
+    std::vector<Progress> reports;
+    o.on_progress = [&reports](const Progress& p) { reports.push_back(p); };
+    const auto backend = make_backend("cpu", o);
+    backend->align(s0, s1, kScorings[0]);
+    const double cells = static_cast<double>(s0.length()) * static_cast<double>(s1.length());
+    const double computed = cells - static_cast<double>(backend->cells_pruned());
+    int judged = 0;
+    for (const Progress& p : reports) {
+        const double done = static_cast<double>(p.cells_done) / cells;
+        const double after = computed - static_cast<double>(p.cells_this_run - p.cells_pruned);
+        std::printf("[ eta      ] %.0f%% done: expected %.3g cells left, computed %.3g\n", 100 * done,
+                    static_cast<double>(p.cells_left_live), after);
+        if (done > 0.75) continue;
+        ++judged;
+        EXPECT_GT(static_cast<double>(p.cells_left_live), 0.55 * after) << 100 * done << "% done";
+        EXPECT_LT(static_cast<double>(p.cells_left_live), 1.5 * after) << 100 * done << "% done";
+    }
+    EXPECT_GE(judged, 2) << "too few reports before the last quarter";
+}
+
 TEST(SlabRun, ReportsGoOnAfterTheFirstSlabEnds) {
     // The left slab ends first, long before the last on a band-shaped run (a bound's): the
     // progress must not end with it. Here the last slab is held back a few ms a diagonal.

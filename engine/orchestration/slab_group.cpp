@@ -14,14 +14,27 @@ SlabGroup::SlabGroup(int slabs)
     : slabs_(slabs), arrived_values_(static_cast<size_t>(slabs)),
       done_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))),
       total_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))),
-      pruned_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))) {
-    for (int k = 0; k < slabs; ++k) done_[k] = total_[k] = pruned_[k] = 0;
+      pruned_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))),
+      col_begin_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))),
+      cols_(std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(slabs))) {
+    for (int k = 0; k < slabs; ++k) done_[k] = total_[k] = pruned_[k] = col_begin_[k] = cols_[k] = 0;
 }
 
 void SlabGroup::set_cells(int local, const Cells& cells) {
     done_[local].store(cells.done, std::memory_order_relaxed);
     total_[local].store(cells.total, std::memory_order_relaxed);
     pruned_[local].store(cells.pruned, std::memory_order_relaxed);
+    col_begin_[local].store(cells.col_begin, std::memory_order_relaxed);
+    cols_[local].store(cells.cols, std::memory_order_relaxed);
+}
+
+std::vector<SlabGroup::Cells> SlabGroup::each() const {
+    std::vector<Cells> all(static_cast<size_t>(slabs_));
+    for (int k = 0; k < slabs_; ++k)
+        all[static_cast<size_t>(k)] = {done_[k].load(std::memory_order_relaxed), total_[k].load(std::memory_order_relaxed),
+                                       pruned_[k].load(std::memory_order_relaxed),
+                                       col_begin_[k].load(std::memory_order_relaxed), cols_[k].load(std::memory_order_relaxed)};
+    return all;
 }
 
 SlabGroup::Cells SlabGroup::cells() const {

@@ -35,14 +35,18 @@ public:
                       const std::function<SlabValues(const SlabValues&)>& across);
 
     /// Cells of the group's slabs in this run: finished (computed or skipped), to finish, and
-    /// skipped by pruning.
+    /// skipped by pruning; and a slab's columns, [col_begin, col_begin + cols) of S1 (not
+    /// summed).
     struct Cells {
         int64_t done = 0, total = 0, pruned = 0;
+        int64_t col_begin = 0, cols = 0;
     };
     /// Slab `local`'s cells (it says so about once a second); what the progress line of the
-    /// process sums. Any thread may call both.
+    /// process sums, and models slab by slab (each slab is at its own row: the left ones end
+    /// long before the right ones on a pruned run). Any thread may call all three.
     void set_cells(int local, const Cells& cells);
     Cells cells() const;
+    std::vector<Cells> each() const;
     /// The right to report the process's progress now, held while the lock is: given once a
     /// second at most, to one slab at a time (an unowned lock otherwise). Any slab still
     /// running may take it, so the reports go on after the first slabs end.
@@ -75,7 +79,7 @@ private:
     int arrived_ = 0;
     int64_t generation_ = 0;
     SlabValues result_;
-    std::unique_ptr<std::atomic<int64_t>[]> done_, total_, pruned_;  ///< per slab, see set_cells
+    std::unique_ptr<std::atomic<int64_t>[]> done_, total_, pruned_, col_begin_, cols_;  ///< per slab, see set_cells
     std::atomic<int32_t> best_{0};  ///< see offer_best
     std::mutex report_mutex_;  ///< see claim_report
     std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();

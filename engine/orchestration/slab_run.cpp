@@ -133,7 +133,7 @@ public:
         int64_t first = ex_->first_diagonal(), before = g().cells_finished(first);
         first_band_ = (ck_.left_row() - ck_.first_row()) / rows_;  // block 0 may lag others by a band
         const int64_t share = g().m * g().n - before;
-        if (group_) group_->set_cells(local_, {0, share, 0});  // the whole share counts from the start
+        if (group_) group_->set_cells(local_, {0, share, 0, c0_, g().n});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(std::max(ck_.resumed_best().score, options_.prune_floor));
@@ -167,7 +167,7 @@ public:
             if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
             const SlabGroup::Cells mine{g().cells_finished(std::max<int64_t>(d + 1 - kInFlight, first)) - before +
                                             carried_cells_,
-                                        share, cells_pruned()};
+                                        share, cells_pruned(), c0_, g().n};
             const auto now = Clock::now();
             if (group_) {
                 group_->set_cells(local_, mine);
@@ -182,7 +182,8 @@ public:
         }
         ex_->synchronize();
         if (group_ && options_.on_progress)  // all of its share finished, for the slabs still reporting
-            group_->set_cells(local_, {g().cells_finished(g().diagonals()) - before + carried_cells_, share, cells_pruned()});
+            group_->set_cells(local_, {g().cells_finished(g().diagonals()) - before + carried_cells_, share, cells_pruned(),
+                                       c0_, g().n});
         // A stop checkpoint waits for the left neighbour's piece; pump() ends the run then.
         while (stopping_) {
             pump(g().diagonals());
@@ -585,9 +586,18 @@ private:
                        static_cast<int64_t>(fraction * static_cast<double>(left_rows) * static_cast<double>(s1.length()));
         // This slab's best, with its rows above a resume (best() waits for the executor: once).
         const int32_t own = best(c0_).score;
-        const int64_t front = std::min(s0.length(), p.cells_done / s1.length());
-        p.cells_left_live = static_cast<int64_t>(static_cast<double>(p.cells_left) *
-                                                 live_fraction_below(front, s0.length(), s1.length(), own));
+        // What pruning leaves of each slab's rows left, below its own front and in its own
+        // columns: on a pruned run the left slabs end long before the right ones, whose rows
+        // left hold the band (one front for all put the right slabs' rows with the left's).
+        double live = 0;
+        for (const SlabGroup::Cells& slab : group_ ? group_->each() : std::vector<SlabGroup::Cells>{mine}) {
+            if (slab.cols <= 0 || slab.total <= slab.done) continue;
+            const int64_t left = slab.total - slab.done;
+            const int64_t front = std::max<int64_t>(0, s0.length() - left / slab.cols);
+            live += static_cast<double>(left) * live_fraction_below(front, s0.length(), s1.length(), own, slab.col_begin,
+                                                                    slab.col_begin + slab.cols);
+        }
+        p.cells_left_live = static_cast<int64_t>(live);
         p.seconds = seconds;
         // Or the best any slab of the process has shared (share_best: theirs above a resume
         // too), whichever is higher.
