@@ -606,11 +606,11 @@ private:
     }
 
     /// The share of the cells below row `front` of the rows x cols matrix that pruning is
-    /// expected to leave (engine/pruning/live_model.hpp), over columns [col_begin, col_end)
-    /// (col_end 0: all). `own`: this slab's best cell's score; the best shared by the other
-    /// slabs counts once it is above every floor.
-    double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own, int64_t col_begin = 0,
-                               int64_t col_end = 0) const {
+    /// expected to leave (engine/pruning/live_model.hpp), over columns [col_begin, col_end).
+    /// `own`: this slab's best cell's score; the best shared by the other slabs counts once it
+    /// is above every floor.
+    double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own, int64_t col_begin,
+                               int64_t col_end) const {
         if (!options_.pruning) return 1.0;
         const int32_t own_bound = bound();  // one read: it may rise meanwhile
         LiveModel model = live_model(rows, cols, scoring_, std::max(own_bound, options_.prune_floor),
