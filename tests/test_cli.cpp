@@ -449,6 +449,36 @@ TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
     expect_json_scoring(json, Scoring{});
 }
 
+TEST(CliFormats, JsonReportsTheBoundAndItsGainTable) {
+    // 20 kbp and a copy with every 25th base changed: minimap2 maps it, and a gain table is
+    // built beside the pass; --bound none runs neither.
+    std::mt19937_64 rng(test::seed());
+    const std::string s0 = random_bases(20000, rng);
+    std::string s1 = s0;
+    for (size_t i = 0; i < s1.size(); i += 25) s1[i] = s1[i] == 'A' ? 'C' : 'A';
+    const TempDir dir;
+    const std::string f0 = (dir.path() / "s0.fa").string(), f1 = (dir.path() / "s1.fa").string();
+    test::write_text(f0, fasta("s0", s0));
+    test::write_text(f1, fasta("s1", s1));
+    for (const bool bound : {true, false}) {
+        std::vector<std::string> args{"-q", "-b", "cpu", "-f", "json", f0, f1};
+        if (!bound) args.insert(args.begin(), {"--bound", "none"});
+        const CliRun run = run_cli(args);
+        ASSERT_EQ(run.code, 0) << describe(args, run);
+        const nlohmann::json j = nlohmann::json::parse(run.out);
+        if (!bound) {
+            EXPECT_FALSE(j.contains("bound")) << run.out;
+            EXPECT_FALSE(j.contains("gain_table_k")) << run.out;
+            continue;
+        }
+        EXPECT_EQ(j.value("bound_source", ""), "minimap2") << run.out;
+        EXPECT_GT(j.value("bound", 0), 0) << run.out;
+        EXPECT_LE(j.value("bound", 0), j.at("score").get<int>()) << run.out;
+        EXPECT_GE(j.value("gain_table_k", 0), 6) << run.out;
+        EXPECT_GE(j.value("gain_table_seconds", -1.0), 0.0) << run.out;
+    }
+}
+
 TEST(CliFormats, TsvHeaderMatchesDataRow) {
     const Inputs& in = inputs();
     const std::vector<std::string> args =

@@ -196,6 +196,10 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
         j["bound_blocks"] = p.bound.blocks;
         j["bound_path_columns"] = p.bound.path_columns;
         if (!p.bound.failure.empty()) j["bound_failure"] = p.bound.failure;
+        if (p.bound.table_k > 0) {  // the gain table built beside the pass (gain_table.hpp)
+            j["gain_table_k"] = p.bound.table_k;
+            j["gain_table_seconds"] = p.bound.table_seconds;
+        }
     }
     if (!p.alignment) return;
     const AlignmentStats s = alignment_stats(*p.alignment);
