@@ -451,7 +451,7 @@ TEST(CliFormats, JsonHasEveryKeyOnceWithReferenceValues) {
 
 TEST(CliFormats, JsonReportsTheBoundAndItsGainTable) {
     // 20 kbp and a copy with every 25th base changed: minimap2 maps it, and a gain table is
-    // built beside the pass; --bound none runs neither.
+    // built beside the pass (the JSON and the summary line say so); --bound none runs neither.
     std::mt19937_64 rng(test::seed());
     const std::string s0 = random_bases(20000, rng);
     std::string s1 = s0;
@@ -461,7 +461,7 @@ TEST(CliFormats, JsonReportsTheBoundAndItsGainTable) {
     test::write_text(f0, fasta("s0", s0));
     test::write_text(f1, fasta("s1", s1));
     for (const bool bound : {true, false}) {
-        std::vector<std::string> args{"-q", "-b", "cpu", "-f", "json", f0, f1};
+        std::vector<std::string> args{"-b", "cpu", "-f", "json", f0, f1};
         if (!bound) args.insert(args.begin(), {"--bound", "none"});
         const CliRun run = run_cli(args);
         ASSERT_EQ(run.code, 0) << describe(args, run);
@@ -469,6 +469,7 @@ TEST(CliFormats, JsonReportsTheBoundAndItsGainTable) {
         if (!bound) {
             EXPECT_FALSE(j.contains("bound")) << run.out;
             EXPECT_FALSE(j.contains("gain_table_k")) << run.out;
+            EXPECT_EQ(run.err.find("gain table"), std::string::npos) << run.err;
             continue;
         }
         EXPECT_EQ(j.value("bound_source", ""), "minimap2") << run.out;
@@ -476,6 +477,8 @@ TEST(CliFormats, JsonReportsTheBoundAndItsGainTable) {
         EXPECT_LE(j.value("bound", 0), j.at("score").get<int>()) << run.out;
         EXPECT_GE(j.value("gain_table_k", 0), 6) << run.out;
         EXPECT_GE(j.value("gain_table_seconds", -1.0), 0.0) << run.out;
+        // And the run's summary line says so.
+        EXPECT_NE(run.err.find("-mers in "), std::string::npos) << run.err;
     }
 }
 

@@ -476,9 +476,13 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
             std::fprintf(stderr, ", device memory %.1f MiB", report.device_bytes / 1048576.0);
         std::fprintf(stderr, ", %.1f%% of cells pruned", 100.0 * report.pruned_fraction());
         const cli::PairReport& best = report.pairs.front();
-        if (!best.bound.source.empty())
-            std::fprintf(stderr, " (bound %d from %s in %.2f s%s)", best.bound.score, best.bound.source.c_str(),
-                         best.bound.seconds, best.bound.in_time ? "" : ", after stage 1");
+        if (!best.bound.source.empty()) {
+            const std::string table = best.bound.table_k > 0 ? ", gain table of " + std::to_string(best.bound.table_k) +
+                                                                   "-mers in " + cli::fixed(best.bound.table_seconds, 2) + " s"
+                                                             : "";
+            std::fprintf(stderr, " (bound %d from %s in %.2f s%s%s)", best.bound.score, best.bound.source.c_str(),
+                         best.bound.seconds, best.bound.in_time ? "" : ", after stage 1", table.c_str());
+        }
         std::fputc('\n', stderr);
     }
     return 0;
