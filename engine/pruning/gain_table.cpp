@@ -165,7 +165,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     at = {};
     // Repeats make the pairs of equal k-mers quadratic. A k-mer with many more pairs than
     // chance gives is not listed: the rows of its S0 occurrences count as seeded in every band
-    // of their strips (`every`), an upper count that costs one pass.
+    // of their strips (`every`, counted with the listed ones below), an upper count.
     std::vector<uint32_t> in_s0(buckets, 0);
     for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t, uint64_t x) { ++in_s0[x]; });
     const double most = frequent_pairs(m, n, k);
@@ -175,18 +175,12 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     for (uint64_t x = 0; x < buckets; ++x)
         if (!frequent(x)) pairs += int64_t{start[x + 1] - start[x]} * in_s0[x];
     if (pairs > kMostHits || cancel.load(std::memory_order_relaxed)) return nullptr;
-    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t i, uint64_t x) {
-        if (!frequent(x)) return;
-        const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
-        every[static_cast<size_t>(first)] += k;
-        if (last != first) every[static_cast<size_t>(last)] += k;
-    });
 
     // cnt(s, band): each shared k-mer at (i, j) counts its first row; the last k-mer of a run
     // of equal bases also its other k - 1 rows, in the strips of its first and last rows.
     // Every seeded cell of a run is so counted in its own strip: an upper count of seeded rows.
-    // Each worker owns a range of strips and writes only there; a count stops at H, all a
-    // strip's gain reads (min(H, ...)).
+    // A repeat's k-mer at i adds k to `every` of the same strips. Each worker owns a range of
+    // strips and writes only there; a count stops at H, all a strip's gain reads (min(H, ...)).
     const size_t cells = static_cast<size_t>(g.strips * g.bands);
     std::vector<uint32_t> cnt(cells, 0);
     const auto add = [&](int64_t strip, int64_t band, uint32_t x) {
@@ -198,10 +192,15 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
         // The k-mers at i with a row (i + 1 .. i + k) in strips [lo, hi).
         const int64_t first_i = std::max<int64_t>(0, lo * g.h - k), last_i = std::min(m - k + 1, hi * g.h);
         for_each_kmer(s0.codes, k, first_i, last_i, [&](int64_t i, uint64_t x) {
-            if (frequent(x) || cancel.load(std::memory_order_relaxed)) return;
+            if (cancel.load(std::memory_order_relaxed)) return;
             const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
             const bool count_first = first >= lo && first < hi, count_last = last != first && last >= lo && last < hi;
             if (!count_first && !count_last) return;
+            if (frequent(x)) {
+                if (count_first) every[static_cast<size_t>(first)] += k;
+                if (count_last) every[static_cast<size_t>(last)] += k;
+                return;
+            }
             const uint8_t next = i + k < m ? s0.codes[static_cast<size_t>(i + k)] : kNoBase;
             const bool last_of_s0 = next > kBaseT;  // no equal base can follow
             for (uint32_t p = start[x]; p < start[x + 1]; ++p) {
