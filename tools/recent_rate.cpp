@@ -7,20 +7,18 @@ namespace chromalign::cli {
 
 void RecentRate::add(double seconds, double work) {
     samples_.emplace_back(seconds, work);
-    // The stretch only grows: a sample before the one just before its start is never needed.
+    // The stretch only grows: a sample before the one just before its start is never needed,
+    // and that one stays first.
     const double from = seconds - std::max(kLeastSeconds, seconds / 4);
     while (samples_.size() > 2 && samples_[1].first <= from) samples_.pop_front();
 }
 
 double RecentRate::rate() const {
+    // add() kept the latest sample at or before the stretch's start first (the start itself
+    // while the run is short).
+    const auto& [then, before] = samples_.front();
     const auto& [now, done] = samples_.back();
-    const double from = now - std::max(kLeastSeconds, now / 4);
-    // The latest sample at or before the stretch's start (the start itself while the run is short).
-    auto first = samples_.front();
-    for (const auto& s : samples_)
-        if (s.first <= from) first = s;
-    const double seconds = now - first.first;
-    return seconds > 0 ? (done - first.second) / seconds : 0;
+    return now > then ? (done - before) / (now - then) : 0;
 }
 
 }  // namespace chromalign::cli
