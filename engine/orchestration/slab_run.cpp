@@ -133,6 +133,11 @@ public:
         int64_t first = ex_->first_diagonal(), before = g().cells_finished(first);
         first_band_ = (ck_.left_row() - ck_.first_row()) / rows_;  // block 0 may lag others by a band
         const int64_t share = g().m * g().n - before;
+        // This run's cells once diagonals [first, d) are finished (`before` and the grid left
+        // behind, carried_cells_, change with a grid change).
+        const auto cells_before = [&](int64_t d) {
+            return SlabGroup::Cells{g().cells_finished(d) - before + carried_cells_, share, cells_pruned(), c0_, g().n};
+        };
         if (group_) group_->set_cells(local_, {0, share, 0, c0_, g().n});  // the whole share counts from the start
         const auto start = start_ = Clock::now();
         auto last_report = start;
@@ -165,9 +170,7 @@ public:
                 continue;
             }
             if (!options_.on_progress || (d + 1) % kDiagonalsPerReport != 0) continue;
-            const SlabGroup::Cells mine{g().cells_finished(std::max<int64_t>(d + 1 - kInFlight, first)) - before +
-                                            carried_cells_,
-                                        share, cells_pruned(), c0_, g().n};
+            const SlabGroup::Cells mine = cells_before(std::max<int64_t>(d + 1 - kInFlight, first));
             const auto now = Clock::now();
             if (group_) {
                 group_->set_cells(local_, mine);
@@ -182,8 +185,7 @@ public:
         }
         ex_->synchronize();
         if (group_ && options_.on_progress)  // all of its share finished, for the slabs still reporting
-            group_->set_cells(local_, {g().cells_finished(g().diagonals()) - before + carried_cells_, share, cells_pruned(),
-                                       c0_, g().n});
+            group_->set_cells(local_, cells_before(g().diagonals()));
         // A stop checkpoint waits for the left neighbour's piece; pump() ends the run then.
         while (stopping_) {
             pump(g().diagonals());
