@@ -220,7 +220,7 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     std::string header, columns, key;
     std::getline(in, header);
     std::getline(in, columns);
-    EXPECT_EQ(columns, "diagonal\tstart_ms\tend_ms\tlast_start_ms\tlast_short_ms\tmedian_end_ms");
+    EXPECT_EQ(columns, "diagonal\tstart_ms\tend_ms\tlast_start_ms\tlast_short_ms\tmedian_end_ms\tblocks");
     long long bands = 0, blocks = 0;
     std::istringstream words(header);
     while (words >> key) {
@@ -234,9 +234,12 @@ TEST(CudaBackend, DiagonalTraceHasOneOrderedLinePerDiagonal) {
     // runs its diagonals one after the other.
     long long d = 0, expected = 0;
     double start = 0, end = 0, last_start = 0, last_short = 0, median_end = 0, previous_end = 0;
+    long long ran = 0;
     std::map<long long, std::pair<double, double>> spans;  // diagonal -> (first start, last end)
-    while (in >> d >> start >> end >> last_start >> last_short >> median_end) {
+    while (in >> d >> start >> end >> last_start >> last_short >> median_end >> ran) {
         EXPECT_EQ(d, expected++);
+        EXPECT_GE(ran, 1) << "diagonal " << d;  // no pruning here: every diagonal runs a block
+        EXPECT_LE(ran, blocks) << "diagonal " << d;
         spans[d] = {start, end};
         EXPECT_GE(start, previous_end) << "diagonal " << d;
         EXPECT_GE(last_start, start) << "diagonal " << d;

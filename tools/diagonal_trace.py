@@ -9,9 +9,10 @@ than B blocks busy), middle and ramp-down (the last B diagonals) took on the GPU
 middle diagonal (first block's start to last block's end), and the time between one diagonal's
 last block end and the next one's first block start, in all (idle_s: a slab waiting for its
 left edges shows up there; other slabs may use the GPU meanwhile) and its median (gap_us).
-The last two columns split a median middle diagonal's fixed cost: how much later its last
-block started than its first (skew_us), and how much later its last block ended than its
-median block (tail_us).
+Then a median middle diagonal's fixed cost: how much later its last block started than its
+first (skew_us), and how much later its last block ended than its median block (tail_us);
+last, how many blocks a middle diagonal ran on average (a pruned run's launches leave the
+dead ones out).
 
 Then one line per PREFIX...blocks.tsv (the sampled diagonals' blocks) over its middle
 diagonals: the block column that most often ended last and the one whose short phase most
@@ -34,7 +35,7 @@ def load(path):
     # first launches were all pruned), they are the GPU timer's own: count from the first one.
     if rows and math.isnan(rows[0][0]):
         base = next((r[0] for r in rows if not math.isnan(r[0])), 0.0)
-        rows = [[x - base for x in r] for r in rows]
+        rows = [[x - base for x in r[:5]] + r[5:] for r in rows]
     return header, rows
 
 
@@ -69,7 +70,7 @@ def main(paths):
     traces = sorted((load(p) + (p,) for p in paths), key=lambda t: t[0]["host_ns"])
     t0 = traces[0][0]["host_ns"]
     print("trace\tn\tblocks\tcols\tstart_s\tramp_up_s\tmiddle_s\tramp_down_s\tgpu_total_s\tmiddle_diag_ms\t"
-          "idle_s\tgap_us\tskew_us\ttail_us")
+          "idle_s\tgap_us\tskew_us\ttail_us\tmean_blocks")
     for header, rows, path in traces:
         if not rows:  # a grid its slab changed from before its first band (slab_run.cpp)
             print("%s\tno diagonal ran" % path)
@@ -80,12 +81,13 @@ def main(paths):
         end = [r[1] for r in rows]
         middle = range(b, bands) if bands > b else range(len(rows))
         gaps = [start[d + 1] - end[d] for d in range(len(rows) - 1)]
-        print("%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t%.3f\t%.1f\t%.1f\t%.1f" % (
+        print("%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f" % (
             path, header["n"], b, header["block_cols"], (header["host_ns"] - t0) / 1e9,
             max((e for e in end[:b] if not math.isnan(e)), default=float("nan")) / 1e3, (end[bands - 1] - start[b]) / 1e3 if bands > b else 0.0,
             (end[-1] - start[bands]) / 1e3, end[-1] / 1e3, median(end[d] - start[d] for d in middle),
             sum(g for g in gaps if not math.isnan(g)) / 1e3, median(gaps[d] for d in middle if d < len(gaps)) * 1e3,
-            median(rows[d][2] - start[d] for d in middle) * 1e3, median(end[d] - rows[d][4] for d in middle) * 1e3))
+            median(rows[d][2] - start[d] for d in middle) * 1e3, median(end[d] - rows[d][4] for d in middle) * 1e3,
+            statistics.mean(rows[d][5] for d in middle)))
     if block_files:
         print("blocks\tsampled\tlast_end_block\tlast_short_block\tblock0_short_us\tothers_short_us\t"
               "block0_us\tothers_us")

@@ -76,20 +76,21 @@ public:
         }
         std::fprintf(out, "# chromalign diagonal trace: m %lld n %lld rows_per_band %lld "
                      "blocks %d block_cols %lld bands %lld host_ns %lld\n"
-                     "diagonal\tstart_ms\tend_ms\tlast_start_ms\tlast_short_ms\tmedian_end_ms\n",
+                     "diagonal\tstart_ms\tend_ms\tlast_start_ms\tlast_short_ms\tmedian_end_ms\tblocks\n",
                      static_cast<long long>(grid_.m), static_cast<long long>(grid_.n),
                      static_cast<long long>(grid_.rows_per_band()), grid_.blocks,
                      static_cast<long long>(grid_.block_cols), static_cast<long long>(grid_.bands), host_ns_);
         const uint64_t origin = rows_.empty() ? 0 : rows_.front()[0];
         for (size_t d = 0; d < rows_.size(); ++d) {
             std::fprintf(out, "%zu", d);
-            for (const uint64_t ns : rows_[d]) {
+            for (size_t k = 0; k < 5; ++k) {
+                const uint64_t ns = rows_[d][k];
                 if (ns == 0)
                     std::fprintf(out, "\tnan");  // no block of this diagonal ran
                 else
                     std::fprintf(out, "\t%.4f", static_cast<double>(static_cast<int64_t>(ns - origin)) / 1e6);
             }
-            std::fputc('\n', out);
+            std::fprintf(out, "\t%llu\n", static_cast<unsigned long long>(rows_[d][5]));
         }
         std::fclose(out);
         write_blocks(origin);
@@ -122,10 +123,10 @@ private:
     }
 
     /// Diagonal d's row from its slot: first start, last end, last start, last short-phase
-    /// end, median end (0 where no block ran).
+    /// end, median end (0 where no block ran), and how many blocks ran.
     void harvest(int64_t d) {
         const uint64_t* slot = ring_ + d % kLive * slot_words();
-        std::array<uint64_t, 5> row{};
+        std::array<uint64_t, 6> row{};
         ends_.clear();
         for (int b = 0; b < grid_.blocks; ++b) {
             const uint64_t* s = slot + 3 * b;
@@ -141,6 +142,7 @@ private:
             std::nth_element(ends_.begin(), ends_.begin() + ends_.size() / 2, ends_.end());
             row[4] = ends_[ends_.size() / 2];
         }
+        row[5] = ends_.size();
         rows_.push_back(row);
     }
 
@@ -154,7 +156,7 @@ private:
     };
     std::vector<SampledBlock> sampled_;       ///< every kBlockSample-th diagonal's blocks
     int64_t traced_ = 0;                      ///< diagonals handed a slot
-    std::vector<std::array<uint64_t, 5>> rows_;  ///< by diagonal, see harvest
+    std::vector<std::array<uint64_t, 6>> rows_;  ///< by diagonal, see harvest
     std::vector<uint64_t> ends_;              ///< harvest's scratch: one diagonal's block ends
 };
 
