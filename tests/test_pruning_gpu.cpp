@@ -7,7 +7,13 @@
 #include <cstdio>
 #include <random>
 
+#include "engine/pruning/gain_table.hpp"
 #include "kernels/reference/reference.hpp"
+#if CHROMALIGN_TEST_CUDA
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/gain_copies.hpp"
+#endif
 #include "kernels/registry.hpp"
 #include "tests/pruning_support.hpp"
 #include "tests/slab_support.hpp"
@@ -38,6 +44,44 @@ TEST(CudaPruning, AGainTableSkipsMoreAndGivesTheReferenceAnswer) {
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 33);
     test::expect_gain_table_exact("cuda", test::pruning_cases(rng, 6000), cuda_grids(), 512, 8000, rng);
+}
+
+TEST(CudaPruning, ExecutorsShareOneDeviceCopyOfEachGainTable) {
+    // kernels/cuda/gain_copies.hpp: one copy per build and device while any executor holds
+    // it, equal to the host's table; another build, or a view without an id, gets its own.
+    SKIP_WITHOUT_GPU();
+#if !CHROMALIGN_TEST_CUDA
+    GTEST_SKIP() << "built without the CUDA runtime";
+#else
+    std::mt19937_64 rng(test::seed() + 36);
+    const auto [s0, s1] = test::mutated_pair(200000, 200000, rng);
+    const Scoring scoring(1, -3, 5, 2);
+    std::atomic<bool> cancel{false};
+    const auto table = GainTable::build(s0, s1, scoring, 2, cancel);
+    const auto again = GainTable::build(s0, s1, scoring, 2, cancel);
+    ASSERT_TRUE(table && again) << "seed " << test::seed();
+    const GainView& view = table->view();
+    const size_t words = static_cast<size_t>(view.strips * view.bands);
+    const std::vector<int32_t> host(view.t, view.t + words);
+    const auto on_device = [&](const std::shared_ptr<const int32_t>& copy) {
+        std::vector<int32_t> back(words);
+        EXPECT_EQ(cudaMemcpy(back.data(), copy.get(), words * sizeof(int32_t), cudaMemcpyDeviceToHost), cudaSuccess);
+        return back;
+    };
+    auto first = kernels::device_gain_table(0, view);
+    auto second = kernels::device_gain_table(0, view);
+    EXPECT_EQ(first.get(), second.get()) << "one copy per build";
+    EXPECT_EQ(on_device(first), host);
+    EXPECT_NE(again->view().id, view.id);
+    const auto other = kernels::device_gain_table(0, again->view());
+    EXPECT_NE(other.get(), first.get()) << "another build, another copy";
+    GainView anonymous = view;
+    anonymous.id = 0;
+    EXPECT_NE(kernels::device_gain_table(0, anonymous).get(), first.get());
+    first.reset();
+    second.reset();
+    EXPECT_EQ(on_device(kernels::device_gain_table(0, view)), host) << "copied again once freed";
+#endif
 }
 
 TEST(CudaPruning, EdgeSizesOfTheBand) {

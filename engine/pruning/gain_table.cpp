@@ -2,6 +2,7 @@
 #include "engine/pruning/gain_table.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 
@@ -229,6 +230,8 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     // The last run's (a - rho)(k - 1), and the path's first change of band, which may cost
     // only W / 2 gap columns where T charged W.
     v.tail = (terms->credit_k * (k - 1) + k - 1) / k + (terms->lambda_k * g.w + 2 * k - 1) / (2 * k);
+    static std::atomic<uint64_t> builds{0};
+    v.id = ++builds;
     return table;
 }
 

@@ -76,6 +76,9 @@ struct GainView {
     int64_t diagonal_origin = 0;  ///< band of diagonal d: (d + diagonal_origin) / band_diagonals
     int64_t rho_k = 0, k = 1;
     int64_t tail = 0;  ///< (a - rho)(k - 1), rounded up
+    /// The build that made it, a serial of the process (0: none): executors on one device
+    /// share one copy of a build (kernels/cuda/gain_copies.hpp).
+    uint64_t id = 0;
 
     /// An upper bound of what a path can add after any cell of the rectangle of DP cells
     /// rows [row, row + rows] x columns [col, col + cols] (global, 0 = the matrix's edge),

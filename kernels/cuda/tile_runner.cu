@@ -14,6 +14,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_codes.hpp"
 #include "kernels/cuda/diagonal_trace.hpp"
+#include "kernels/cuda/gain_copies.hpp"
 #include "kernels/cuda/block_pruning.cuh"
 #include "kernels/cuda/diagonal_kernel.cuh"
 #include "kernels/cuda/window_kernel.cuh"
@@ -237,7 +238,7 @@ struct CudaTileRunner::Impl {
     /// args.prune with the gain table's host view: the host's own decisions (may_prune,
     /// live_window); args.prune's view points at d_gain.
     PruneRule host_prune;
-    int32_t* d_gain = nullptr;  ///< share_gain_table: the table, strips x bands
+    std::shared_ptr<const int32_t> gain;  ///< share_gain_table: the process's copy of the table on this device
     SlabEdges edges;
     /// kEdgeSlots left edges of 2R + 1 words in pinned host memory, which the short phase
     /// reads directly (unified addressing): no copy in the stream ahead of each diagonal.
@@ -479,7 +480,9 @@ struct CudaTileRunner::Impl {
     }
 
     void release() {
-        if (trace && stream) cudaStreamSynchronize(stream);  // the last stamps are written
+        // The last stamps are written; the shared table is read no more (gain_copies.hpp).
+        if ((trace || gain) && stream) cudaStreamSynchronize(stream);
+        gain.reset();
         trace.reset();
         // Destructor path: errors cannot be reported, and freeing null is a no-op.
         fetch_buffers().give(fetch);
@@ -490,8 +493,7 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept),
                             static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
-                            static_cast<void*>(d_band_record), static_cast<void*>(d_live),
-                            static_cast<void*>(d_gain)})
+                            static_cast<void*>(d_band_record), static_cast<void*>(d_live)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
@@ -753,15 +755,11 @@ void CudaTileRunner::share_best_score(int32_t g) { impl_->shared_best = std::max
 
 void CudaTileRunner::share_gain_table(const GainView& view) {
     Impl& im = *impl_;
-    if (!im.args.prune.on || im.d_gain || !view.t) return;
-    const size_t words = static_cast<size_t>(view.strips * view.bands);
-    CUDA_CHECK(cudaSetDevice(im.device));
-    im.d_gain = im.alloc<int32_t>(words);
-    // In stream order: every later decision kernel reads it after the copy.
-    CUDA_CHECK(cudaMemcpyAsync(im.d_gain, view.t, words * sizeof(int32_t), cudaMemcpyHostToDevice, im.stream));
+    if (!im.args.prune.on || im.gain || !view.t) return;
+    im.gain = device_gain_table(im.device, view);  // complete before the next launch
     im.host_prune.table = view;
     im.args.prune.table = view;
-    im.args.prune.table.t = im.d_gain;
+    im.args.prune.table.t = im.gain.get();
 }
 
 void CudaTileRunner::synchronize() {
