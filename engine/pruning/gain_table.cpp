@@ -78,32 +78,41 @@ int32_t pick_k(int64_t m, int64_t n, const Scoring& scoring, int64_t strip_rows)
 /// under lambda W per band) and a strip costs O(bands), not O(bands^2).
 bool fill_table(const Grid& g, const GainTerms& terms, const std::vector<uint32_t>& cnt, const std::vector<int64_t>& every,
                 std::vector<int32_t>& t, const std::atomic<bool>& cancel) {
-    const size_t bands = static_cast<size_t>(g.bands);
+    const int64_t bands = g.bands;
     const int64_t step = terms.lambda_k * g.w;
-    std::vector<int64_t> next(bands, 0), here(bands), prefix(bands + 1), left(bands), right(bands);
+    // Arrays over bands -2 .. bands + 2 (index b + 2): a band outside the matrix has no seeded
+    // rows and no T, so every candidate reads them with no test of its own.
+    constexpr int64_t kNone = INT64_MIN / 4;  // no path: below every sum it meets
+    const size_t span = static_cast<size_t>(bands + 5);
+    std::vector<int64_t> next(span, kNone), here(span, kNone), prefix(span + 1, 0), left(span, kNone), right(span, kNone);
+    for (int64_t b = 0; b < bands; ++b) next[static_cast<size_t>(b + 2)] = 0;
+    int64_t* const lf = left.data() + 2;
+    int64_t* const rt = right.data() + 2;
+    int64_t* const pf = prefix.data() + 3;  // pf[b]: seeded rows of the bands before b
     for (int64_t s = g.strips - 1; s >= 0; --s) {
-        const uint32_t* c = cnt.data() + static_cast<size_t>(s) * bands;
-        prefix[0] = 0;
-        for (size_t b = 0; b < bands; ++b) prefix[b + 1] = prefix[b] + c[b];
-        const auto rows = [&](size_t lo, size_t hi) {  // seeded rows over bands [lo - 1, hi + 1]
-            lo = lo > 0 ? lo - 1 : 0;
-            hi = std::min(bands - 1, hi + 1);
-            return std::min(g.h, prefix[hi + 1] - prefix[lo] + every[static_cast<size_t>(s)]);
-        };
+        const int64_t* const nx = next.data() + 2;  // T(s + 1)
+        int64_t* const hr = here.data() + 2;        // T(s)
+        const uint32_t* c = cnt.data() + s * bands;
+        for (int64_t b = 0; b < bands; ++b) pf[b + 1] = pf[b] + c[b];
+        pf[bands + 1] = pf[bands + 2] = pf[bands];
+        const int64_t e = every[static_cast<size_t>(s)];
+        // Seeded rows over bands [lo, hi], capped at H: what a strip's path can count there.
+        const auto rows = [&](int64_t lo, int64_t hi) { return std::min(g.h, pf[hi + 1] - pf[lo] + e); };
         const int64_t all = terms.credit_k * rows(0, bands - 1);
         // left[b] = max over c <= b of T(s + 1, c) - lambda W (b - c); right[b] the same for c >= b.
-        for (size_t b = 0; b < bands; ++b) left[b] = std::max(next[b], b > 0 ? left[b - 1] - step : next[b]);
-        for (size_t b = bands; b-- > 0;) right[b] = std::max(next[b], b + 1 < bands ? right[b + 1] - step : next[b]);
-        for (size_t b = 0; b < bands; ++b) {
-            int64_t best = 0;
-            for (size_t c = b > 0 ? b - 1 : 0; c <= std::min(bands - 1, b + 1); ++c)
-                best = std::max(best, terms.credit_k * rows(std::min(b, c), std::max(b, c)) -
-                                          (b == c ? 0 : step) + next[c]);
-            if (b >= 2) best = std::max(best, all + left[b - 2] - 2 * step);
-            if (b + 2 < bands) best = std::max(best, all + right[b + 2] - 2 * step);
-            here[b] = best;
-            const int64_t v = (best + terms.k - 1) / terms.k;
-            t[static_cast<size_t>(s) * bands + b] = static_cast<int32_t>(std::min<int64_t>(v, INT32_MAX));
+        for (int64_t b = 0; b < bands; ++b) lf[b] = std::max(nx[b], lf[b - 1] - step);
+        for (int64_t b = bands - 1; b >= 0; --b) rt[b] = std::max(nx[b], rt[b + 1] - step);
+        int32_t* const row = t.data() + s * bands;
+        for (int64_t b = 0; b < bands; ++b) {
+            // Stay in band b, or move one band either way (its rows over both bands and their
+            // neighbours), or move two bands or more, charged the whole strip's rows.
+            int64_t best = std::max<int64_t>(0, terms.credit_k * rows(b - 1, b + 1) + nx[b]);
+            best = std::max(best, terms.credit_k * rows(b - 2, b + 1) - step + nx[b - 1]);
+            best = std::max(best, terms.credit_k * rows(b - 1, b + 2) - step + nx[b + 1]);
+            best = std::max(best, all + lf[b - 2] - 2 * step);
+            best = std::max(best, all + rt[b + 2] - 2 * step);
+            hr[b] = best;
+            row[b] = static_cast<int32_t>(std::min<int64_t>((best + terms.k - 1) / terms.k, INT32_MAX));
         }
         std::swap(here, next);
         if (cancel.load(std::memory_order_relaxed)) return false;
