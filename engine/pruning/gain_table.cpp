@@ -5,6 +5,8 @@
 #include <atomic>
 #include <climits>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "engine/kmers.hpp"
 #include "engine/threads/for_each_worker.hpp"
@@ -18,6 +20,7 @@ constexpr double kFrequent = 256;              ///< pairs of one k-mer above whi
 constexpr int64_t kMostStrips = 2048;         ///< strips at most, before the cells' cap
 constexpr int64_t kLeastStripRows = 1024;
 constexpr int64_t kMostCells = int64_t{1} << 25;  ///< T's cells at most: 128 MiB
+constexpr int64_t kMostIndexWords = int64_t{1} << 25;  ///< the workers' bucket counts at most: 128 MiB
 
 /// The largest identity score (a) and the largest other entry (b) of the matrix.
 std::pair<int32_t, int32_t> identity_and_other(const Scoring& scoring) {
@@ -158,26 +161,51 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     if (!terms || m < k || n < k || k > kMaxK) return nullptr;
     const Grid g = grid_for(m, n, *terms, strip_rows);
 
-    // S1's k-mers by value: counts, then their positions in order (a counting sort).
+    // S1's k-mers by value: counts, then their positions in order (a counting sort). Workers
+    // take consecutive stretches of S1, each with counts of its own, as many as keep those
+    // within kMostIndexWords; placed from their offsets, the positions come out in order.
     const size_t buckets = size_t{1} << (2 * k);
+    const int indexers = static_cast<int>(std::clamp<int64_t>(kMostIndexWords / static_cast<int64_t>(buckets), 1, workers));
+    const auto stretch = [&](int w, int64_t total) {
+        return std::pair<int64_t, int64_t>{total * w / indexers, total * (w + 1) / indexers};
+    };
+    std::vector<std::vector<uint32_t>> at(static_cast<size_t>(indexers), std::vector<uint32_t>(buckets, 0));
+    for_each_worker(indexers, [&](int w) {
+        const auto [lo, hi] = stretch(w, n - k + 1);
+        for_each_kmer(s1.codes, k, lo, hi, [&, &mine = at[static_cast<size_t>(w)]](int64_t, uint64_t x) { ++mine[x]; });
+    });
     std::vector<uint32_t> start(buckets + 1, 0);
-    for_each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t, uint64_t x) { ++start[x + 1]; });
-    for (size_t x = 0; x < buckets; ++x) start[x + 1] += start[x];
+    for (size_t x = 0; x < buckets; ++x) {  // start[x], and each worker's first slot in bucket x
+        uint32_t next = start[x];
+        for (std::vector<uint32_t>& mine : at) next += std::exchange(mine[x], next);
+        start[x + 1] = next;
+    }
     // With each position the base after its k-mer (kNoBase past the end), so that a pair's run
     // is seen to end without reading S1 at random.
     constexpr uint8_t kNoBase = 0xff;
-    std::vector<uint32_t> at(start.begin(), start.end() - 1), where(start[buckets]);
+    std::vector<uint32_t> where(start[buckets]);
     std::vector<uint8_t> after(where.size());
-    for_each_kmer(s1.codes, k, 0, n - k + 1, [&](int64_t j, uint64_t x) {
-        after[at[x]] = j + k < n ? s1.codes[static_cast<size_t>(j + k)] : kNoBase;
-        where[at[x]++] = static_cast<uint32_t>(j);
+    for_each_worker(indexers, [&](int w) {
+        const auto [lo, hi] = stretch(w, n - k + 1);
+        std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
+        for_each_kmer(s1.codes, k, lo, hi, [&](int64_t j, uint64_t x) {
+            after[mine[x]] = j + k < n ? s1.codes[static_cast<size_t>(j + k)] : kNoBase;
+            where[mine[x]++] = static_cast<uint32_t>(j);
+        });
     });
-    at = {};
     // Repeats make the pairs of equal k-mers quadratic. A k-mer with many more pairs than
     // chance gives is not listed: the rows of its S0 occurrences count as seeded in every band
     // of their strips (`every`, counted with the listed ones below), an upper count.
-    std::vector<uint32_t> in_s0(buckets, 0);
-    for_each_kmer(s0.codes, k, 0, m - k + 1, [&](int64_t, uint64_t x) { ++in_s0[x]; });
+    for_each_worker(indexers, [&](int w) {
+        const auto [lo, hi] = stretch(w, m - k + 1);
+        std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
+        std::fill(mine.begin(), mine.end(), 0);
+        for_each_kmer(s0.codes, k, lo, hi, [&](int64_t, uint64_t x) { ++mine[x]; });
+    });
+    std::vector<uint32_t> in_s0 = std::move(at[0]);
+    for (size_t w = 1; w < at.size(); ++w)
+        for (size_t x = 0; x < buckets; ++x) in_s0[x] += at[w][x];
+    at = {};
     const double most = frequent_pairs(m, n, k);
     const auto frequent = [&](uint64_t x) { return static_cast<double>(start[x + 1] - start[x]) * in_s0[x] > most; };
     std::vector<int64_t> every(static_cast<size_t>(g.strips), 0);
