@@ -142,5 +142,31 @@ TEST(GainTable, ARepeatLeavesATable) {
     EXPECT_LT(table->view().bound(0, 0, 0, 0, 400000), 400000);
 }
 
+TEST(GainTable, EveryWorkerCountBuildsTheSameTable) {
+    // The build splits S1's index, S0's counts and the seeded rows over its workers, each
+    // with counts of its own: the table must not depend on how many there are. A mutated
+    // pair with N runs and a repeat (its k-mers counted in every band), small and default k.
+    std::mt19937_64 rng(test::seed() + 1);
+    std::string a = gen::random_dna(120000, rng, 0.001), unit = gen::random_dna(40, rng), repeat;
+    while (repeat.size() < 60000) repeat += unit;
+    const std::string b = gen::mutate(a, gen::MutationSpec{}, rng);
+    const Sequence s0 = make_sequence("s0", a + repeat), s1 = make_sequence("s1", repeat + b);
+    std::atomic<bool> cancel{false};
+    for (const int32_t k : {4, 7, 0}) {
+        const auto one = GainTable::build(s0, s1, Scoring(1, -3, 5, 2), 1, cancel, 0, k);
+        ASSERT_TRUE(one) << "k " << k << ", seed " << test::seed();
+        const GainView& v = one->view();
+        const std::vector<int32_t> want(v.t, v.t + v.strips * v.bands);
+        for (const int workers : {2, 3, 7, 64}) {
+            const auto table = GainTable::build(s0, s1, Scoring(1, -3, 5, 2), workers, cancel, 0, k);
+            ASSERT_TRUE(table);
+            const GainView& w = table->view();
+            ASSERT_EQ(w.strips * w.bands, v.strips * v.bands);
+            EXPECT_TRUE(std::equal(want.begin(), want.end(), w.t))
+                << "k " << one->k() << ", " << workers << " workers, seed " << test::seed();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace chromalign
