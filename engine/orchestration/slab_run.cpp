@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "engine/bound/shared_kmers.hpp"
@@ -373,8 +374,8 @@ private:
         if (options_.bound_settled && !options_.bound_settled->load(std::memory_order_relaxed)) return false;
         // The slab's own columns: a related pair's live corner makes the left slabs dense
         // while the others keep a band.
-        kept_grid_ = live_fraction_below(bottom, m_, n_, std::max(carried_best_.score, ex_->best_score_seen()), c0_,
-                                         c0_ + g().n) <= kDenseBelow;
+        kept_grid_ = live_fraction_below(live_model_now(m_, n_), bottom,
+                                         std::max(carried_best_.score, ex_->best_score_seen()), c0_, c0_ + g().n) <= kDenseBelow;
         return !kept_grid_;
     }
 
@@ -591,13 +592,14 @@ private:
         // What pruning leaves of each slab's rows left, below its own front and in its own
         // columns: on a pruned run the left slabs end long before the right ones, whose rows
         // left hold the band (one front for all put the right slabs' rows with the left's).
+        const std::optional<LiveModel> model = live_model_now(s0.length(), s1.length());
         double live = 0;
         for (const SlabGroup::Cells& slab : group_ ? group_->each() : std::vector<SlabGroup::Cells>{mine}) {
             if (slab.cols <= 0 || slab.total <= slab.done) continue;
             const int64_t left = slab.total - slab.done;
             const int64_t front = std::max<int64_t>(0, s0.length() - left / slab.cols);
-            live += static_cast<double>(left) * live_fraction_below(front, s0.length(), s1.length(), own, slab.col_begin,
-                                                                    slab.col_begin + slab.cols);
+            live += static_cast<double>(left) *
+                    live_fraction_below(model, front, own, slab.col_begin, slab.col_begin + slab.cols);
         }
         p.cells_left_live = static_cast<int64_t>(live);
         p.seconds = seconds;
@@ -607,20 +609,26 @@ private:
         options_.on_progress(p);
     }
 
-    /// The share of the cells below row `front` of the rows x cols matrix that pruning is
-    /// expected to leave (engine/pruning/live_model.hpp), over columns [col_begin, col_end).
-    /// `own`: this slab's best cell's score; the best shared by the other slabs counts once it
-    /// is above every floor.
-    double live_fraction_below(int64_t front, int64_t rows, int64_t cols, int32_t own, int64_t col_begin,
-                               int64_t col_end) const {
-        if (!options_.pruning) return 1.0;
+    /// The model of what pruning leaves of the rows x cols matrix (engine/pruning/live_model.hpp)
+    /// from the bounds known now; none without pruning.
+    std::optional<LiveModel> live_model_now(int64_t rows, int64_t cols) const {
+        if (!options_.pruning) return std::nullopt;
         const int32_t own_bound = bound();  // one read: it may rise meanwhile
         LiveModel model = live_model(rows, cols, scoring_, std::max(own_bound, options_.prune_floor),
                                      options_.gain_table != nullptr);
         model.own_bound = own_bound;
-        model.col_begin = col_begin;
-        model.col_end = col_end;
-        return expected_live_fraction(model, front, std::max(own, best_ > model.floor ? best_ : 0));
+        return model;
+    }
+
+    /// The share of the cells below row `front` that `model` expects pruning to leave, over
+    /// columns [col_begin, col_end); 1 without a model. `own`: this slab's best cell's score;
+    /// the best shared by the other slabs counts once it is above every floor.
+    double live_fraction_below(std::optional<LiveModel> model, int64_t front, int32_t own, int64_t col_begin,
+                               int64_t col_end) const {
+        if (!model) return 1.0;
+        model->col_begin = col_begin;
+        model->col_end = col_end;
+        return expected_live_fraction(*model, front, std::max(own, best_ > model->floor ? best_ : 0));
     }
 
     SlabLink& link_;
