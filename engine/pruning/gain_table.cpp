@@ -169,11 +169,18 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     const auto stretch = [&](int w, int64_t total) {
         return std::pair<int64_t, int64_t>{total * w / indexers, total * (w + 1) / indexers};
     };
-    std::vector<std::vector<uint32_t>> at(static_cast<size_t>(indexers), std::vector<uint32_t>(buckets, 0));
-    for_each_worker(indexers, [&](int w) {
-        const auto [lo, hi] = stretch(w, n - k + 1);
-        for_each_kmer(s1.codes, k, lo, hi, [&, &mine = at[static_cast<size_t>(w)]](int64_t, uint64_t x) { ++mine[x]; });
-    });
+    std::vector<std::vector<uint32_t>> at(static_cast<size_t>(indexers));
+    // at[w][x]: how often k-mer x starts in worker w's stretch of `s`. Allocated here, not by
+    // the workers, whose threads would each take a malloc arena.
+    const auto count_stretches = [&](const Sequence& s) {
+        for (std::vector<uint32_t>& mine : at) mine.assign(buckets, 0);
+        for_each_worker(indexers, [&](int w) {
+            const auto [lo, hi] = stretch(w, s.length() - k + 1);
+            std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
+            for_each_kmer(s.codes, k, lo, hi, [&](int64_t, uint64_t x) { ++mine[x]; });
+        });
+    };
+    count_stretches(s1);
     std::vector<uint32_t> start(buckets + 1, 0);
     for (size_t x = 0; x < buckets; ++x) {  // start[x], and each worker's first slot in bucket x
         uint32_t next = start[x];
@@ -196,12 +203,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     // Repeats make the pairs of equal k-mers quadratic. A k-mer with many more pairs than
     // chance gives is not listed: the rows of its S0 occurrences count as seeded in every band
     // of their strips (`every`, counted with the listed ones below), an upper count.
-    for_each_worker(indexers, [&](int w) {
-        const auto [lo, hi] = stretch(w, m - k + 1);
-        std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
-        std::fill(mine.begin(), mine.end(), 0);
-        for_each_kmer(s0.codes, k, lo, hi, [&](int64_t, uint64_t x) { ++mine[x]; });
-    });
+    count_stretches(s0);
     std::vector<uint32_t> in_s0 = std::move(at[0]);
     for (size_t w = 1; w < at.size(); ++w)
         for (size_t x = 0; x < buckets; ++x) in_s0[x] += at[w][x];

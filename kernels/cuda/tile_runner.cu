@@ -236,7 +236,7 @@ struct CudaTileRunner::Impl {
     unsigned long long* h_pruned_seen = nullptr;  ///< pinned: d_pruned, copied with it and at synchronize()
     int32_t shared_best = 0;                 ///< see share_best_score
     /// args.prune with the gain table's host view: the host's own decisions (may_prune,
-    /// live_window); args.prune's view points at d_gain.
+    /// live_window); args.prune's view points at `gain`.
     PruneRule host_prune;
     std::shared_ptr<const int32_t> gain;  ///< share_gain_table: the process's copy of the table on this device
     SlabEdges edges;
