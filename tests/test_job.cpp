@@ -18,6 +18,7 @@
 #include "tests/job_support.hpp"
 #include "tests/pruning_support.hpp"
 #include "tests/test_support.hpp"
+#include "tools/mutate.hpp"
 
 namespace chromalign {
 namespace {
@@ -153,6 +154,59 @@ TEST(JobTraceback, EachPairGetsTheReferenceAlignmentOfItsStrand) {
     const JobResult strong = test::run_on(*backend, spec, options);
     EXPECT_TRUE(strong.answers.front().alignment.has_value());
     EXPECT_FALSE(strong.answers.back().alignment.has_value());
+}
+
+TEST(JobAlignments, TheSearchAloneGivesWhatStage1AndTheTracebackGive) {
+    // With --alignments K > 1 the search's first pass replaces stage 1 and the traceback: each
+    // pair's best, strand, alignments and cells must be theirs. S0's first record ends in a
+    // copy of its bases 200-499, a second alignment; the pairs with a random record reach no
+    // least score, and their bests then come from stage 1.
+    std::mt19937_64 rng(test::seed() + 506);
+    JobSpec spec;
+    auto [a, b] = test::mutated_pair(1200, 1100, rng);
+    a.codes.insert(a.codes.end(), a.codes.begin() + 200, a.codes.begin() + 500);
+    spec.s0 = {a, make_sequence("random0", gen::random_dna(700, rng))};
+    spec.s1 = {reverse_complement(b), make_sequence("random1", gen::random_dna(800, rng))};
+    spec.pairs = {{0, 0}, {0, 1}, {1, 1}};
+    const test::TempDir rows;
+    JobOptions options;
+    options.traceback = true;
+    options.alignments = 4;
+    options.min_score = 30;
+    options.rows_dir = rows.path().string();
+    options.backend.special_rows.budget_bytes = int64_t{1} << 30;
+    const auto backend = make_backend("cpu", test::grid(8, 3, 3, 2));
+    options.search_alone = false;
+    const JobResult want = test::run_on(*backend, spec, options);
+    options.search_alone = true;
+    const JobResult got = test::run_on(*backend, spec, options);
+    ASSERT_EQ(got.answers.size(), want.answers.size());
+    int searched = 0, unaligned = 0;
+    for (size_t k = 0; k < want.answers.size(); ++k) {
+        const PairAnswer &g = got.answers[k], &w = want.answers[k];
+        const std::string what = "pair " + std::to_string(w.pair) + ", seed " + std::to_string(test::seed());
+        EXPECT_EQ(g.pair, w.pair) << what;
+        EXPECT_EQ(g.best, w.best) << what;
+        EXPECT_EQ(g.strand, w.strand) << what;
+        EXPECT_EQ(g.cells, w.cells) << what;
+        ASSERT_EQ(g.alignment.has_value(), w.alignment.has_value()) << what;
+        if (!w.alignment) {
+            ++unaligned;
+            EXPECT_LT(w.best.score, options.min_score) << what;
+            continue;
+        }
+        EXPECT_EQ(*g.alignment, *w.alignment) << what;
+        ASSERT_EQ(g.others.size(), w.others.size()) << what;
+        for (size_t r = 0; r < w.others.size(); ++r) {
+            EXPECT_EQ(g.others[r].strand, w.others[r].strand) << what << ", alignment " << r + 2;
+            EXPECT_EQ(g.others[r].alignment, w.others[r].alignment) << what << ", alignment " << r + 2;
+        }
+        EXPECT_EQ(g.traceback_seconds, 0.0) << what << ": no traceback runs beside the search";
+        searched += !g.others.empty();
+    }
+    EXPECT_GE(searched, 1) << "no pair with several alignments to compare";
+    EXPECT_GE(unaligned, 1) << "no pair below the least score";
+    EXPECT_EQ(got.answers.front().strand, Strand::kReverse) << "the best pair lies on the reverse strand";
 }
 
 TEST(JobStacks, StackedRecordsAreEachTheirOwnOptimum) {

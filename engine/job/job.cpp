@@ -163,6 +163,11 @@ private:
         const Sequence& s0 = spec_.s0[p.s0];
         PairAnswer answer;
         answer.pair = k;
+        if (search_alone()) {
+            search(answer, s0, p.s1);
+            if (answer.alignment) return answer;
+            // None reaches the least score: stage 1 gives the pair's best for the report.
+        }
         int32_t floor = 0;
         bool first = true;
         for (const Strand strand : spec_.strands) {
@@ -197,7 +202,7 @@ private:
         }
         if (options_.traceback && options_.writer && answer.best.score > 0 && answer.best.score >= options_.min_score)
             trace_back(answer, s0, compared(p.s1, answer.strand));
-        if (options_.alignments > 1 && answer.alignment) find_others(answer, s0, p.s1);
+        if (options_.alignments > 1 && answer.alignment) search(answer, s0, p.s1);
         if (options_.drop_traced_rows && !options_.rows_dir.empty() && options_.writer) {
             if (state_) state_->save();  // the alignment is saved before the rows it came from go
             for (const Strand strand : spec_.strands) remove_special_rows(comparison_rows_dir(options_.rows_dir, k, strand));
@@ -205,18 +210,30 @@ private:
         return answer;
     }
 
-    /// Alignments 2 .. K of a traced pair, over its strands. The first of them all must be the
-    /// traceback's: both follow the reference's tie and path rules. Each strand's search is
-    /// saved as it goes (JobState::add(DoneSearch)) and taken up from there.
-    void find_others(PairAnswer& answer, const Sequence& s0, size_t target) {
+    /// Whether a pair's K best alignments are searched for without its stage 1: the search's
+    /// first pass computes every cell of each strand, and its best alignment is the one stage 1
+    /// and the traceback give (the same tie and path rules), so they would only compute it
+    /// again. Not over several processes, whose ranks run each stage 1 together, nor where
+    /// stage 1's rows are kept for a later traceback or read from there.
+    bool search_alone() const {
+        return options_.alignments > 1 && options_.traceback && options_.search_alone && !options_.rows_kept &&
+               !options_.traceback_only;
+    }
+
+    /// The pair's K best alignments over its strands. After a traceback (answer.alignment), the
+    /// first of them must be the traceback's: both follow the reference's tie and path rules.
+    /// Else the first, if any reaches the least score, becomes the pair's answer. Each strand's
+    /// search is saved as it goes (JobState::add(DoneSearch)) and taken up from there.
+    void search(PairAnswer& answer, const Sequence& s0, size_t target) {
         stop_if_asked();
         const auto start = Clock::now();
         const int count = options_.alignments;
         const int32_t least = std::max(options_.min_score, 1);
+        const Alignment* traced = answer.alignment ? &*answer.alignment : nullptr;
         std::vector<StrandSearch> strands;
         for (const Strand strand : spec_.strands) {
             StrandSearch search{strand, &compared(target, strand), {}, false,
-                                strand == answer.strand ? &*answer.alignment : nullptr};
+                                traced && strand == answer.strand ? traced : nullptr};
             if (state_) {
                 if (std::optional<DoneSearch> saved = state_->search(answer.pair, strand))
                     take_up(*saved, s0, search, count, least);
@@ -241,10 +258,19 @@ private:
         };
         std::vector<StrandAlignment> all =
             pair_alignments(s0, strands, spec_.scoring, count, least, options, answer.declump, found, ended);
-        const Alignment& traced = *answer.alignment;
-        if (all.empty() || all.front().strand != answer.strand || all.front().alignment != traced)
-            throw Error("internal: the best of the K alignments of " + describe(answer.pair, answer.strand) +
-                        " is not the traceback's");
+        if (traced) {
+            if (all.empty() || all.front().strand != answer.strand || all.front().alignment != *traced)
+                throw Error("internal: the best of the K alignments of " + describe(answer.pair, answer.strand) +
+                            " is not the traceback's");
+        } else {
+            if (all.empty()) return;
+            const int64_t n = spec_.s1[target].length();
+            answer.strand = all.front().strand;
+            answer.best = all.front().alignment.as_end();
+            answer.alignment = std::move(all.front().alignment);
+            answer.cells = s0.length() * n * static_cast<int64_t>(spec_.strands.size());
+            answer.seconds = answer.declump.first_seconds;  // the pass that computed every cell
+        }
         all.erase(all.begin());
         answer.others = std::move(all);
         answer.declump_seconds = seconds_since(start);
@@ -304,7 +330,7 @@ private:
         SlabEngine* engine = backend_.slab_engine();
         // A traceback from kept records runs no stage 1: each comparison's record is read (and
         // checked) by stage1_of instead.
-        if (!engine || !options_.stack || options_.traceback_only) return;
+        if (!engine || !options_.stack || options_.traceback_only || search_alone()) return;
         const int64_t below = engine->stack_below(spec_.scoring);
         const double rate = backend_.nominal_gcups() * 1e9;
         const int64_t most = rate > 0 ? std::max<int64_t>(int64_t{1} << 34, static_cast<int64_t>(every() * rate))

@@ -111,6 +111,10 @@ struct JobOptions {
     /// pair, over the pair's strands; 1: the traceback's alone.
     int alignments = 1;
     int64_t declump_bytes = int64_t{1} << 30;  ///< the edges the search for them may keep
+    /// With alignments > 1, the search alone finds them all, alignment 1 too, with no stage 1
+    /// (JobRun::search_alone says where it cannot); false: stage 1 and the traceback first, as
+    /// several ranks need (they run each stage 1 together).
+    bool search_alone = true;
     /// Stack short S0 records (engine/job/stack.hpp) rather than compare them one by one.
     bool stack = true;
     /// Where each comparison's lower bound comes from (engine/bound/bound_thread.hpp): a pass
