@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/declump/declump.hpp"
+#include "engine/declump/grid_rows.hpp"
 #include "engine/declump/pair_alignments.hpp"
 #include "engine/declump/tile_lanes.hpp"
 #include "engine/declump/tile_split.hpp"
@@ -43,9 +44,10 @@ void expect_as_oracle(const Sequence& s0, const Sequence& s1, const Scoring& sco
 }
 
 /// Tiles of rows x cols; threads on every antidiagonal of at least two tiles, so that the
-/// tests run the threaded path whatever the machine.
+/// tests run the threaded path whatever the machine; alignment 1 traced from every band's top.
 DeclumpOptions options(int64_t rows, int64_t cols, int64_t leaf = int64_t{1} << 22, int64_t split = 8) {
     DeclumpOptions o;
+    o.trace_row_spacing = 1;
     o.threads = 3;
     o.cells_per_thread = 1;
     o.tile_rows = rows;
@@ -198,7 +200,9 @@ TEST(Declump, AfterTheFirstPassOnlyTheTilesAnAlignmentChangesAreComputedAgain) {
 }
 
 // A long walk takes the tiles ahead of it computed, and walked from a guessed entry, on other
-// threads (tiles_ahead.hpp): the alignments are the oracle's, and those tiles are taken.
+// threads (tiles_ahead.hpp): the alignments are the oracle's, and those tiles are taken. S1
+// holds two copies of S0: alignment 1 is traced from the grid's rows, alignment 2 as long is
+// walked.
 TEST(Declump, TilesComputedAndWalkedAheadGiveTheOraclesAlignments) {
     const uint64_t seed = test::seed() + 87;
     std::mt19937_64 rng(seed);
@@ -206,8 +210,12 @@ TEST(Declump, TilesComputedAndWalkedAheadGiveTheOraclesAlignments) {
     const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -3, 5, 2}, {1, -1, 2, 1}, {5, -4, 3, 1}, {1, -1, 2, 1}, {2, -1, 3, 1}};
     for (int trial = 0; trial < 7; ++trial) {
         auto [s0, s1] = test::mutated_pair(2000 + 37 * trial, 2100, rng, trial == 2 ? 0.01 : 0.0);
+        const std::vector<uint8_t> copy = s1.codes;
+        const Sequence spacer = make_sequence("spacer", gen::random_dna(300, rng));
+        s1.codes.insert(s1.codes.end(), spacer.codes.begin(), spacer.codes.end());
+        for (size_t k = 0; k < copy.size(); ++k) s1.codes.push_back(k % 41 == 0 ? (copy[k] + 1) % 4 : copy[k]);
         const Scoring& scoring = scorings[trial];
-        // Tiles of 128 cut 4 x 4 into leaves of 32 x 32: the best alignment crosses some 30.
+        // Tiles of 128 cut 4 x 4 into leaves of 32 x 32: the second copy's alignment crosses some 30.
         DeclumpOptions ahead = options(128, 128, 1024, 4), alone = ahead;
         ahead.walk.wait_for_guessed = true;  // the counts below follow from the guesses alone
         alone.walk.ahead = 0;
@@ -231,9 +239,56 @@ TEST(Declump, TilesComputedAndWalkedAheadGiveTheOraclesAlignments) {
     }
 }
 
-// The pair's own traceback of alignment 1 is taken, not walked again, where its end is the
-// search's best cell; elsewhere it changes nothing.
-TEST(Declump, TheTracebacksFirstAlignmentIsTakenNotWalkedAgain) {
+// A whole grid's band tops, as a traceback's rows (grid_rows.hpp): each is the matrix's row,
+// and the edge term is the largest max(0, H) + gap c up to its column, across the blocks of
+// 4096 columns the rows keep maxima of.
+TEST(Declump, TheGridsRowsAreTheMatrixsRowsForATraceback) {
+    const uint64_t seed = test::seed() + 92;
+    std::mt19937_64 rng(seed);
+    auto [s0, s1] = test::mutated_pair(260, 9500, rng, 0.01);
+    const Scoring scoring(1, -3, 5, 2);
+    const int64_t m = s0.length(), n = s1.length(), tile_rows = 50;
+    CpuTileWaves cpu;
+    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, tile_rows, 700, GridWorkers{&cpu, nullptr, 2});
+    grid.compute(BarredPairs(tile_rows));
+    const int64_t every = 1 + static_cast<int64_t>(rng() % 3);
+    GridRows rows(grid, every);
+    const std::vector<int32_t> top_h(static_cast<size_t>(n + 1), 0), top_f(top_h.size(), kNoGap);
+    const std::vector<int32_t> left_h(static_cast<size_t>(m), 0), left_e(left_h.size(), kNoGap);
+    const int64_t gap = 2;
+    for (int64_t row = 0; row < m; row += every * tile_rows) {
+        const std::string what = "row " + std::to_string(row) + ", every " + std::to_string(every) + ", seed " + std::to_string(seed);
+        std::vector<int32_t> h(static_cast<size_t>(n + 1), 0), f(h.size(), kNoGap);  // column 0 first
+        if (row > 0) {
+            std::vector<int32_t> out(static_cast<size_t>(2 * n + 2 * row));
+            const TileSink sink{out.data(), out.data() + n, out.data() + 2 * n, out.data() + 2 * n + row, nullptr};
+            tile_dp(s0, s1, scoring, Rect{0, row, 0, n}, TileEdges{top_h.data(), top_f.data(), left_h.data(), left_e.data()},
+                    {}, sink);
+            std::copy(out.begin(), out.begin() + n, h.begin() + 1);
+            std::copy(out.begin() + n, out.begin() + 2 * n, f.begin() + 1);
+        }
+        EXPECT_EQ(rows.row_above(row + 1), row) << what;
+        EXPECT_EQ(rows.row_above(row + every * tile_rows), row) << what;
+        for (int trial = 0; trial < 6; ++trial) {
+            const int64_t from = trial == 0 ? 1 : 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n));
+            const int64_t to = trial == 1 ? n : from + static_cast<int64_t>(rng() % static_cast<uint64_t>(n - from + 1));
+            const WindowRow r = rows.read(row, from, to);
+            ASSERT_EQ(r.h, std::vector<int32_t>(h.begin() + (from - 1), h.begin() + (to + 1))) << what << ", " << from << ".." << to;
+            ASSERT_EQ(r.f, std::vector<int32_t>(f.begin() + (from - 1), f.begin() + (to + 1))) << what << ", " << from << ".." << to;
+        }
+        int64_t most = 0;
+        std::vector<int64_t> prefix(static_cast<size_t>(n + 1));
+        for (int64_t c = 0; c <= n; ++c) prefix[static_cast<size_t>(c)] = most = std::max(most, edge_value(h[static_cast<size_t>(c)], c, gap));
+        for (const int64_t to : {int64_t{0}, int64_t{1}, int64_t{4094}, int64_t{4095}, int64_t{4096}, int64_t{8191},
+                                 int64_t{8192}, n - 1, n, static_cast<int64_t>(rng() % static_cast<uint64_t>(n + 1))})
+            ASSERT_EQ(rows.edge_term(row, to, gap), prefix[static_cast<size_t>(to)]) << what << ", to " << to;
+    }
+}
+
+// The pair's own traceback of alignment 1 is taken, not traced again, where its end is the
+// search's best cell; elsewhere it changes nothing. Alignment 1 is traced from the grid's
+// rows, the others walked.
+TEST(Declump, TheTracebacksFirstAlignmentIsTakenNotTracedAgain) {
     const uint64_t seed = test::seed() + 88;
     std::mt19937_64 rng(seed);
     auto [s0, s1] = test::mutated_pair(1500, 1600, rng);
@@ -242,7 +297,8 @@ TEST(Declump, TheTracebacksFirstAlignmentIsTakenNotWalkedAgain) {
     DeclumpCounts walked;
     const std::vector<Alignment> want = best_alignments(s0, s1, scoring, 5, 1, grid, &walked);
     ASSERT_EQ(want.size(), 5u) << "seed " << seed;
-    EXPECT_EQ(walked.walk.walks, static_cast<int64_t>(want.size())) << "seed " << seed;
+    EXPECT_EQ(walked.walk.walks, static_cast<int64_t>(want.size()) - 1) << "seed " << seed;
+    EXPECT_EQ(walked.rows_traced, 1) << "seed " << seed;
     const Alignment traced = reference_traceback(s0, s1, scoring);
     DeclumpResume resume;
     resume.traced = &traced;
@@ -251,7 +307,8 @@ TEST(Declump, TheTracebacksFirstAlignmentIsTakenNotWalkedAgain) {
     ASSERT_EQ(got.size(), want.size()) << "seed " << seed;
     for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(describe(got[k]), describe(want[k])) << "seed " << seed;
     EXPECT_EQ(taken.walk.walks, static_cast<int64_t>(want.size()) - 1) << "seed " << seed;
-    // One that ends elsewhere is not the search's alignment 1: it is walked.
+    EXPECT_EQ(taken.rows_traced, 0) << "seed " << seed;
+    // One that ends elsewhere is not the search's alignment 1: it is traced.
     Alignment elsewhere = traced;
     elsewhere.s0_end -= 1;
     resume.traced = &elsewhere;
@@ -259,7 +316,8 @@ TEST(Declump, TheTracebacksFirstAlignmentIsTakenNotWalkedAgain) {
     const std::vector<Alignment> other = best_alignments(s0, s1, scoring, 5, 1, grid, &again, resume);
     ASSERT_EQ(other.size(), want.size()) << "seed " << seed;
     EXPECT_EQ(describe(other[0]), describe(want[0])) << "seed " << seed;
-    EXPECT_EQ(again.walk.walks, static_cast<int64_t>(want.size())) << "seed " << seed;
+    EXPECT_EQ(again.walk.walks, static_cast<int64_t>(want.size()) - 1) << "seed " << seed;
+    EXPECT_EQ(again.rows_traced, 1) << "seed " << seed;
 }
 
 TEST(Declump, ASearchStoppedAndTakenUpFindsTheSameAlignments) {

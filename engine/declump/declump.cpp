@@ -7,9 +7,26 @@
 #include <thread>
 
 #include "engine/declump/edge_grid.hpp"
+#include "engine/declump/grid_rows.hpp"
+#include "engine/traceback/linear_traceback.hpp"
 #include "engine/error.hpp"
 
 namespace chromalign {
+
+namespace {
+
+/// Alignment 1, nothing barred yet: the grid's band tops are exact rows of the matrix, so the
+/// linear traceback from them gives it, by the same path rule as a walk of the tiles.
+Alignment trace_first(const EdgeGrid& grid, const AlignmentEnd& end, const DeclumpOptions& options,
+                      DeclumpCounts& counts) {
+    ++counts.rows_traced;
+    GridRows rows(grid, std::max<int64_t>(1, options.trace_row_spacing / grid.tile_rows()));
+    const std::unique_ptr<WindowSweeper> sweeper = options.sweeper ? options.sweeper(grid.s0(), grid.s1()) : nullptr;
+    return linear_traceback(grid.s0(), grid.s1(), grid.scoring(), end, rows, {}, nullptr, sweeper.get(), nullptr,
+                            options.stop);
+}
+
+}  // namespace
 
 std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
                                        int32_t min_score, const DeclumpOptions& options, DeclumpCounts* counts,
@@ -38,7 +55,9 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
         if (end.score < std::max(min_score, 1)) break;
         if (resume.wanted && !resume.wanted(end.score, found.size())) break;
         const Alignment* traced = found.empty() ? resume.traced : nullptr;
-        Alignment a = traced && traced->as_end() == end ? *traced : walk_back(grid, barred, end, options.walk, &c.walk);
+        Alignment a = traced && traced->as_end() == end ? *traced
+                      : found.empty()                  ? trace_first(grid, end, options, c)
+                                                       : walk_back(grid, barred, end, options.walk, &c.walk);
         c.walk_seconds += since(start);
         const size_t k = found.size();
         if (k < resume.known.size() && resume.known[k] != a)

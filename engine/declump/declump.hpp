@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "engine/alignment/alignment.hpp"
@@ -24,6 +25,7 @@
 #include "engine/declump/tile_waves.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
+#include "engine/traceback/window_sweeper.hpp"
 
 namespace chromalign {
 
@@ -38,6 +40,12 @@ struct DeclumpOptions {
     int64_t device_cells = 0;  ///< 0: GridWorkers' default
     /// Read between antidiagonals of tiles: once a signal handler sets it, Interrupted.
     const volatile std::sig_atomic_t* stop = nullptr;
+    /// Rows at least this far apart (whole bands of tiles) are those alignment 1's traceback
+    /// starts from (grid_rows.hpp): about what stage 1 keeps for a bacterial pair.
+    int64_t trace_row_spacing = int64_t{1} << 16;
+    /// What sweeps the large windows of alignment 1's traceback over s0 x s1 (its engine's,
+    /// engine/traceback/engine_sweeper.hpp); null, or giving null: one CPU thread (CpuSweeper).
+    std::function<std::unique_ptr<WindowSweeper>(const Sequence& s0, const Sequence& s1)> sweeper;
 };
 
 /// What the search computed, for reports and tests.
@@ -47,6 +55,7 @@ struct DeclumpCounts {
     int64_t recomputed_tiles = 0;
     double first_seconds = 0;      ///< the first pass, its edges' memory made first
     double walk_seconds = 0;       ///< the tracebacks, each from finding its best cell
+    int64_t rows_traced = 0;       ///< alignments traced from the grid's rows (the first), not walked
     WalkCounts walk;
     double recompute_seconds = 0;  ///< the tiles computed again
 
@@ -56,6 +65,7 @@ struct DeclumpCounts {
         recomputed_tiles += o.recomputed_tiles;
         first_seconds += o.first_seconds;
         walk_seconds += o.walk_seconds;
+        rows_traced += o.rows_traced;
         walk.walks += o.walk.walks;
         walk.tiles_ahead += o.walk.tiles_ahead;
         walk.trails_met += o.walk.trails_met;
@@ -77,7 +87,8 @@ struct DeclumpResume {
     std::function<bool(int32_t score, size_t before)> wanted;
     /// This matrix's best alignment as the pair's own traceback found it (the same tie and
     /// path rules), or null: when the search's best cell is its end, alignment 1 is taken
-    /// from it, not walked again (H. pylori's longest, 911 kbp, is a second's walk).
+    /// from it. Else alignment 1 is traced from the grid's rows (grid_rows.hpp), not walked
+    /// (S. aureus's longest, 2.8 Mbp, is a walk of seconds).
     const Alignment* traced = nullptr;
 };
 

@@ -68,6 +68,11 @@ public:
     const Sequence& s1() const { return s1_; }
     const Scoring& scoring() const { return scoring_; }
     int64_t bands() const { return bands_; }
+    int64_t tile_rows() const { return tile_rows_; }
+    /// Band b's top row, row area().top + b * tile_rows(): H and F over columns area().left ..
+    /// area().right (index 0: column area().left).
+    const std::vector<int32_t>& band_top_h(int64_t b) const { return row_h_[static_cast<size_t>(b)]; }
+    const std::vector<int32_t>& band_top_f(int64_t b) const { return row_f_[static_cast<size_t>(b)]; }
     int64_t tile_columns() const { return tile_columns_; }
     Rect tile_rect(const Tile& t) const;
     /// The tile whose cells hold (i, j) (area().holds(i, j)).

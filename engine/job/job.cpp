@@ -245,6 +245,10 @@ private:
         options.stop = options_.backend.checkpoint.stop;
         const std::unique_ptr<TileWaves> device = backend_.tile_waves();  // a GPU's, for wide antidiagonals
         options.device = device.get();
+        if (SlabEngine* engine = backend_.slab_engine())
+            options.sweeper = [engine, this](const Sequence& a, const Sequence& b) -> std::unique_ptr<WindowSweeper> {
+                return std::make_unique<EngineSweeper>(*engine, a, b, spec_.scoring);
+            };
         auto found = [&](Strand strand, const std::vector<Alignment>& so_far) {
             if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, false, so_far}, every());
             if (state_ && crash_after_ > 0 && --crash_after_ == 0) {
