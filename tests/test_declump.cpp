@@ -249,7 +249,10 @@ TEST(Declump, TheGridsRowsAreTheMatrixsRowsForATraceback) {
     const Scoring scoring(1, -3, 5, 2);
     const int64_t m = s0.length(), n = s1.length(), tile_rows = 50;
     CpuTileWaves cpu;
-    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, tile_rows, 700, GridWorkers{&cpu, nullptr, 2});
+    GridWorkers workers;
+    workers.cpu = &cpu;
+    workers.threads = 2;
+    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, tile_rows, 700, workers);
     grid.compute(BarredPairs(tile_rows));
     const int64_t every = 1 + static_cast<int64_t>(rng() % 3);
     GridRows rows(grid, every);

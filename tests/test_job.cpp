@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "engine/error.hpp"
 #include "engine/job/job.hpp"
@@ -207,6 +208,37 @@ TEST(JobAlignments, TheSearchAloneGivesWhatStage1AndTheTracebackGive) {
     EXPECT_GE(searched, 1) << "no pair with several alignments to compare";
     EXPECT_GE(unaligned, 1) << "no pair below the least score";
     EXPECT_EQ(got.answers.front().strand, Strand::kReverse) << "the best pair lies on the reverse strand";
+}
+
+TEST(JobAlignments, TheSearchAloneReportsItsFirstPassesAsTheJobsProgress) {
+    // Two pairs, both strands: four first passes, each reported from its start to its end as
+    // its comparison, the job's cells done rising to all of them.
+    std::mt19937_64 rng(test::seed() + 507);
+    JobSpec spec;
+    auto [a, b] = test::mutated_pair(900, 1000, rng);
+    spec.s0 = {a};
+    spec.s1 = {b, reverse_complement(b)};
+    spec.pairs = {{0, 0}, {0, 1}};
+    JobOptions options;
+    options.traceback = true;
+    options.alignments = 3;
+    std::vector<std::pair<int64_t, Progress>> reports;
+    options.on_progress = [&](const Progress& p, int64_t comparison) { reports.emplace_back(comparison, p); };
+    const auto backend = make_backend("cpu", test::grid(8, 3, 3, 2));
+    const JobResult got = test::run_on(*backend, spec, options);
+    ASSERT_EQ(got.answers.size(), 2u);
+    ASSERT_FALSE(reports.empty());
+    std::set<int64_t> comparisons;
+    int64_t before = 0;
+    for (const auto& [comparison, p] : reports) {
+        comparisons.insert(comparison);
+        EXPECT_EQ(p.cells_total, spec.cells());
+        EXPECT_GE(p.cells_done, before) << "comparison " << comparison;
+        EXPECT_EQ(p.cells_done + p.cells_left, p.cells_total) << "comparison " << comparison;
+        before = p.cells_done;
+    }
+    EXPECT_EQ(comparisons, (std::set<int64_t>{0, 1, 2, 3}));
+    EXPECT_EQ(reports.back().second.cells_done, spec.cells()) << "the last pass's end is the job's";
 }
 
 TEST(JobStacks, StackedRecordsAreEachTheirOwnOptimum) {

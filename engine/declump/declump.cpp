@@ -44,7 +44,8 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     DeclumpCounts c;
     auto start = Clock::now();  // the first pass: the grid's edges made, then computed
     EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols,
-                                    GridWorkers{&cpu, options.device, threads, options.device_cells, options.stop});
+                                    GridWorkers{&cpu, options.device, threads, options.device_cells, options.stop,
+                                                options.on_first_pass});
     BarredPairs barred(options.tile_rows);
     grid.compute(barred);
     c.first_seconds = since(start);

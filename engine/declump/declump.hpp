@@ -40,6 +40,8 @@ struct DeclumpOptions {
     int64_t device_cells = 0;  ///< 0: GridWorkers' default
     /// Read between antidiagonals of tiles: once a signal handler sets it, Interrupted.
     const volatile std::sig_atomic_t* stop = nullptr;
+    /// When set, told of the first pass's cells computed so far (GridWorkers::on_cells).
+    std::function<void(int64_t cells)> on_first_pass;
     /// Rows at least this far apart (whole bands of tiles) are those alignment 1's traceback
     /// starts from (grid_rows.hpp): about what stage 1 keeps for a bacterial pair.
     int64_t trace_row_spacing = int64_t{1} << 16;

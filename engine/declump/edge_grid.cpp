@@ -2,8 +2,11 @@
 #include "engine/declump/edge_grid.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "engine/declump/dependency_order.hpp"
@@ -89,10 +92,12 @@ std::unique_ptr<EdgeGrid> EdgeGrid::part(const Tile& t, const Rect& r, int64_t s
                                          const GridWorkers& workers) const {
     const TileEdges e = edges(t);
     const size_t rows = static_cast<size_t>(r.rows()), cols = static_cast<size_t>(r.cols());
+    GridWorkers within = workers;
+    within.on_cells = nullptr;  // a part's cells are a walk's, not a pass's
     return std::make_unique<EdgeGrid>(
         s0_, s1_, scoring_, r, (r.rows() + split - 1) / split, (r.cols() + split - 1) / split,
         std::vector<int32_t>(e.top_h, e.top_h + cols + 1), std::vector<int32_t>(e.top_f, e.top_f + cols + 1),
-        std::vector<int32_t>(e.left_h, e.left_h + rows), std::vector<int32_t>(e.left_e, e.left_e + rows), workers);
+        std::vector<int32_t>(e.left_h, e.left_h + rows), std::vector<int32_t>(e.left_e, e.left_e + rows), within);
 }
 
 std::vector<TileTask> EdgeGrid::tasks_of(const std::vector<Tile>& tiles, const BarredPairs& barred,
@@ -149,10 +154,21 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
 }
 
 void EdgeGrid::compute(const BarredPairs& barred) {
+    const int64_t before = cells_computed_;
+    const auto told = [&] {
+        if (workers_.on_cells) workers_.on_cells(cells_computed_ - before);
+    };
+    told();
+    compute_all(barred);
+    told();
+}
+
+void EdgeGrid::compute_all(const BarredPairs& barred) {
     const bool whole_matrix = area_.top == 0 && area_.left == 0 && area_.bottom == s0_.length() && area_.right == s1_.length();
     if (whole_matrix && barred.empty() && workers_.device && bands_ > 0 && tile_columns_ > 0) {
         std::vector<int32_t> peaks;
-        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, 0, {}, workers_.stop};
+        WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, 0, {}, workers_.stop,
+                       workers_.on_cells};
         if (!edges_made_) pass.meanwhile = [this] { make_edges(); };
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");
@@ -169,14 +185,24 @@ void EdgeGrid::compute(const BarredPairs& barred) {
         compute_on_threads(barred);
         return;
     }
+    const int64_t before = cells_computed_;
+    auto last = std::chrono::steady_clock::now();
     for (int64_t d = 0; d + 1 < bands_ + tile_columns_; ++d) {
         std::vector<Tile> wave;
         for (int64_t b = std::max<int64_t>(0, d - tile_columns_ + 1); b <= std::min(d, bands_ - 1); ++b) wave.emplace_back(b, d - b);
         compute_wave(wave, barred);
+        if (workers_.on_cells && std::chrono::steady_clock::now() - last >= std::chrono::seconds(1)) {
+            last = std::chrono::steady_clock::now();
+            workers_.on_cells(cells_computed_ - before);
+        }
     }
 }
 
 void EdgeGrid::compute_on_threads(const BarredPairs& barred) {
+    // Progress from whichever thread finds a second passed and no other telling.
+    std::atomic<int64_t> done{0};
+    std::mutex telling;
+    auto last = std::chrono::steady_clock::now();
     // Tile (b, c) writes band b + 1's top row over its own columns and column c + 1's left
     // column over its own rows, which only (b + 1, c), (b, c + 1) and (b + 1, c + 1) read,
     // after it; the tiles running at once write apart.
@@ -196,6 +222,13 @@ void EdgeGrid::compute_on_threads(const BarredPairs& barred) {
         const size_t at = static_cast<size_t>(b * tile_columns_ + c);
         best_[at] = tile_dp_lanes(s0_, s1_, scoring_, r, edges({b, c}), barred.in(r.top, r.bottom, r.left, r.right), sink);
         peak_only_[at] = 0;
+        const int64_t cells = done += r.rows() * r.cols();
+        if (!workers_.on_cells) return;
+        const std::unique_lock<std::mutex> one(telling, std::try_to_lock);
+        if (one && std::chrono::steady_clock::now() - last >= std::chrono::seconds(1)) {
+            last = std::chrono::steady_clock::now();
+            workers_.on_cells(cells);
+        }
     });
     cells_computed_ += area_.rows() * area_.cols();
 }

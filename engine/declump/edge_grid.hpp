@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <utility>
@@ -32,6 +33,9 @@ struct GridWorkers {
     }
     /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
     const volatile std::sig_atomic_t* stop = nullptr;
+    /// When set, told of the cells compute() has computed so far: when it starts, at most about
+    /// once a second meanwhile (one call at a time), and when it ends.
+    std::function<void(int64_t cells)> on_cells;
 };
 
 class EdgeGrid {
@@ -101,6 +105,8 @@ private:
     struct Changed {
         bool bottom = false, corner = false, right = false;
     };
+    /// compute() but for telling workers_.on_cells where it starts and ends.
+    void compute_all(const BarredPairs& barred);
     /// Every tile on the CPU threads, each as soon as the two it reads are done.
     void compute_on_threads(const BarredPairs& barred);
     /// Computes the tiles of one antidiagonal and keeps their edges and bests; changed[k] says

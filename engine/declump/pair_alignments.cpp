@@ -18,11 +18,14 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
 std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
     const DeclumpOptions& options, DeclumpCounts& counts, const std::function<void(Strand, const std::vector<Alignment>&)>& found,
-    const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended) {
+    const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended,
+    const std::function<void(Strand, int64_t cells)>& passing) {
     std::vector<StrandAlignment> all;
     for (const StrandSearch& search : strands) {
         std::vector<Alignment> list = search.known;
         if (!search.done) {
+            DeclumpOptions strand_options = options;
+            if (passing) strand_options.on_first_pass = [&](int64_t cells) { passing(search.strand, cells); };
             DeclumpCounts c;
             DeclumpResume resume{search.known, {}, {}, search.traced};
             if (found) resume.found = [&](const std::vector<Alignment>& so_far) { found(search.strand, so_far); };
@@ -34,7 +37,7 @@ std::vector<StrandAlignment> pair_alignments(
                 outranked = static_cast<size_t>(ahead) + before >= static_cast<size_t>(count);
                 return !outranked;
             };
-            list = best_alignments(s0, *search.s1, scoring, count, min_score, options, &c, resume);
+            list = best_alignments(s0, *search.s1, scoring, count, min_score, strand_options, &c, resume);
             counts.add(c);
             if (ended) ended(search.strand, list, outranked);
         }

@@ -39,12 +39,14 @@ struct StrandSearch {
 /// equal one: it and every later one would be cut from the merged list. `found(strand,
 /// alignments)` hears of each new one with the strand's alignments so far
 /// (DeclumpResume::found), and `ended(strand, alignments, outranked)` of each strand searched
-/// to its end, `outranked` when that rank ended it rather than `count` or `min_score`. Adds
-/// what was computed to `counts`.
+/// to its end, `outranked` when that rank ended it rather than `count` or `min_score`, and
+/// `passing(strand, cells)` of the cells each strand's first pass has computed so far
+/// (DeclumpOptions::on_first_pass). Adds what was computed to `counts`.
 std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
     const DeclumpOptions& options, DeclumpCounts& counts,
     const std::function<void(Strand, const std::vector<Alignment>&)>& found = {},
-    const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended = {});
+    const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended = {},
+    const std::function<void(Strand, int64_t cells)>& passing = {});
 
 }  // namespace chromalign

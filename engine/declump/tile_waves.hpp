@@ -43,6 +43,8 @@ struct WholePass {
     /// Read between a device's launches (a genome's pass is many): once a signal handler sets
     /// it, search_interrupted.
     const volatile std::sig_atomic_t* stop = nullptr;
+    /// When set, told after each of a device's launches of the cells computed so far.
+    std::function<void(int64_t cells)> on_cells;
 };
 
 /// Throws Interrupted for signal `signal` seen by the K best search.

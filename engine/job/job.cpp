@@ -260,8 +260,20 @@ private:
         auto ended = [&](Strand strand, const std::vector<Alignment>& all, bool outranked) {
             if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, true, outranked, all}, every());
         };
-        std::vector<StrandAlignment> all =
-            pair_alignments(s0, strands, spec_.scoring, count, least, options, answer.declump, found, ended);
+        // Alone, each strand's first pass is that comparison's progress (the search after it is
+        // no function of the cells); else stage 1 reported it.
+        const int64_t cells = s0.length() * spec_.s1[target].length();
+        auto passing = [&](Strand strand, int64_t done) {
+            if (done == 0) progress_.begin(comparison_index(answer.pair, strand), cells);
+            Progress p;
+            p.cells_done = p.cells_this_run = done;
+            p.cells_left = p.cells_left_live = cells - done;
+            progress_.report(p);
+            if (done == cells) progress_.end(Stage1Outcome{});
+        };
+        std::vector<StrandAlignment> all = pair_alignments(s0, strands, spec_.scoring, count, least, options,
+                                                           answer.declump, found, ended,
+                                                           traced ? std::function<void(Strand, int64_t)>{} : passing);
         if (traced) {
             if (all.empty() || all.front().strand != answer.strand || all.front().alignment != *traced)
                 throw Error("internal: the best of the K alignments of " + describe(answer.pair, answer.strand) +

@@ -162,6 +162,8 @@ void launch(int device, EdgePassArgs& a, const WholePass& out, const std::functi
         if (first == 0 && out.meanwhile) out.meanwhile();  // while the device runs
         landed(first);
         CUDA_CHECK(cudaDeviceSynchronize());
+        // Units go band after band of each slab: those done cover about this many cells.
+        if (out.on_cells) out.on_cells(std::min(a.m * a.n, a.unit_end * A * kWarp * a.slab_cols));
     }
     landed(units);
 }
