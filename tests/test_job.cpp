@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <random>
 #include <set>
 
@@ -161,8 +162,8 @@ TEST(JobAlignments, TheSearchAloneGivesWhatStage1AndTheTracebackGive) {
     // With --alignments K > 1 the search's first pass replaces stage 1 and the traceback: each
     // pair's best, strand, alignments and cells must be theirs. S0's first record ends in a
     // copy of its bases 200-499, a second alignment; the pairs with a random record reach no
-    // least score, and their bests then come from stage 1.
-    std::mt19937_64 rng(test::seed() + 506);
+    // least score, and their bests are then the first passes' best cells.
+    std::mt19937_64 rng(test::seed() + 510);
     JobSpec spec;
     auto [a, b] = test::mutated_pair(1200, 1100, rng);
     a.codes.insert(a.codes.end(), a.codes.begin() + 200, a.codes.begin() + 500);
@@ -190,6 +191,8 @@ TEST(JobAlignments, TheSearchAloneGivesWhatStage1AndTheTracebackGive) {
         EXPECT_EQ(g.best, w.best) << what;
         EXPECT_EQ(g.strand, w.strand) << what;
         EXPECT_EQ(g.cells, w.cells) << what;
+        EXPECT_GT(g.declump.first_cells, 0) << what << ": no stage 1 beside the search";
+        EXPECT_EQ(g.seconds, g.declump.first_seconds) << what;
         ASSERT_EQ(g.alignment.has_value(), w.alignment.has_value()) << what;
         if (!w.alignment) {
             ++unaligned;
@@ -213,7 +216,7 @@ TEST(JobAlignments, TheSearchAloneGivesWhatStage1AndTheTracebackGive) {
 TEST(JobAlignments, TheSearchAloneReportsItsFirstPassesAsTheJobsProgress) {
     // Two pairs, both strands: four first passes, each reported from its start to its end as
     // its comparison, the job's cells done rising to all of them.
-    std::mt19937_64 rng(test::seed() + 507);
+    std::mt19937_64 rng(test::seed() + 511);
     JobSpec spec;
     auto [a, b] = test::mutated_pair(900, 1000, rng);
     spec.s0 = {a};
@@ -239,6 +242,64 @@ TEST(JobAlignments, TheSearchAloneReportsItsFirstPassesAsTheJobsProgress) {
     }
     EXPECT_EQ(comparisons, (std::set<int64_t>{0, 1, 2, 3}));
     EXPECT_EQ(reports.back().second.cells_done, spec.cells()) << "the last pass's end is the job's";
+}
+
+TEST(JobAlignments, ASearchAloneStoppedAndResumedGivesEachPairItsBest) {
+    // Pair 0 (random records) reaches no least score: its strands' searches end with no
+    // alignment and are saved so. A stop in pair 1's first pass ends the job; the rerun takes
+    // pair 0's searches up as ended, which hold no best cell, so stage 1 gives it, and pair 1
+    // is searched again.
+    std::mt19937_64 rng(test::seed() + 512);
+    JobSpec spec;
+    auto [a, b] = test::mutated_pair(700, 800, rng);
+    spec.s0 = {make_sequence("random0", gen::random_dna(600, rng)), a};
+    spec.s1 = {make_sequence("random1", gen::random_dna(650, rng)), b};
+    spec.pairs = {{0, 0}, {1, 1}};
+    const auto backend = make_backend("cpu", test::grid(8, 3, 3, 2));
+    JobOptions options;
+    options.traceback = true;
+    options.alignments = 3;
+    options.min_score = 40;
+    int stage1_runs = 0;
+    const Stage1Runner counting = [&](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                      const BackendOptions& run) {
+        ++stage1_runs;
+        const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
+        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed(), backend->record_bests()};
+    };
+    options.search_alone = false;
+    const JobResult want = run_job(spec, options, *backend, counting);
+    ASSERT_FALSE(want.answers.back().alignment.has_value()) << "pair 0 must reach no least score";
+    ASSERT_TRUE(want.answers.front().alignment.has_value());
+
+    const test::TempDir dir;
+    options.search_alone = true;
+    options.backend.checkpoint.path = dir.file("job.ckpt");
+    options.backend.checkpoint.every_seconds = 0;
+    volatile std::sig_atomic_t stop = 0;
+    options.backend.checkpoint.stop = &stop;
+    options.on_progress = [&](const Progress&, int64_t comparison) {
+        if (comparison == 2) stop = 15;  // pair 1's forward pass has begun
+    };
+    stage1_runs = 0;
+    EXPECT_THROW(run_job(spec, options, *backend, counting), Interrupted);
+    EXPECT_EQ(stage1_runs, 0);
+    ASSERT_TRUE(file_exists(job_state_path(options.backend.checkpoint.path)));
+    stop = 0;
+    options.on_progress = {};
+    const JobResult got = run_job(spec, options, *backend, counting);
+    EXPECT_EQ(stage1_runs, 2) << "pair 0's two strands";
+    ASSERT_EQ(got.answers.size(), want.answers.size());
+    for (size_t k = 0; k < want.answers.size(); ++k) {
+        const PairAnswer &g = got.answers[k], &w = want.answers[k];
+        EXPECT_EQ(g.pair, w.pair);
+        EXPECT_EQ(g.best, w.best) << "pair " << w.pair << ", seed " << test::seed();
+        EXPECT_EQ(g.strand, w.strand) << "pair " << w.pair;
+        ASSERT_EQ(g.alignment.has_value(), w.alignment.has_value()) << "pair " << w.pair;
+        if (w.alignment) {
+            EXPECT_EQ(*g.alignment, *w.alignment);
+        }
+    }
 }
 
 TEST(JobStacks, StackedRecordsAreEachTheirOwnOptimum) {

@@ -30,8 +30,9 @@ Alignment trace_first(const EdgeGrid& grid, const AlignmentEnd& end, const Declu
 
 std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
                                        int32_t min_score, const DeclumpOptions& options, DeclumpCounts* counts,
-                                       const DeclumpResume& resume) {
+                                       const DeclumpResume& resume, AlignmentEnd* best) {
     std::vector<Alignment> found;
+    if (best) *best = AlignmentEnd{};
     if (count <= 0 || s0.length() == 0 || s1.length() == 0) return found;
     if (options.tile_rows < 1 || options.tile_cols < 1) throw Error("best_alignments: tiles need a row and a column");
     scoring.check_no_overflow(s0.length(), s1.length());
@@ -53,6 +54,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     for (;;) {
         start = Clock::now();  // a traceback: where the best cell is, then the walk from it
         const AlignmentEnd end = grid.best(barred);
+        if (best && found.empty()) *best = end;
         if (end.score < std::max(min_score, 1)) break;
         if (resume.wanted && !resume.wanted(end.score, found.size())) break;
         const Alignment* traced = found.empty() ? resume.traced : nullptr;

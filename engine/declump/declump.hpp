@@ -94,9 +94,12 @@ struct DeclumpResume {
     const Alignment* traced = nullptr;
 };
 
-/// At most `count` alignments, best first, each scoring at least max(min_score, 1).
+/// At most `count` alignments, best first, each scoring at least max(min_score, 1). `best`,
+/// if given, gets the matrix's best cell before any pair is barred, as stage 1 finds it (score
+/// 0 at (0, 0) when none is positive), whether or not it reaches that score (count >= 1).
 std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
                                        int32_t min_score, const DeclumpOptions& options = {},
-                                       DeclumpCounts* counts = nullptr, const DeclumpResume& resume = {});
+                                       DeclumpCounts* counts = nullptr, const DeclumpResume& resume = {},
+                                       AlignmentEnd* best = nullptr);
 
 }  // namespace chromalign

@@ -19,9 +19,11 @@ std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
     const DeclumpOptions& options, DeclumpCounts& counts, const std::function<void(Strand, const std::vector<Alignment>&)>& found,
     const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended,
-    const std::function<void(Strand, int64_t cells)>& passing) {
+    const std::function<void(Strand, int64_t cells)>& passing, std::vector<std::optional<AlignmentEnd>>* bests) {
     std::vector<StrandAlignment> all;
-    for (const StrandSearch& search : strands) {
+    if (bests) bests->assign(strands.size(), std::nullopt);
+    for (size_t k = 0; k < strands.size(); ++k) {
+        const StrandSearch& search = strands[k];
         std::vector<Alignment> list = search.known;
         if (!search.done) {
             DeclumpOptions strand_options = options;
@@ -37,7 +39,9 @@ std::vector<StrandAlignment> pair_alignments(
                 outranked = static_cast<size_t>(ahead) + before >= static_cast<size_t>(count);
                 return !outranked;
             };
-            list = best_alignments(s0, *search.s1, scoring, count, min_score, strand_options, &c, resume);
+            AlignmentEnd best;
+            list = best_alignments(s0, *search.s1, scoring, count, min_score, strand_options, &c, resume, &best);
+            if (bests) (*bests)[k] = best;
             counts.add(c);
             if (ended) ended(search.strand, list, outranked);
         }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -41,12 +42,15 @@ struct StrandSearch {
 /// (DeclumpResume::found), and `ended(strand, alignments, outranked)` of each strand searched
 /// to its end, `outranked` when that rank ended it rather than `count` or `min_score`, and
 /// `passing(strand, cells)` of the cells each strand's first pass has computed so far
-/// (DeclumpOptions::on_first_pass). Adds what was computed to `counts`.
+/// (DeclumpOptions::on_first_pass). Adds what was computed to `counts`. `bests`, if given,
+/// gets per strand its matrix's best cell as stage 1 finds it where its search ran (not one
+/// taken up as done).
 std::vector<StrandAlignment> pair_alignments(
     const Sequence& s0, const std::vector<StrandSearch>& strands, const Scoring& scoring, int count, int32_t min_score,
     const DeclumpOptions& options, DeclumpCounts& counts,
     const std::function<void(Strand, const std::vector<Alignment>&)>& found = {},
     const std::function<void(Strand, const std::vector<Alignment>&, bool outranked)>& ended = {},
-    const std::function<void(Strand, int64_t cells)>& passing = {});
+    const std::function<void(Strand, int64_t cells)>& passing = {},
+    std::vector<std::optional<AlignmentEnd>>* bests = nullptr);
 
 }  // namespace chromalign

@@ -164,9 +164,10 @@ private:
         PairAnswer answer;
         answer.pair = k;
         if (search_alone()) {
-            search(answer, s0, p.s1);
-            if (answer.alignment) return answer;
-            // None reaches the least score: stage 1 gives the pair's best for the report.
+            if (search(answer, s0, p.s1)) return answer;
+            // A strand taken up as done with no alignment: stage 1 gives the pair's best.
+            answer = PairAnswer{};
+            answer.pair = k;
         }
         int32_t floor = 0;
         bool first = true;
@@ -222,9 +223,11 @@ private:
 
     /// The pair's K best alignments over its strands. After a traceback (answer.alignment), the
     /// first of them must be the traceback's: both follow the reference's tie and path rules.
-    /// Else the first, if any reaches the least score, becomes the pair's answer. Each strand's
-    /// search is saved as it goes (JobState::add(DoneSearch)) and taken up from there.
-    void search(PairAnswer& answer, const Sequence& s0, size_t target) {
+    /// Else the first, if any reaches the least score, becomes the pair's answer, and with none
+    /// its strands' best cells do, as stage 1 would give them; false if a strand's search,
+    /// taken up as done, gave none. Each strand's search is saved as it goes
+    /// (JobState::add(DoneSearch)) and taken up from there.
+    bool search(PairAnswer& answer, const Sequence& s0, size_t target) {
         stop_if_asked();
         const auto start = Clock::now();
         const int count = options_.alignments;
@@ -271,21 +274,32 @@ private:
             progress_.report(p);
             if (done == cells) progress_.end(Stage1Outcome{});
         };
+        std::vector<std::optional<AlignmentEnd>> bests;
         std::vector<StrandAlignment> all = pair_alignments(s0, strands, spec_.scoring, count, least, options,
                                                            answer.declump, found, ended,
-                                                           traced ? std::function<void(Strand, int64_t)>{} : passing);
+                                                           traced ? std::function<void(Strand, int64_t)>{} : passing,
+                                                           &bests);
         if (traced) {
             if (all.empty() || all.front().strand != answer.strand || all.front().alignment != *traced)
                 throw Error("internal: the best of the K alignments of " + describe(answer.pair, answer.strand) +
                             " is not the traceback's");
         } else {
-            if (all.empty()) return;
-            const int64_t n = spec_.s1[target].length();
+            answer.cells = cells * static_cast<int64_t>(spec_.strands.size());
+            answer.seconds = answer.declump.first_seconds;  // the passes that computed every cell
+            if (all.empty()) {
+                // Forward first, and a later strand wins only with a higher score (run_pair).
+                for (size_t k = 0; k < bests.size(); ++k) {
+                    if (!bests[k]) return false;
+                    if (k == 0 || bests[k]->score > answer.best.score) {
+                        answer.strand = strands[k].strand;
+                        answer.best = *bests[k];
+                    }
+                }
+                return true;
+            }
             answer.strand = all.front().strand;
             answer.best = all.front().alignment.as_end();
             answer.alignment = std::move(all.front().alignment);
-            answer.cells = s0.length() * n * static_cast<int64_t>(spec_.strands.size());
-            answer.seconds = answer.declump.first_seconds;  // the pass that computed every cell
         }
         all.erase(all.begin());
         answer.others = std::move(all);
@@ -301,6 +315,7 @@ private:
                       static_cast<double>(d.recomputed_cells), d.recompute_seconds);
         note(describe(answer.pair, answer.strand) + ": " + std::to_string(answer.others.size() + 1) + " of " +
              std::to_string(count) + text);
+        return true;
     }
 
     /// What a saved search gives this run's: its alignments that reach `least`, at most
