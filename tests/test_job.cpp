@@ -31,6 +31,15 @@ using test::write_text;
 const std::vector<std::vector<Strand>> kStrandSets = {
     {Strand::kForward, Strand::kReverse}, {Strand::kForward}, {Strand::kReverse}};
 
+/// Stage 1 in this process on `backend`, counting its runs in `runs`.
+Stage1Runner counting_runner(Backend& backend, int& runs) {
+    return [&backend, &runs](const Sequence& s0, const Sequence& s1, const Scoring& scoring, const BackendOptions& run) {
+        ++runs;
+        const AlignmentEnd best = backend.align_run(s0, s1, scoring, run);
+        return Stage1Outcome{best, backend.cells_pruned(), backend.cells_resumed(), backend.record_bests()};
+    };
+}
+
 TEST(JobStrands, EveryPairAndStrandMatchesTheReferenceOnEveryBackend) {
     std::mt19937_64 rng(test::seed() + 501);
     std::vector<test::PruningCase> cases = test::pruning_cases(rng, 1500);
@@ -261,12 +270,7 @@ TEST(JobAlignments, ASearchAloneStoppedAndResumedGivesEachPairItsBest) {
     options.alignments = 3;
     options.min_score = 40;
     int stage1_runs = 0;
-    const Stage1Runner counting = [&](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                                      const BackendOptions& run) {
-        ++stage1_runs;
-        const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
-        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed(), backend->record_bests()};
-    };
+    const Stage1Runner counting = counting_runner(*backend, stage1_runs);
     options.search_alone = false;
     const JobResult want = run_job(spec, options, *backend, counting);
     ASSERT_FALSE(want.answers.back().alignment.has_value()) << "pair 0 must reach no least score";
@@ -383,12 +387,7 @@ TEST(JobState, AStoppedJobResumesWithoutRunningItsFinishedComparisons) {
     calls = 0;
     stop_at = -1;
     int runs = 0;
-    const Stage1Runner counting = [&](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                                      const BackendOptions& run) {
-        ++runs;
-        const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
-        return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed(), backend->record_bests()};
-    };
+    const Stage1Runner counting = counting_runner(*backend, runs);
     const JobResult resumed = run_job(spec, options, *backend, counting);
     EXPECT_EQ(runs, 3);
     ASSERT_EQ(resumed.answers.size(), whole.answers.size());
