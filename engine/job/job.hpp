@@ -73,7 +73,7 @@ struct PairAnswer {
     int64_t cells = 0;       ///< of all the pair's strands
     int64_t cells_pruned = 0;
     int64_t cells_resumed = 0;
-    double seconds = 0;      ///< stage 1 of the pair's strands, this run
+    double seconds = 0;      ///< stage 1 of the pair's strands, this run (a search alone: its first passes)
     std::optional<Alignment> alignment;  ///< when traced back (coordinates as `best`'s)
     double traceback_seconds = 0;
     int64_t special_rows = 0;            ///< rows the traceback started from
