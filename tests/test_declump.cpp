@@ -288,6 +288,36 @@ TEST(Declump, TheGridsRowsAreTheMatrixsRowsForATraceback) {
     }
 }
 
+// A first pass tells its progress from 0 to every cell, which it tells once, at its end, on
+// CPU threads as on a device whose last launch counts every cell (FullMatrixWaves).
+TEST(Declump, AFirstPassTellsEveryCellOnceAtItsEnd) {
+    std::mt19937_64 rng(test::seed() + 93);
+    auto [s0, s1] = test::mutated_pair(300, 400, rng);
+    const Scoring scoring(1, -3, 5, 2);
+    const int64_t total = s0.length() * s1.length();
+    for (const bool device : {false, true}) {
+        CpuTileWaves cpu;
+        test::FullMatrixWaves waves;
+        std::vector<int64_t> told;
+        GridWorkers workers;
+        workers.cpu = &cpu;
+        workers.device = device ? &waves : nullptr;
+        workers.threads = 2;
+        workers.on_cells = [&](int64_t cells) { told.push_back(cells); };
+        EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, 64, 64, workers);
+        grid.compute(BarredPairs(64));
+        ASSERT_GE(told.size(), 2u) << "device " << device;
+        EXPECT_EQ(told.front(), 0) << "device " << device;
+        EXPECT_EQ(told.back(), total) << "device " << device;
+        EXPECT_EQ(std::count(told.begin(), told.end(), total), 1) << "device " << device;
+        EXPECT_TRUE(std::is_sorted(told.begin(), told.end())) << "device " << device;
+        EXPECT_EQ(waves.passes, device ? 1 : 0);
+        if (device) {
+            EXPECT_EQ(told, (std::vector<int64_t>{0, total / 2, total}));
+        }
+    }
+}
+
 // The pair's own traceback of alignment 1 is taken, not traced again, where its end is the
 // search's best cell; elsewhere it changes nothing. Alignment 1 is traced from the grid's
 // rows, the others walked.

@@ -17,6 +17,10 @@ PassVectors::PassVectors(int64_t m, int64_t n, int64_t tile_rows, int64_t tile_c
 void expected_whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
     if (out.meanwhile) out.meanwhile();  // as a device's pass runs it, before its edges come home
     const int64_t m = s0.length(), n = s1.length(), w = n + 1;
+    if (out.on_cells) {  // as a device tells after each launch, its last one counting every cell
+        out.on_cells(m * n / 2);
+        out.on_cells(m * n);
+    }
     std::vector<int32_t> h(static_cast<size_t>((m + 1) * w), 0), e(h.size(), kNoGap), f(h.size(), kNoGap);
     const auto at = [w](int64_t i, int64_t j) { return static_cast<size_t>(i * w + j); };
     for (int64_t i = 1; i <= m; ++i)

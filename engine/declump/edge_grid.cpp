@@ -154,21 +154,25 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
 }
 
 void EdgeGrid::compute(const BarredPairs& barred) {
-    const int64_t before = cells_computed_;
-    const auto told = [&] {
-        if (workers_.on_cells) workers_.on_cells(cells_computed_ - before);
-    };
-    told();
-    compute_all(barred);
-    told();
+    if (!workers_.on_cells) {
+        compute_all(barred, {});
+        return;
+    }
+    // The end is told once: a report meanwhile (a device's last launch) may count every cell.
+    const int64_t before = cells_computed_, total = area_.rows() * area_.cols();
+    workers_.on_cells(0);
+    compute_all(barred, [&](int64_t cells) {
+        if (cells < total) workers_.on_cells(cells);
+    });
+    workers_.on_cells(cells_computed_ - before);
 }
 
-void EdgeGrid::compute_all(const BarredPairs& barred) {
+void EdgeGrid::compute_all(const BarredPairs& barred, const std::function<void(int64_t)>& meanwhile) {
     const bool whole_matrix = area_.top == 0 && area_.left == 0 && area_.bottom == s0_.length() && area_.right == s1_.length();
     if (whole_matrix && barred.empty() && workers_.device && bands_ > 0 && tile_columns_ > 0) {
         std::vector<int32_t> peaks;
         WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, 0, {}, workers_.stop,
-                       workers_.on_cells};
+                       meanwhile};
         if (!edges_made_) pass.meanwhile = [this] { make_edges(); };
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");
@@ -182,7 +186,7 @@ void EdgeGrid::compute_all(const BarredPairs& barred) {
     }
     if (!edges_made_) make_edges();
     if (!workers_.on_device(std::min(bands_, tile_columns_) * tile_rows_ * tile_cols_)) {  // the widest antidiagonal
-        compute_on_threads(barred);
+        compute_on_threads(barred, meanwhile);
         return;
     }
     const int64_t before = cells_computed_;
@@ -191,14 +195,14 @@ void EdgeGrid::compute_all(const BarredPairs& barred) {
         std::vector<Tile> wave;
         for (int64_t b = std::max<int64_t>(0, d - tile_columns_ + 1); b <= std::min(d, bands_ - 1); ++b) wave.emplace_back(b, d - b);
         compute_wave(wave, barred);
-        if (workers_.on_cells && std::chrono::steady_clock::now() - last >= std::chrono::seconds(1)) {
+        if (meanwhile && std::chrono::steady_clock::now() - last >= std::chrono::seconds(1)) {
             last = std::chrono::steady_clock::now();
-            workers_.on_cells(cells_computed_ - before);
+            meanwhile(cells_computed_ - before);
         }
     }
 }
 
-void EdgeGrid::compute_on_threads(const BarredPairs& barred) {
+void EdgeGrid::compute_on_threads(const BarredPairs& barred, const std::function<void(int64_t)>& meanwhile) {
     // Progress from whichever thread finds a second passed and no other telling.
     std::atomic<int64_t> done{0};
     std::mutex telling;
@@ -223,11 +227,11 @@ void EdgeGrid::compute_on_threads(const BarredPairs& barred) {
         best_[at] = tile_dp_lanes(s0_, s1_, scoring_, r, edges({b, c}), barred.in(r.top, r.bottom, r.left, r.right), sink);
         peak_only_[at] = 0;
         const int64_t cells = done += r.rows() * r.cols();
-        if (!workers_.on_cells) return;
+        if (!meanwhile) return;
         const std::unique_lock<std::mutex> one(telling, std::try_to_lock);
         if (one && std::chrono::steady_clock::now() - last >= std::chrono::seconds(1)) {
             last = std::chrono::steady_clock::now();
-            workers_.on_cells(cells);
+            meanwhile(cells);
         }
     });
     cells_computed_ += area_.rows() * area_.cols();

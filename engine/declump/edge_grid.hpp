@@ -33,8 +33,8 @@ struct GridWorkers {
     }
     /// Read before each antidiagonal: once a signal handler sets it, Interrupted is thrown.
     const volatile std::sig_atomic_t* stop = nullptr;
-    /// When set, told of the cells compute() has computed so far: when it starts, at most about
-    /// once a second meanwhile (one call at a time), and when it ends.
+    /// When set, told of the cells compute() has computed so far: 0 when it starts, fewer than
+    /// all at most about once a second meanwhile (one call at a time), and all once, at its end.
     std::function<void(int64_t cells)> on_cells;
 };
 
@@ -105,10 +105,11 @@ private:
     struct Changed {
         bool bottom = false, corner = false, right = false;
     };
-    /// compute() but for telling workers_.on_cells where it starts and ends.
-    void compute_all(const BarredPairs& barred);
+    /// compute() but for telling workers_.on_cells where it starts and ends; `meanwhile` (if
+    /// set) hears of the cells computed so far, about once a second.
+    void compute_all(const BarredPairs& barred, const std::function<void(int64_t)>& meanwhile);
     /// Every tile on the CPU threads, each as soon as the two it reads are done.
-    void compute_on_threads(const BarredPairs& barred);
+    void compute_on_threads(const BarredPairs& barred, const std::function<void(int64_t)>& meanwhile);
     /// Computes the tiles of one antidiagonal and keeps their edges and bests; changed[k] says
     /// which of tiles[k]'s edges changed.
     std::vector<Changed> compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred);
