@@ -306,6 +306,36 @@ TEST(JobAlignments, ASearchAloneStoppedAndResumedGivesEachPairItsBest) {
     }
 }
 
+TEST(JobAlignments, AStopBetweenPairsCountsTheComparisonsSearched) {
+    // A stop once pair 0's search ended is seen before pair 1's: its two strands are the
+    // comparisons the state holds, searched without stage 1.
+    std::mt19937_64 rng(test::seed() + 513);
+    JobSpec spec;
+    auto [a, b] = test::mutated_pair(700, 800, rng);
+    spec.s0 = {a, make_sequence("random0", gen::random_dna(600, rng))};
+    spec.s1 = {b, make_sequence("random1", gen::random_dna(650, rng))};
+    spec.pairs = {{0, 0}, {1, 1}};
+    const test::TempDir dir;
+    JobOptions options;
+    options.traceback = true;
+    options.alignments = 3;
+    options.backend.checkpoint.path = dir.file("job.ckpt");
+    volatile std::sig_atomic_t stop = 0;
+    options.backend.checkpoint.stop = &stop;
+    options.on_note = [&](const std::string& text) {
+        if (text.find("alignments sharing no pair found") != std::string::npos) stop = 15;
+    };
+    const auto backend = make_backend("cpu", test::grid(8, 3, 3, 2));
+    int stage1_runs = 0;
+    try {
+        run_job(spec, options, *backend, counting_runner(*backend, stage1_runs));
+        ADD_FAILURE() << "the stop was not seen";
+    } catch (const Interrupted& e) {
+        EXPECT_NE(std::string(e.what()).find("between two comparisons; 2 of 4 are saved"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(stage1_runs, 0);
+}
+
 TEST(JobStacks, StackedRecordsAreEachTheirOwnOptimum) {
     std::mt19937_64 rng(test::seed() + 508);
     for (const auto& [name, scoring] : std::vector<std::pair<std::string, Scoring>>{

@@ -172,6 +172,12 @@ std::optional<DoneComparison> JobState::done(size_t pair, Strand strand) const {
     return it == done_.end() ? std::nullopt : std::optional<DoneComparison>(it->second);
 }
 
+size_t JobState::done_count() const {
+    size_t n = done_.size();
+    for (const auto& [comparison, s] : searches_) n += s.ended && !done_.count(comparison);
+    return n;
+}
+
 std::optional<DoneSearch> JobState::search(size_t pair, Strand strand) const {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto it = searches_.find({pair, strand});

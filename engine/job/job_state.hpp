@@ -69,7 +69,9 @@ public:
     std::optional<DoneComparison> done(size_t pair, Strand strand) const;
     std::optional<Alignment> traced(size_t pair) const;
     std::optional<DoneSearch> search(size_t pair, Strand strand) const;
-    size_t done_count() const { return done_.size(); }
+    /// Comparisons finished: stage 1 done, or (a search alone, without stage 1) their strand's
+    /// search ended.
+    size_t done_count() const;
 
     /// Records a finished comparison or traceback. The file is written (writer only) when
     /// `every_seconds` have passed since the last write, so that many short comparisons do not
