@@ -157,18 +157,19 @@ public:
     }
 
 private:
-    /// A pair's strands, then its traceback.
+    /// A pair's strands, then its traceback (and with --alignments the search), or the
+    /// search alone.
     PairAnswer run_pair(size_t k) {
         const RecordPair& p = spec_.pairs[k];
         const Sequence& s0 = spec_.s0[p.s0];
+        if (search_alone()) {
+            PairAnswer searched;
+            searched.pair = k;
+            // Else a strand taken up as done with no alignment: stage 1 gives the pair's best.
+            if (search(searched, s0, p.s1)) return searched;
+        }
         PairAnswer answer;
         answer.pair = k;
-        if (search_alone()) {
-            if (search(answer, s0, p.s1)) return answer;
-            // A strand taken up as done with no alignment: stage 1 gives the pair's best.
-            answer = PairAnswer{};
-            answer.pair = k;
-        }
         int32_t floor = 0;
         bool first = true;
         for (const Strand strand : spec_.strands) {
