@@ -148,30 +148,42 @@ TEST(Declump, TieRichPairsAndTinyTilesGiveTheOraclesAlignments) {
 
 // A whole pass leaves each tile's highest H without its cell: the search finds the cells of the
 // tiles that tie for the best (EdgeGrid::best), which the tie rule must then order as the oracle.
+// Where the device keeps the pass's edges, it computes the tiles again from them, and the edges
+// it changes are brought home as the walks read them.
 TEST(Declump, PeaksOfAWholePassGiveTheOraclesAlignments) {
-    const uint64_t seed = test::seed() + 84;
-    std::mt19937_64 rng(seed);
-    test::FullMatrixWaves waves(1);
-    const int64_t shapes[][2] = {{64, 64}, {37, 101}, {1, 300}, {128, 7}, {200, 200}};
-    int trial = 0, searches = 0;
-    for (const test::PruningCase& c : test::pruning_cases(rng, 500)) {
-        DeclumpOptions o = options(shapes[trial % 5][0], shapes[trial % 5][1]);
-        ++trial;
-        o.device = &waves;
-        searches += c.s0.length() > 0 && c.s1.length() > 0;
-        expect_as_oracle(c.s0, c.s1, c.scoring, 12, 1, o, c.what + ", seed " + std::to_string(seed));
+    for (const bool keeps : {true, false}) {
+        const uint64_t seed = test::seed() + 84;
+        std::mt19937_64 rng(seed);
+        test::FullMatrixWaves waves(1);
+        waves.keeps = keeps;
+        const int64_t shapes[][2] = {{64, 64}, {37, 101}, {1, 300}, {128, 7}, {200, 200}};
+        int trial = 0, searches = 0;
+        const std::string kept = keeps ? "kept edges, " : "edges home, ";
+        for (const test::PruningCase& c : test::pruning_cases(rng, 500)) {
+            DeclumpOptions o = options(shapes[trial % 5][0], shapes[trial % 5][1]);
+            ++trial;
+            o.device = &waves;
+            searches += c.s0.length() > 0 && c.s1.length() > 0;
+            expect_as_oracle(c.s0, c.s1, c.scoring, 12, 1, o, kept + c.what + ", seed " + std::to_string(seed));
+        }
+        const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 1}};
+        for (int k = 0; k < 60; ++k, ++searches) {  // two letters: peaks tie across many tiles
+            std::string a(static_cast<size_t>(20 + rng() % 80), 'A'), b(static_cast<size_t>(20 + rng() % 80), 'A');
+            for (char& ch : a) ch = "AC"[rng() % 2];
+            for (char& ch : b) ch = "AC"[rng() % 2];
+            DeclumpOptions o = options(1 + static_cast<int64_t>(rng() % 9), 1 + static_cast<int64_t>(rng() % 9));
+            o.device = &waves;
+            expect_as_oracle(make_sequence("a", a), make_sequence("b", b), scorings[k % 3], 10, 1, o,
+                             kept + "two letters " + std::to_string(k) + ", seed " + std::to_string(seed));
+        }
+        EXPECT_EQ(waves.passes, searches);  // every search started from the whole pass
+        if (keeps) {
+            EXPECT_GT(waves.kept_tiles, 0);
+            EXPECT_GT(waves.fetched, 0);
+        } else {
+            EXPECT_EQ(waves.kept_tiles, 0);
+        }
     }
-    const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 1}};
-    for (int k = 0; k < 60; ++k, ++searches) {  // two letters: peaks tie across many tiles
-        std::string a(static_cast<size_t>(20 + rng() % 80), 'A'), b(static_cast<size_t>(20 + rng() % 80), 'A');
-        for (char& ch : a) ch = "AC"[rng() % 2];
-        for (char& ch : b) ch = "AC"[rng() % 2];
-        DeclumpOptions o = options(1 + static_cast<int64_t>(rng() % 9), 1 + static_cast<int64_t>(rng() % 9));
-        o.device = &waves;
-        expect_as_oracle(make_sequence("a", a), make_sequence("b", b), scorings[k % 3], 10, 1, o,
-                         "two letters " + std::to_string(k) + ", seed " + std::to_string(seed));
-    }
-    EXPECT_EQ(waves.passes, searches);  // every search started from the whole pass
 }
 
 TEST(Declump, AfterTheFirstPassOnlyTheTilesAnAlignmentChangesAreComputedAgain) {

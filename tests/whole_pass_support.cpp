@@ -2,6 +2,7 @@
 #include "tests/whole_pass_support.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace chromalign::test {
 
@@ -49,6 +50,73 @@ void expected_whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& 
             int32_t& peak = (*out.peaks)[static_cast<size_t>((i - 1) / tr * columns + (j - 1) / tc)];
             peak = std::max(peak, h[at(i, j)]);
         }
+}
+
+void FullMatrixWaves::bind(const Sequence&, const Sequence&) { kept_.reset(); }
+
+bool FullMatrixWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
+    expected_whole_pass(s0, s1, scoring, out);
+    ++passes;
+    kept_.reset();
+    if (keeps && out.keep)
+        kept_.reset(new Kept{&s0, &s1, out.tile_rows, out.tile_cols, *out.row_h, *out.row_f, *out.col_h, *out.col_e});
+    return true;
+}
+
+void FullMatrixWaves::run_kept(const Scoring& scoring, std::vector<KeptTile>& tiles) {
+    if (!kept_) throw std::logic_error("run_kept with nothing kept");
+    Kept& k = *kept_;
+    const int64_t m = k.s0->length(), n = k.s1->length();
+    std::vector<TileTask> tasks(tiles.size());
+    std::vector<std::vector<int32_t>> out(tiles.size());
+    for (size_t x = 0; x < tiles.size(); ++x) {
+        const size_t b = static_cast<size_t>(tiles[x].band), c = static_cast<size_t>(tiles[x].column);
+        const Rect r{tiles[x].band * k.tile_rows, std::min(m, (tiles[x].band + 1) * k.tile_rows),
+                     tiles[x].column * k.tile_cols, std::min(n, (tiles[x].column + 1) * k.tile_cols)};
+        const size_t rows = static_cast<size_t>(r.rows()), cols = static_cast<size_t>(r.cols());
+        out[x].resize(2 * cols + 2 * rows);
+        int32_t* o = out[x].data();
+        const size_t col0 = static_cast<size_t>(r.left), row0 = static_cast<size_t>(r.top);
+        tasks[x] = TileTask{r,
+                            TileEdges{k.row_h[b].data() + col0, k.row_f[b].data() + col0, k.col_h[c].data() + row0,
+                                      k.col_e[c].data() + row0},
+                            tiles[x].barred, TileSink{o, o + cols, o + 2 * cols, o + 2 * cols + rows, nullptr}, {}};
+    }
+    run(*k.s0, *k.s1, scoring, tasks, 2);
+    for (size_t x = 0; x < tiles.size(); ++x) {  // written after all ran: they read apart
+        KeptTile& t = tiles[x];
+        const TileSink& o = tasks[x].sink;
+        const size_t b = static_cast<size_t>(t.band), c = static_cast<size_t>(t.column);
+        const int64_t rows = tasks[x].rect.rows(), cols = tasks[x].rect.cols();
+        if (b + 1 < k.row_h.size()) {
+            int32_t* h = k.row_h[b + 1].data() + tasks[x].rect.left + 1;
+            int32_t* f = k.row_f[b + 1].data() + tasks[x].rect.left + 1;
+            t.bottom = !std::equal(o.bottom_h, o.bottom_h + cols, h) || !std::equal(o.bottom_f, o.bottom_f + cols, f);
+            t.corner = o.bottom_h[cols - 1] != h[cols - 1];
+            std::copy(o.bottom_h, o.bottom_h + cols, h);
+            std::copy(o.bottom_f, o.bottom_f + cols, f);
+        }
+        if (c + 1 < k.col_h.size()) {
+            int32_t* h = k.col_h[c + 1].data() + tasks[x].rect.top;
+            int32_t* e = k.col_e[c + 1].data() + tasks[x].rect.top;
+            t.right = !std::equal(o.right_h, o.right_h + rows, h) || !std::equal(o.right_e, o.right_e + rows, e);
+            std::copy(o.right_h, o.right_h + rows, h);
+            std::copy(o.right_e, o.right_e + rows, e);
+        }
+        t.peak = std::max(0, tasks[x].best.score);
+        ++kept_tiles;
+    }
+}
+
+void FullMatrixWaves::fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g) {
+    if (!kept_) throw std::logic_error("fetch_kept with nothing kept");
+    ++fetched;
+    const size_t i = static_cast<size_t>(index);
+    // A row's index 0 is column 0; a column's index 0 is row 1.
+    const int32_t* from_h = row ? kept_->row_h[i].data() + from + 1 : kept_->col_h[i].data() + from;
+    const int32_t* from_g = row ? kept_->row_f[i].data() + from + 1 : kept_->col_e[i].data() + from;
+    std::copy(from_h, from_h + count, h);
+    std::copy(from_g, from_g + count, g);
 }
 
 }  // namespace chromalign::test

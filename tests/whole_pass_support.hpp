@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/declump/tile_waves.hpp"
@@ -21,16 +22,31 @@ struct PassVectors {
 /// Fills `out` from the full matrices of s0 x s1 (every band's row and column, every peak).
 void expected_whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out);
 
-/// CpuTileWaves with a whole pass (expected_whole_pass), counting the passes it made.
+/// CpuTileWaves with a whole pass (expected_whole_pass), counting the passes it made, that
+/// keeps its edges as a device does when asked (`keeps`): copies of its own, which run_kept
+/// computes tiles from and writes.
 class FullMatrixWaves : public CpuTileWaves {
 public:
     using CpuTileWaves::CpuTileWaves;
-    bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) override {
-        expected_whole_pass(s0, s1, scoring, out);
-        ++passes;
-        return true;
-    }
+    void bind(const Sequence& s0, const Sequence& s1) override;
+    bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) override;
+    bool kept() const override { return kept_ != nullptr; }
+    void run_kept(const Scoring& scoring, std::vector<KeptTile>& tiles) override;
+    void fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g) override;
+
+    bool keeps = true;       ///< keep a pass's edges where it is asked to
     int passes = 0;
+    int64_t kept_tiles = 0;  ///< tiles run_kept computed
+    int64_t fetched = 0;     ///< fetch_kept's calls
+
+private:
+    struct Kept {
+        const Sequence* s0;
+        const Sequence* s1;
+        int64_t tile_rows, tile_cols;
+        std::vector<std::vector<int32_t>> row_h, row_f, col_h, col_e;  ///< laid out as EdgeGrid's
+    };
+    std::unique_ptr<Kept> kept_;
 };
 
 }  // namespace chromalign::test

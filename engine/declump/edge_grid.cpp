@@ -81,7 +81,49 @@ EdgeGrid::Tile EdgeGrid::tile_of(int64_t i, int64_t j) const {
     return {(i - area_.top - 1) / tile_rows_, (j - area_.left - 1) / tile_cols_};
 }
 
+const std::vector<int32_t>& EdgeGrid::band_top_h(int64_t b) const {
+    if (kept_ && b > 0) {
+        const std::lock_guard<std::mutex> one(fetching_);
+        for (int64_t c = 0; c < tile_columns_; ++c) fetch_stale({b - 1, c});
+    }
+    return row_h_[static_cast<size_t>(b)];
+}
+
+const std::vector<int32_t>& EdgeGrid::band_top_f(int64_t b) const {
+    band_top_h(b);
+    return row_f_[static_cast<size_t>(b)];
+}
+
+void EdgeGrid::fetch_stale(const Tile& t) const {
+    if (t.first < 0 || t.second < 0) return;  // the area's own edges never change
+    uint8_t& stale = stale_[static_cast<size_t>(t.first * tile_columns_ + t.second)];
+    if (stale == 0) return;
+    const Rect r = tile_rect(t);
+    const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
+    const int64_t col0 = r.left - area_.left, row0 = r.top - area_.top;
+    // While kept_, the host's edges are a copy of the device's that a read brings up to date.
+    EdgeGrid& self = const_cast<EdgeGrid&>(*this);
+    if (stale & 1)
+        workers_.device->fetch_kept(true, t.first + 1, col0, r.cols(), self.row_h_[b + 1].data() + col0 + 1,
+                                    self.row_f_[b + 1].data() + col0 + 1);
+    if (stale & 2)
+        workers_.device->fetch_kept(false, t.second + 1, row0, r.rows(), self.col_h_[c + 1].data() + row0,
+                                    self.col_e_[c + 1].data() + row0);
+    stale = 0;
+}
+
+void EdgeGrid::refresh(const Tile& t) const {
+    if (!kept_) return;
+    // Its top row over its columns, its corner (the last cell of the bottom row of the tile up
+    // and left) and its left column.
+    const std::lock_guard<std::mutex> one(fetching_);
+    fetch_stale({t.first - 1, t.second});
+    fetch_stale({t.first - 1, t.second - 1});
+    fetch_stale({t.first, t.second - 1});
+}
+
 TileEdges EdgeGrid::edges(const Tile& t) const {
+    refresh(t);
     const Rect r = tile_rect(t);
     const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
     const size_t col0 = static_cast<size_t>(r.left - area_.left), row0 = static_cast<size_t>(r.top - area_.top);
@@ -153,6 +195,31 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
     return changed;
 }
 
+std::vector<EdgeGrid::Changed> EdgeGrid::compute_kept(const std::vector<Tile>& tiles, const BarredPairs& barred) {
+    if (workers_.stop && *workers_.stop != 0) search_interrupted(*workers_.stop);
+    std::vector<KeptTile> kept(tiles.size());
+    for (size_t k = 0; k < tiles.size(); ++k) {
+        const Rect r = tile_rect(tiles[k]);
+        kept[k].band = tiles[k].first;
+        kept[k].column = tiles[k].second;
+        kept[k].barred = barred.in(r.top, r.bottom, r.left, r.right);
+        cells_computed_ += r.rows() * r.cols();
+    }
+    workers_.device->run_kept(scoring_, kept);
+    std::vector<Changed> changed(tiles.size());
+    const std::lock_guard<std::mutex> one(fetching_);
+    for (size_t k = 0; k < tiles.size(); ++k) {
+        const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);
+        best_[at] = kept[k].peak > 0 ? AlignmentEnd{kept[k].peak, -1, -1} : AlignmentEnd{};
+        peak_only_[at] = kept[k].peak > 0;
+        // The last band's bottom and the last column's right edge are kept nowhere.
+        changed[k] = Changed{kept[k].bottom && tiles[k].first + 1 < bands_, kept[k].corner && tiles[k].first + 1 < bands_,
+                             kept[k].right && tiles[k].second + 1 < tile_columns_};
+        stale_[at] |= static_cast<uint8_t>((changed[k].bottom ? 1 : 0) | (changed[k].right ? 2 : 0));
+    }
+    return changed;
+}
+
 void EdgeGrid::compute(const BarredPairs& barred) {
     if (!workers_.on_cells) {
         compute_all(barred, {});
@@ -174,8 +241,11 @@ void EdgeGrid::compute_all(const BarredPairs& barred, const std::function<void(i
         WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, 0, {}, workers_.stop,
                        meanwhile};
         if (!edges_made_) pass.meanwhile = [this] { make_edges(); };
+        pass.keep = true;
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");
+            kept_ = workers_.device->kept();
+            if (kept_) stale_.assign(best_.size(), 0);
             for (size_t k = 0; k < best_.size(); ++k) {
                 peak_only_[k] = peaks[k] > 0;
                 best_[k] = peak_only_[k] ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
@@ -244,7 +314,7 @@ int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dir
     while (!waves.empty()) {
         const std::vector<Tile> wave(waves.begin()->second.begin(), waves.begin()->second.end());
         waves.erase(waves.begin());
-        const std::vector<Changed> changed = compute_wave(wave, barred);
+        const std::vector<Changed> changed = kept_ ? compute_kept(wave, barred) : compute_wave(wave, barred);
         tiles += static_cast<int64_t>(wave.size());
         for (size_t k = 0; k < wave.size(); ++k) {
             const Tile& t = wave[k];

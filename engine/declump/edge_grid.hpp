@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <utility>
 #include <vector>
@@ -64,7 +65,8 @@ public:
     /// enough for the device; else antidiagonal by antidiagonal, the wide ones on the device.
     void compute(const BarredPairs& barred);
     /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, each after
-    /// the three it depends on (antidiagonal by antidiagonal). Returns the tiles computed.
+    /// the three it depends on (antidiagonal by antidiagonal), where the device kept the whole
+    /// pass's edges from those (TileWaves::run_kept). Returns the tiles computed.
     int64_t recompute(const BarredPairs& barred, const std::set<Tile>& dirty);
 
     const Rect& area() const { return area_; }
@@ -75,8 +77,8 @@ public:
     int64_t tile_rows() const { return tile_rows_; }
     /// Band b's top row, row area().top + b * tile_rows(): H and F over columns area().left ..
     /// area().right (index 0: column area().left).
-    const std::vector<int32_t>& band_top_h(int64_t b) const { return row_h_[static_cast<size_t>(b)]; }
-    const std::vector<int32_t>& band_top_f(int64_t b) const { return row_f_[static_cast<size_t>(b)]; }
+    const std::vector<int32_t>& band_top_h(int64_t b) const;
+    const std::vector<int32_t>& band_top_f(int64_t b) const;
     int64_t tile_columns() const { return tile_columns_; }
     Rect tile_rect(const Tile& t) const;
     /// The tile whose cells hold (i, j) (area().holds(i, j)).
@@ -113,6 +115,14 @@ private:
     /// Computes the tiles of one antidiagonal and keeps their edges and bests; changed[k] says
     /// which of tiles[k]'s edges changed.
     std::vector<Changed> compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred);
+    /// compute_wave on the device from the edges it kept, which it writes; the host's copies of
+    /// the edges that changed are brought home when read (refresh).
+    std::vector<Changed> compute_kept(const std::vector<Tile>& tiles, const BarredPairs& barred);
+    /// Brings home the edges tile t is computed from, where the device changed them since.
+    void refresh(const Tile& t) const;
+    /// refresh() for tile t's bottom row (band t.first + 1's top over its columns) and right
+    /// column; the caller holds fetching_.
+    void fetch_stale(const Tile& t) const;
 
     const Sequence& s0_;
     const Sequence& s1_;
@@ -136,6 +146,12 @@ private:
     std::vector<uint8_t> peak_only_;
     int64_t cells_computed_ = 0;
     bool edges_made_ = false;
+    /// The device kept the whole pass's edges (WholePass::keep): tiles are computed again there.
+    bool kept_ = false;
+    /// Per tile, row-major, while kept_: its bottom row (1) or right column (2) changed on the
+    /// device and not yet here.
+    mutable std::vector<uint8_t> stale_;
+    mutable std::mutex fetching_;  ///< stale_ and the edges it guards (a walk's threads read them)
     GridWorkers workers_;
 };
 

@@ -24,6 +24,14 @@ void search_interrupted(int signal) {
     throw Interrupted(signal, "interrupted by signal " + std::to_string(signal) + " while searching for more alignments");
 }
 
+void TileWaves::run_kept(const Scoring&, std::vector<KeptTile>&) {
+    throw Error("internal: tiles computed from kept edges where no pass kept them");
+}
+
+void TileWaves::fetch_kept(bool, int64_t, int64_t, int64_t, int32_t*, int32_t*) {
+    throw Error("internal: kept edges asked for where no pass kept them");
+}
+
 void CpuTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
                        int threads) {
     int64_t cells = 0;

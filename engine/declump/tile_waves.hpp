@@ -45,6 +45,18 @@ struct WholePass {
     const volatile std::sig_atomic_t* stop = nullptr;
     /// When set, told after each of a device's launches of the cells computed so far.
     std::function<void(int64_t cells)> on_cells;
+    /// Whether the device may keep these edges after the pass, so that tiles are computed
+    /// again from them where they are (TileWaves::kept, run_kept).
+    bool keep = false;
+};
+
+/// A tile computed again from the edges a device kept (TileWaves::run_kept), its bottom row
+/// and right column written back there.
+struct KeptTile {
+    int64_t band = 0, column = 0;                     ///< the tile, in the whole matrix's grid
+    std::vector<std::pair<int64_t, int64_t>> barred;  ///< its barred pairs, row-major
+    bool bottom = false, corner = false, right = false;  ///< out: which of its edges changed
+    int32_t peak = 0;                                    ///< out: its highest H (0: none positive)
 };
 
 /// Throws Interrupted for signal `signal` seen by the K best search.
@@ -73,6 +85,16 @@ public:
         (void)out;
         return false;
     }
+    /// Whether the last whole_pass kept its edges (WholePass::keep), which bind() lets go.
+    virtual bool kept() const { return false; }
+    /// Computes `tiles` (of one antidiagonal of the kept matrix) from the kept edges, as run()
+    /// would from the same edges, and writes each one's bottom row and right column over the
+    /// kept ones, telling which changed. The host's copies of those are then out of date.
+    virtual void run_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
+    /// Copies kept edges home: H and F of band `index`'s top row over columns from + 1 ..
+    /// from + count (row), or H and E of tile column `index`'s left column over rows from + 1
+    /// .. from + count (!row), into h and g.
+    virtual void fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g);
 };
 
 /// tile_dp_lanes on CPU threads, a thread for each `cells_per_thread` cells of the wave.

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <utility>
 
 #include "kernels/cuda/cuda_check.hpp"
 
@@ -28,6 +29,11 @@ public:
         return data_;
     }
     T* get() const { return data_; }
+    /// Trades memory with `other`: what a pass made outlives the pass.
+    void swap(DeviceBuffer& other) {
+        std::swap(data_, other.data_);
+        std::swap(capacity_, other.capacity_);
+    }
 
 private:
     T* data_ = nullptr;

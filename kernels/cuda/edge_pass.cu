@@ -180,7 +180,8 @@ void launch_for(int device, Substitution sub, EdgePassArgs& a, const WholePass& 
 
 }  // namespace
 
-bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
+bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out,
+                     KeptEdges& kept) {
     const int64_t m = s0.length(), n = s1.length();
     const int alpha = out.tile_rows % 512 == 0 ? 16 : out.tile_rows % 256 == 0 ? 8 : out.tile_rows % 128 == 0 ? 4 : 0;
     // Flags count columns in 32 bits; the bands' rows in 32-bit tile indices are never near.
@@ -267,6 +268,16 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     }
     out.peaks->resize(static_cast<size_t>(tile_bands * tile_columns));
     CUDA_CHECK(cudaMemcpy(out.peaks->data(), a.peaks, out.peaks->size() * 4, cudaMemcpyDeviceToHost));
+    if (out.keep) {
+        kept.row_h.swap(d_row_h);
+        kept.row_f.swap(d_row_f);
+        kept.col_h.swap(d_col_h);
+        kept.col_e.swap(d_col_e);
+        kept.m = m;
+        kept.n = n;
+        kept.tile_rows = out.tile_rows;
+        kept.tile_cols = out.tile_cols;
+    }
     return true;
 }
 

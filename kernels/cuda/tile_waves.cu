@@ -7,7 +7,10 @@
 //! tiles, so a band waits only for the band above it, taken earlier; the two-slot ring and the
 //! released column counts are the edge pass's. Barred pairs come as per-lane lists by column.
 //! A tile gives its bottom row, right column and highest H; where that H lies, the host finds
-//! when it needs it (EdgeGrid::best).
+//! when it needs it (EdgeGrid::best). A tile of the matrix whose whole pass kept its edges here
+//! (run_kept) reads them where they are, and each band then writes what it computed of the
+//! tile's right column (the last band, its bottom row) over them, telling whether they changed:
+//! a wave costs the host its tiles and their bars up, their changes and peaks home.
 #include "kernels/cuda/tile_waves.hpp"
 
 #include <algorithm>
@@ -36,7 +39,14 @@ constexpr int kBandRows = kAlpha * kWarp;
 /// A tile as the kernel reads it: rows top + 1 .. top + rows, columns left + 1 .. left + cols.
 struct LaneTile {
     long long top, left;
-    long long in;    ///< in `in`: top H and F (cols + 1 each, the corner first), left H and E (rows each)
+    const int32_t* top_h;   ///< H of row top over the tile's columns
+    const int32_t* top_f;   ///< F, the same cells
+    const int32_t* corner;  ///< H(top, left)
+    const int32_t* left_h;  ///< H of column left over the tile's rows
+    const int32_t* left_e;  ///< E, the same cells
+    /// Kept edges its bottom row (H, F) and right column (H, E) go over, telling what changed
+    /// (null: none kept there, or a wave of run()).
+    int32_t *keep_bottom_h, *keep_bottom_f, *keep_right_h, *keep_right_e;
     long long out;   ///< in `out`: bottom H and F (cols each), right H and E (rows each)
     long long ring;  ///< in `ring`: two rows of cols (H, F)
     int rows, cols, bands;
@@ -45,20 +55,50 @@ struct LaneTile {
     int pad;
 };
 
+/// LaneWaveArgs::changes bits: a tile's bottom row, its last cell, its right column changed.
+constexpr int32_t kBottomChanged = 1, kCornerChanged = 2, kRightChanged = 4;
+
 struct LaneWaveArgs {
     cuda::PhaseArgs p;      ///< s0, s1 (device codes; s1 readable 32 either side, s0 a band past m), terms, table
     const LaneTile* tiles;
     const int2* units;      ///< (tile, band), band by band
     int units_count;
     unsigned long long* next_unit;
-    const int32_t* in;
     int32_t* out;
     int2* ring;
     int32_t* flags;
     const int2* bars;       ///< (column in the tile, 1-based; bit of the lane's row) per lane, by column
     const int32_t* bar_at;  ///< list l of the wave: bars[bar_at[l] .. bar_at[l + 1])
     int32_t* peaks;         ///< per tile: its highest H (atomicMax)
+    int32_t* changes;       ///< per tile: which of its kept edges changed (atomicOr)
 };
+
+/// A band's share of its tile's kept edges, once the band is done: its rows of the right
+/// column and, from the last band, the bottom row, from `out` over the kept ones. Every lane
+/// reads what others wrote; the caller's __syncwarp orders those writes before.
+__device__ __forceinline__ void keep_edges(const LaneTile& T, int band, int R, const int32_t* bottom_h,
+                                           const int32_t* bottom_f, const int32_t* right_h, const int32_t* right_e,
+                                           int32_t* changes) {
+    const int t = threadIdx.x;
+    int32_t changed = 0;
+    if (T.keep_right_h != nullptr)
+        for (int r = band * R + t; r < min(T.rows, (band + 1) * R); r += kWarp) {
+            const int32_t h = right_h[r], e = right_e[r];
+            if (h != T.keep_right_h[r] || e != T.keep_right_e[r]) changed |= kRightChanged;
+            T.keep_right_h[r] = h;
+            T.keep_right_e[r] = e;
+        }
+    if (T.keep_bottom_h != nullptr && band + 1 == T.bands)
+        for (int j = t; j < T.cols; j += kWarp) {
+            const int32_t h = bottom_h[j], f = bottom_f[j];
+            if (h != T.keep_bottom_h[j]) changed |= j == T.cols - 1 ? kBottomChanged | kCornerChanged : kBottomChanged;
+            if (f != T.keep_bottom_f[j]) changed |= kBottomChanged;
+            T.keep_bottom_h[j] = h;
+            T.keep_bottom_f[j] = f;
+        }
+    changed = static_cast<int32_t>(__reduce_or_sync(0xffffffffu, static_cast<unsigned>(changed)));
+    if (t == 0 && changed != 0) atomicOr(changes, changed);
+}
 
 /// One band of one tile. Invariant before step s (lanes with s - t in [0, cols)): L holds the
 /// lane's rows at tile column s - t as step() wants them; peak_o = max(H - open) of its rows in
@@ -72,10 +112,8 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     const int32_t open = a.p.terms.open, ext = a.p.terms.ext;
     const int first = band * R + t * A;  // the lane's rows: first + 1 .. first + A of the tile
     const int valid = min(max(T.rows - first, 0), A);
-    const int32_t* const top_h = a.in + T.in;
-    const int32_t* const top_f = top_h + T.cols + 1;
-    const int32_t* const left_h = top_f + T.cols + 1;
-    const int32_t* const left_e = left_h + T.rows;
+    const int32_t* const left_h = T.left_h;
+    const int32_t* const left_e = T.left_e;
     int32_t* const bottom_h = a.out + T.out;
     int32_t* const bottom_f = bottom_h + T.cols;
     int32_t* const right_h = bottom_f + T.cols;
@@ -95,7 +133,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         L.ho[r] = (r < valid ? left_h[first + r] : 0) - open;
         L.e[r] = r < valid ? left_e[first + r] : kNegInf;
     }
-    L.hdiag_o = (first == 0 ? top_h[0] : first <= T.rows ? left_h[first - 1] : 0) - open;
+    L.hdiag_o = (first == 0 ? *T.corner : first <= T.rows ? left_h[first - 1] : 0) - open;
     L.fbot = kNegInf;
     cuda::load_codes<A, kSub>(L, a.p, a.p.s0 + T.top + first);
     int32_t peak_o = -open;
@@ -107,7 +145,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         for (int u = t; u < count; u += kWarp) {
             const int j = c0 + u;
             stage.bus[u] = j >= T.cols ? make_int2(0, kNegInf)
-                           : band == 0 ? make_int2(top_h[j + 1], top_f[j + 1])
+                           : band == 0 ? make_int2(T.top_h[j], T.top_f[j])
                                        : __ldcg(in + j);
         }
         for (int u = t; u < count + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[T.left + c0 + u - (kWarp - 1)];
@@ -157,6 +195,10 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         const int written = min(c0 + count - (kWarp - 1), T.cols);  // lane T-1's columns
         if (written > 0) cuda::release_flag(a.flags + T.flags + band, written);
     }
+    if (T.keep_right_h != nullptr || T.keep_bottom_h != nullptr) {
+        __syncwarp();
+        keep_edges(T, band, R, bottom_h, bottom_f, right_h, right_e, a.changes + tile);
+    }
     if (valid > 0 && peak_o + open > 0) atomicMax(a.peaks + tile, peak_o + open);
 }
 
@@ -198,6 +240,7 @@ public:
 
     void bind(const Sequence& s0, const Sequence& s1) override {
         CUDA_CHECK(cudaSetDevice(device_));
+        kept_.clear();  // another matrix's
         // S0 a band past its end (the last band's lanes below the tile read codes), S1 with kWarp
         // codes either side (a chunk stages codes 31 left of a tile and past its end).
         const std::vector<uint8_t> h_s0 = padded_codes(s0.codes.data(), s0.length(), s0.length() + kBandRows, 4);
@@ -215,83 +258,35 @@ public:
         if (tasks.empty()) return;
         if (&s0 != bound0_ || &s1 != bound1_) throw Error("internal: tiles of sequences the GPU was not given");
         CUDA_CHECK(cudaSetDevice(device_));
-        const CudaScoringTerms terms = cuda_scoring_terms(scoring);
         std::vector<LaneTile> tiles(tasks.size());
+        std::vector<const Barred*> barred(tasks.size());
+        std::vector<long long> at(tasks.size());  // each tile's edges in in_: top H, top F (the corner first), left H, E
         in_.clear();
-        bars_.clear();
-        bar_at_.assign(1, 0);
-        long long out_size = 0, ring_size = 0;
-        int flags = 0, lists = 0, most_bands = 0;
-        std::vector<std::vector<int2>> per_lane;
         for (size_t k = 0; k < tasks.size(); ++k) {
             const TileTask& task = tasks[k];
-            const int rows = static_cast<int>(task.rect.rows()), cols = static_cast<int>(task.rect.cols());
-            const int bands = (rows + kBandRows - 1) / kBandRows;
-            tiles[k] = LaneTile{task.rect.top, task.rect.left, static_cast<long long>(in_.size()), out_size, ring_size,
-                                rows, cols, bands, flags, lists, 0};
+            const size_t rows = static_cast<size_t>(task.rect.rows()), cols = static_cast<size_t>(task.rect.cols());
+            at[k] = static_cast<long long>(in_.size());
             in_.insert(in_.end(), task.edges.top_h, task.edges.top_h + cols + 1);
             in_.insert(in_.end(), task.edges.top_f, task.edges.top_f + cols + 1);
             in_.insert(in_.end(), task.edges.left_h, task.edges.left_h + rows);
             in_.insert(in_.end(), task.edges.left_e, task.edges.left_e + rows);
-            per_lane.assign(static_cast<size_t>(bands) * kWarp, {});
-            for (const auto& [i, j] : task.barred) {
-                const int row = static_cast<int>(i - task.rect.top - 1);  // 0-based in the tile
-                per_lane[static_cast<size_t>(row / kAlpha)].push_back(
-                    int2{static_cast<int>(j - task.rect.left), 1 << (row % kAlpha)});
-            }
-            for (std::vector<int2>& l : per_lane) {
-                std::stable_sort(l.begin(), l.end(), [](const int2& x, const int2& y) { return x.x < y.x; });
-                bars_.insert(bars_.end(), l.begin(), l.end());
-                bar_at_.push_back(static_cast<int32_t>(bars_.size()));
-            }
-            out_size += 2 * cols + 2 * rows;
-            ring_size += 2 * cols;
-            flags += bands;
-            lists += bands * kWarp;
-            most_bands = std::max(most_bands, bands);
+            barred[k] = &task.barred;
         }
-        std::vector<int2> units;  // band by band over the tiles: every tile starts at once
-        for (int b = 0; b < most_bands; ++b)
-            for (size_t k = 0; k < tiles.size(); ++k)
-                if (b < tiles[k].bands) units.push_back(int2{static_cast<int>(k), b});
-        LaneWaveArgs a{};
-        a.p.s0 = s0_.get();
-        a.p.s1 = s1_.get() + kWarp;
-        a.p.terms = terms;
-        if (terms.substitution == Substitution::kTable) {
-            const std::vector<int32_t> table = device_table(terms);
-            a.p.diag_table = table_.reserve(table.size());
-            CUDA_CHECK(cudaMemcpy(table_.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+        const int32_t* in = up(in_d_, in_);
+        for (size_t k = 0; k < tasks.size(); ++k) {
+            const Rect& r = tasks[k].rect;
+            const int32_t* top_h = in + at[k];
+            const int32_t* top_f = top_h + r.cols() + 1;
+            const int32_t* left_h = top_f + r.cols() + 1;
+            tiles[k] = LaneTile{r.top, r.left, top_h + 1, top_f + 1, top_h, left_h, left_h + r.rows(),
+                                nullptr, nullptr, nullptr, nullptr, 0, 0, static_cast<int>(r.rows()),
+                                static_cast<int>(r.cols()), 0, 0, 0, 0};
         }
-        const auto up = [](auto& buffer, const auto& host) {
-            auto* d = buffer.reserve(std::max<size_t>(host.size(), 1));
-            if (!host.empty())
-                CUDA_CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice));
-            return d;
-        };
-        a.tiles = up(tiles_, tiles);
-        a.units = up(units_, units);
-        a.units_count = static_cast<int>(units.size());
-        a.in = up(in_d_, in_);
-        a.bars = up(bars_d_, bars_);
-        a.bar_at = up(bar_at_d_, bar_at_);
-        a.out = out_d_.reserve(static_cast<size_t>(std::max<long long>(out_size, 1)));
-        a.ring = ring_d_.reserve(static_cast<size_t>(std::max<long long>(ring_size, 1)));
-        a.flags = flags_d_.reserve(static_cast<size_t>(flags));
-        a.peaks = peaks_d_.reserve(tasks.size());
-        a.next_unit = next_d_.reserve(1);
-        CUDA_CHECK(cudaMemset(a.flags, 0, static_cast<size_t>(flags) * 4));
-        CUDA_CHECK(cudaMemset(a.peaks, 0, tasks.size() * 4));
-        CUDA_CHECK(cudaMemset(a.next_unit, 0, sizeof(unsigned long long)));
-        switch (terms.substitution) {
-        case Substitution::kBytes: launch_lanes<Substitution::kBytes>(a, device_); break;
-        case Substitution::kEquality: launch_lanes<Substitution::kEquality>(a, device_); break;
-        case Substitution::kTable: launch_lanes<Substitution::kTable>(a, device_); break;
-        }
+        const long long out_size = launch_wave(scoring, tiles, barred);
         out_.resize(static_cast<size_t>(out_size));
         std::vector<int32_t> peaks(tasks.size());
-        CUDA_CHECK(cudaMemcpy(out_.data(), a.out, out_.size() * 4, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(peaks.data(), a.peaks, peaks.size() * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(out_.data(), out_d_.get(), out_.size() * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(peaks.data(), peaks_d_.get(), peaks.size() * 4, cudaMemcpyDeviceToHost));
         for (size_t k = 0; k < tasks.size(); ++k) {
             TileTask& task = tasks[k];
             const LaneTile& w = tiles[k];
@@ -307,14 +302,152 @@ public:
     }
 
     bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) override {
-        return cuda_whole_pass(device_, s0, s1, scoring, out);
+        kept_.clear();  // its memory free for this pass
+        if (!cuda_whole_pass(device_, s0, s1, scoring, out, kept_)) return false;
+        if (kept_.m > 0) {  // the matrix's own top row and left column, which no pass writes
+            const int64_t longest = std::max(kept_.m, kept_.n);
+            CUDA_CHECK(cudaMemset(zeros_.reserve(static_cast<size_t>(longest)), 0, static_cast<size_t>(longest) * 4));
+            const std::vector<int32_t> none(static_cast<size_t>(longest), kNoGap);
+            CUDA_CHECK(cudaMemcpy(no_gaps_.reserve(none.size()), none.data(), none.size() * 4, cudaMemcpyHostToDevice));
+        }
+        return true;
+    }
+
+    bool kept() const override { return kept_.m > 0; }
+
+    void run_kept(const Scoring& scoring, std::vector<KeptTile>& kept) override {
+        if (kept.empty()) return;
+        if (kept_.m == 0) throw Error("internal: tiles computed from kept edges where no pass kept them");
+        CUDA_CHECK(cudaSetDevice(device_));
+        const int64_t m = kept_.m, n = kept_.n, tr = kept_.tile_rows, tc = kept_.tile_cols;
+        const int64_t bands = (m + tr - 1) / tr, columns = (n + tc - 1) / tc;
+        int32_t *row_h = kept_.row_h.get(), *row_f = kept_.row_f.get();
+        int32_t *col_h = kept_.col_h.get(), *col_e = kept_.col_e.get();
+        std::vector<LaneTile> tiles(kept.size());
+        std::vector<const Barred*> barred(kept.size());
+        for (size_t k = 0; k < kept.size(); ++k) {
+            const int64_t b = kept[k].band, c = kept[k].column, top = b * tr, left = c * tc;
+            const bool below = b + 1 < bands, right = c + 1 < columns;
+            tiles[k] = LaneTile{top,
+                                left,
+                                b == 0 ? zeros_.get() : row_h + (b - 1) * n + left,
+                                b == 0 ? no_gaps_.get() : row_f + (b - 1) * n + left,
+                                b == 0 || c == 0 ? zeros_.get() : row_h + (b - 1) * n + left - 1,
+                                c == 0 ? zeros_.get() : col_h + (c - 1) * m + top,
+                                c == 0 ? no_gaps_.get() : col_e + (c - 1) * m + top,
+                                below ? row_h + b * n + left : nullptr,
+                                below ? row_f + b * n + left : nullptr,
+                                right ? col_h + c * m + top : nullptr,
+                                right ? col_e + c * m + top : nullptr,
+                                0, 0, static_cast<int>(std::min(tr, m - top)), static_cast<int>(std::min(tc, n - left)),
+                                0, 0, 0, 0};
+            barred[k] = &kept[k].barred;
+        }
+        launch_wave(scoring, tiles, barred);
+        std::vector<int32_t> home(2 * kept.size());  // peaks, then changes: adjacent on the device
+        CUDA_CHECK(cudaMemcpy(home.data(), peaks_d_.get(), home.size() * 4, cudaMemcpyDeviceToHost));
+        for (size_t k = 0; k < kept.size(); ++k) {
+            const int32_t changed = home[kept.size() + k];
+            kept[k].peak = home[k];
+            kept[k].bottom = (changed & kBottomChanged) != 0;
+            kept[k].corner = (changed & kCornerChanged) != 0;
+            kept[k].right = (changed & kRightChanged) != 0;
+        }
+    }
+
+    void fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g) override {
+        if (kept_.m == 0) throw Error("internal: kept edges asked for where no pass kept them");
+        CUDA_CHECK(cudaSetDevice(device_));  // a walk's threads ask too
+        const int64_t at = row ? (index - 1) * kept_.n + from : (index - 1) * kept_.m + from;
+        CUDA_CHECK(cudaMemcpy(h, (row ? kept_.row_h : kept_.col_h).get() + at, static_cast<size_t>(count) * 4,
+                              cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(g, (row ? kept_.row_f : kept_.col_e).get() + at, static_cast<size_t>(count) * 4,
+                              cudaMemcpyDeviceToHost));
     }
 
 private:
+    using Barred = std::vector<std::pair<int64_t, int64_t>>;
+
+    template <class T>
+    static T* up(DeviceBuffer<T>& buffer, const std::vector<T>& host) {
+        T* d = buffer.reserve(std::max<size_t>(host.size(), 1));
+        if (!host.empty()) CUDA_CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice));
+        return d;
+    }
+
+    /// Runs a wave of `tiles` (their edges set) with barred[k] the pairs tile k bars; their
+    /// outputs land in out_d_ (returns its words), peaks in peaks_d_, changes right after them.
+    long long launch_wave(const Scoring& scoring, std::vector<LaneTile>& tiles, const std::vector<const Barred*>& barred) {
+        const CudaScoringTerms terms = cuda_scoring_terms(scoring);
+        bars_.clear();
+        bar_at_.assign(1, 0);
+        long long out_size = 0, ring_size = 0;
+        int flags = 0, lists = 0, most_bands = 0;
+        std::vector<std::vector<int2>> per_lane;
+        for (size_t k = 0; k < tiles.size(); ++k) {
+            LaneTile& T = tiles[k];
+            T.bands = (T.rows + kBandRows - 1) / kBandRows;
+            T.out = out_size;
+            T.ring = ring_size;
+            T.flags = flags;
+            T.bar_lists = lists;
+            per_lane.assign(static_cast<size_t>(T.bands) * kWarp, {});
+            for (const auto& [i, j] : *barred[k]) {
+                const int row = static_cast<int>(i - T.top - 1);  // 0-based in the tile
+                per_lane[static_cast<size_t>(row / kAlpha)].push_back(int2{static_cast<int>(j - T.left), 1 << (row % kAlpha)});
+            }
+            for (std::vector<int2>& l : per_lane) {
+                std::stable_sort(l.begin(), l.end(), [](const int2& x, const int2& y) { return x.x < y.x; });
+                bars_.insert(bars_.end(), l.begin(), l.end());
+                bar_at_.push_back(static_cast<int32_t>(bars_.size()));
+            }
+            out_size += 2 * T.cols + 2 * T.rows;
+            ring_size += 2 * T.cols;
+            flags += T.bands;
+            lists += T.bands * kWarp;
+            most_bands = std::max(most_bands, T.bands);
+        }
+        std::vector<int2> units;  // band by band over the tiles: every tile starts at once
+        for (int b = 0; b < most_bands; ++b)
+            for (size_t k = 0; k < tiles.size(); ++k)
+                if (b < tiles[k].bands) units.push_back(int2{static_cast<int>(k), b});
+        LaneWaveArgs a{};
+        a.p.s0 = s0_.get();
+        a.p.s1 = s1_.get() + kWarp;
+        a.p.terms = terms;
+        if (terms.substitution == Substitution::kTable) {
+            const std::vector<int32_t> table = device_table(terms);
+            a.p.diag_table = table_.reserve(table.size());
+            CUDA_CHECK(cudaMemcpy(table_.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+        }
+        a.tiles = up(tiles_, tiles);
+        a.units = up(units_, units);
+        a.units_count = static_cast<int>(units.size());
+        a.bars = up(bars_d_, bars_);
+        a.bar_at = up(bar_at_d_, bar_at_);
+        a.out = out_d_.reserve(static_cast<size_t>(std::max<long long>(out_size, 1)));
+        a.ring = ring_d_.reserve(static_cast<size_t>(std::max<long long>(ring_size, 1)));
+        a.flags = flags_d_.reserve(static_cast<size_t>(flags));
+        a.peaks = peaks_d_.reserve(2 * tiles.size());
+        a.changes = a.peaks + tiles.size();
+        a.next_unit = next_d_.reserve(1);
+        CUDA_CHECK(cudaMemset(a.flags, 0, static_cast<size_t>(flags) * 4));
+        CUDA_CHECK(cudaMemset(a.peaks, 0, 2 * tiles.size() * 4));
+        CUDA_CHECK(cudaMemset(a.next_unit, 0, sizeof(unsigned long long)));
+        switch (terms.substitution) {
+        case Substitution::kBytes: launch_lanes<Substitution::kBytes>(a, device_); break;
+        case Substitution::kEquality: launch_lanes<Substitution::kEquality>(a, device_); break;
+        case Substitution::kTable: launch_lanes<Substitution::kTable>(a, device_); break;
+        }
+        return out_size;
+    }
+
     int device_;
     DeviceBuffer<uint8_t> s0_, s1_;
     const Sequence* bound0_ = nullptr;  ///< what s0_ and s1_ hold
     const Sequence* bound1_ = nullptr;
+    KeptEdges kept_;                      ///< the last whole pass's edges (bind() drops them)
+    DeviceBuffer<int32_t> zeros_, no_gaps_;  ///< row 0 and column 0 of the kept matrix: H 0, no gap
     DeviceBuffer<LaneTile> tiles_;
     DeviceBuffer<int2> units_, ring_d_, bars_d_;
     DeviceBuffer<int32_t> table_, in_d_, out_d_, bar_at_d_, flags_d_, peaks_d_;
