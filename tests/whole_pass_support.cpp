@@ -12,7 +12,13 @@ PassVectors::PassVectors(int64_t m, int64_t n, int64_t tile_rows, int64_t tile_c
     row_f.assign(static_cast<size_t>(bands), std::vector<int32_t>(static_cast<size_t>(n + 1), kNoGap));
     col_h.assign(static_cast<size_t>(columns), std::vector<int32_t>(static_cast<size_t>(m), 0));
     col_e.assign(static_cast<size_t>(columns), std::vector<int32_t>(static_cast<size_t>(m), kNoGap));
-    pass = WholePass{tile_rows, tile_cols, &row_h, &row_f, &col_h, &col_e, &peaks, 0};
+    pass.tile_rows = tile_rows;
+    pass.tile_cols = tile_cols;
+    pass.row_h = &row_h;
+    pass.row_f = &row_f;
+    pass.col_h = &col_h;
+    pass.col_e = &col_e;
+    pass.peaks = &peaks;
 }
 
 void expected_whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
@@ -104,19 +110,23 @@ void FullMatrixWaves::run_kept(const Scoring& scoring, std::vector<KeptTile>& ti
             std::copy(o.right_e, o.right_e + rows, e);
         }
         t.peak = std::max(0, tasks[x].best.score);
+        // As a device's lanes of 8 rows tell it: down to the end of the first cell's lane.
+        if (t.peak > 0) t.peak_rows = std::min(rows, ((tasks[x].best.s0_end - tasks[x].rect.top - 1) / 8 + 1) * 8);
         ++kept_tiles;
     }
 }
 
-void FullMatrixWaves::fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g) {
+void FullMatrixWaves::fetch_kept(const std::vector<KeptFetch>& fetches) {
     if (!kept_) throw std::logic_error("fetch_kept with nothing kept");
-    ++fetched;
-    const size_t i = static_cast<size_t>(index);
-    // A row's index 0 is column 0; a column's index 0 is row 1.
-    const int32_t* from_h = row ? kept_->row_h[i].data() + from + 1 : kept_->col_h[i].data() + from;
-    const int32_t* from_g = row ? kept_->row_f[i].data() + from + 1 : kept_->col_e[i].data() + from;
-    std::copy(from_h, from_h + count, h);
-    std::copy(from_g, from_g + count, g);
+    for (const KeptFetch& x : fetches) {
+        ++fetched;
+        const size_t i = static_cast<size_t>(x.index);
+        // A row's index 0 is column 0; a column's index 0 is row 1.
+        const int32_t* h = x.row ? kept_->row_h[i].data() + x.from + 1 : kept_->col_h[i].data() + x.from;
+        const int32_t* g = x.row ? kept_->row_f[i].data() + x.from + 1 : kept_->col_e[i].data() + x.from;
+        std::copy(h, h + x.count, x.h);
+        std::copy(g, g + x.count, x.g);
+    }
 }
 
 }  // namespace chromalign::test

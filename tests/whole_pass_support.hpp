@@ -32,12 +32,12 @@ public:
     bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) override;
     bool kept() const override { return kept_ != nullptr; }
     void run_kept(const Scoring& scoring, std::vector<KeptTile>& tiles) override;
-    void fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g) override;
+    void fetch_kept(const std::vector<KeptFetch>& fetches) override;
 
     bool keeps = true;       ///< keep a pass's edges where it is asked to
     int passes = 0;
     int64_t kept_tiles = 0;  ///< tiles run_kept computed
-    int64_t fetched = 0;     ///< fetch_kept's calls
+    int64_t fetched = 0;     ///< edges fetch_kept copied
 
 private:
     struct Kept {

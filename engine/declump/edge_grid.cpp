@@ -33,7 +33,7 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
     col_h_.resize(static_cast<size_t>(tile_columns_));
     col_e_.resize(col_h_.size());
     best_.assign(static_cast<size_t>(bands_ * tile_columns_), AlignmentEnd{});
-    peak_only_.assign(best_.size(), 0);
+    unplaced_.assign(best_.size(), 0);
     if (bands_ == 0 || tile_columns_ == 0) return;
     row_h_[0] = std::move(top_h);
     row_f_[0] = std::move(top_f);
@@ -84,7 +84,9 @@ EdgeGrid::Tile EdgeGrid::tile_of(int64_t i, int64_t j) const {
 const std::vector<int32_t>& EdgeGrid::band_top_h(int64_t b) const {
     if (kept_ && b > 0) {
         const std::lock_guard<std::mutex> one(fetching_);
-        for (int64_t c = 0; c < tile_columns_; ++c) fetch_stale({b - 1, c});
+        std::vector<KeptFetch> fetches;
+        for (int64_t c = 0; c < tile_columns_; ++c) fetch_stale({b - 1, c}, fetches);
+        if (!fetches.empty()) workers_.device->fetch_kept(fetches);
     }
     return row_h_[static_cast<size_t>(b)];
 }
@@ -94,7 +96,7 @@ const std::vector<int32_t>& EdgeGrid::band_top_f(int64_t b) const {
     return row_f_[static_cast<size_t>(b)];
 }
 
-void EdgeGrid::fetch_stale(const Tile& t) const {
+void EdgeGrid::fetch_stale(const Tile& t, std::vector<KeptFetch>& fetches) const {
     if (t.first < 0 || t.second < 0) return;  // the area's own edges never change
     uint8_t& stale = stale_[static_cast<size_t>(t.first * tile_columns_ + t.second)];
     if (stale == 0) return;
@@ -104,11 +106,11 @@ void EdgeGrid::fetch_stale(const Tile& t) const {
     // While kept_, the host's edges are a copy of the device's that a read brings up to date.
     EdgeGrid& self = const_cast<EdgeGrid&>(*this);
     if (stale & 1)
-        workers_.device->fetch_kept(true, t.first + 1, col0, r.cols(), self.row_h_[b + 1].data() + col0 + 1,
-                                    self.row_f_[b + 1].data() + col0 + 1);
+        fetches.push_back(KeptFetch{true, t.first + 1, col0, r.cols(), self.row_h_[b + 1].data() + col0 + 1,
+                                    self.row_f_[b + 1].data() + col0 + 1});
     if (stale & 2)
-        workers_.device->fetch_kept(false, t.second + 1, row0, r.rows(), self.col_h_[c + 1].data() + row0,
-                                    self.col_e_[c + 1].data() + row0);
+        fetches.push_back(KeptFetch{false, t.second + 1, row0, r.rows(), self.col_h_[c + 1].data() + row0,
+                                    self.col_e_[c + 1].data() + row0});
     stale = 0;
 }
 
@@ -117,9 +119,11 @@ void EdgeGrid::refresh(const Tile& t) const {
     // Its top row over its columns, its corner (the last cell of the bottom row of the tile up
     // and left) and its left column.
     const std::lock_guard<std::mutex> one(fetching_);
-    fetch_stale({t.first - 1, t.second});
-    fetch_stale({t.first - 1, t.second - 1});
-    fetch_stale({t.first, t.second - 1});
+    std::vector<KeptFetch> fetches;
+    fetch_stale({t.first - 1, t.second}, fetches);
+    fetch_stale({t.first - 1, t.second - 1}, fetches);
+    fetch_stale({t.first, t.second - 1}, fetches);
+    if (!fetches.empty()) workers_.device->fetch_kept(fetches);
 }
 
 TileEdges EdgeGrid::edges(const Tile& t) const {
@@ -175,7 +179,8 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
         const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
         const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
         best_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].best;
-        peak_only_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].cell_unknown;
+        unplaced_[b * static_cast<size_t>(tile_columns_) + c] =
+            !tasks[k].cell_unknown ? 0 : tasks[k].peak_rows > 0 ? tasks[k].peak_rows : r.rows();
         if (t.first + 1 < bands_) {
             int32_t* h = row_h_[b + 1].data() + (r.left - area_.left) + 1;
             int32_t* f = row_f_[b + 1].data() + (r.left - area_.left) + 1;
@@ -211,7 +216,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_kept(const std::vector<Tile>& t
     for (size_t k = 0; k < tiles.size(); ++k) {
         const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);
         best_[at] = kept[k].peak > 0 ? AlignmentEnd{kept[k].peak, -1, -1} : AlignmentEnd{};
-        peak_only_[at] = kept[k].peak > 0;
+        unplaced_[at] = kept[k].peak <= 0 ? 0 : kept[k].peak_rows > 0 ? kept[k].peak_rows : tile_rect(tiles[k]).rows();
         // The last band's bottom and the last column's right edge are kept nowhere.
         changed[k] = Changed{kept[k].bottom && tiles[k].first + 1 < bands_, kept[k].corner && tiles[k].first + 1 < bands_,
                              kept[k].right && tiles[k].second + 1 < tile_columns_};
@@ -247,8 +252,9 @@ void EdgeGrid::compute_all(const BarredPairs& barred, const std::function<void(i
             kept_ = workers_.device->kept();
             if (kept_) stale_.assign(best_.size(), 0);
             for (size_t k = 0; k < best_.size(); ++k) {
-                peak_only_[k] = peaks[k] > 0;
-                best_[k] = peak_only_[k] ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
+                const int64_t b = static_cast<int64_t>(k) / tile_columns_;
+                unplaced_[k] = peaks[k] > 0 ? std::min(tile_rows_, area_.rows() - b * tile_rows_) : 0;
+                best_[k] = peaks[k] > 0 ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
             }
             cells_computed_ += area_.rows() * area_.cols();
             return;
@@ -295,7 +301,7 @@ void EdgeGrid::compute_on_threads(const BarredPairs& barred, const std::function
         }
         const size_t at = static_cast<size_t>(b * tile_columns_ + c);
         best_[at] = tile_dp_lanes(s0_, s1_, scoring_, r, edges({b, c}), barred.in(r.top, r.bottom, r.left, r.right), sink);
-        peak_only_[at] = 0;
+        unplaced_[at] = 0;
         const int64_t cells = done += r.rows() * r.cols();
         if (!meanwhile) return;
         const std::unique_lock<std::mutex> one(telling, std::try_to_lock);
@@ -330,6 +336,11 @@ int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dir
 void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred) {
     std::vector<std::vector<int32_t>> out(tiles.size());  // their edges again, not kept
     std::vector<TileTask> tasks = tasks_of(tiles, barred, out);
+    for (size_t k = 0; k < tiles.size(); ++k) {  // the rows down to the first cell's
+        TileTask& task = tasks[k];
+        task.rect.bottom = task.rect.top + unplaced_[static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second)];
+        task.barred = barred.in(task.rect.top, task.rect.bottom, task.rect.left, task.rect.right);
+    }
     workers_.cpu->run(s0_, s1_, scoring_, tasks, workers_.threads);
     for (size_t k = 0; k < tiles.size(); ++k) {
         const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);
@@ -338,7 +349,7 @@ void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& bar
                         ") peaks at " + std::to_string(tasks[k].best.score) + ", its pass said " +
                         std::to_string(best_[at].score));
         best_[at] = tasks[k].best;
-        peak_only_[at] = 0;
+        unplaced_[at] = 0;
     }
 }
 
@@ -348,7 +359,7 @@ AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
     if (top <= 0) return AlignmentEnd{};
     std::vector<Tile> unplaced;  // the tiles that tie for the best without a cell
     for (size_t k = 0; k < best_.size(); ++k)
-        if (peak_only_[k] && best_[k].score == top)
+        if (unplaced_[k] > 0 && best_[k].score == top)
             unplaced.emplace_back(static_cast<int64_t>(k) / tile_columns_, static_cast<int64_t>(k) % tile_columns_);
     if (!unplaced.empty()) find_peaks(unplaced, barred);
     AlignmentEnd best;

@@ -120,9 +120,9 @@ private:
     std::vector<Changed> compute_kept(const std::vector<Tile>& tiles, const BarredPairs& barred);
     /// Brings home the edges tile t is computed from, where the device changed them since.
     void refresh(const Tile& t) const;
-    /// refresh() for tile t's bottom row (band t.first + 1's top over its columns) and right
-    /// column; the caller holds fetching_.
-    void fetch_stale(const Tile& t) const;
+    /// What refresh() fetches of tile t's bottom row (band t.first + 1's top over its columns)
+    /// and right column, now marked fresh; the caller holds fetching_.
+    void fetch_stale(const Tile& t, std::vector<KeptFetch>& fetches) const;
 
     const Sequence& s0_;
     const Sequence& s1_;
@@ -137,13 +137,14 @@ private:
     /// to out[k] (resized here).
     std::vector<TileTask> tasks_of(const std::vector<Tile>& tiles, const BarredPairs& barred,
                                    std::vector<std::vector<int32_t>>& out) const;
-    /// Finds the cells of `tiles`' highest H (their peak_only_), from their edges.
+    /// Finds the cells of `tiles`' highest H (their unplaced_ rows), from their edges.
     void find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred);
 
     std::vector<AlignmentEnd> best_;  ///< per tile, row-major
-    /// Per tile: best_ holds its highest H, not yet where it is (a device computed the tile);
-    /// its edges and bars give its values again whenever that is asked.
-    std::vector<uint8_t> peak_only_;
+    /// Per tile: 0 where best_ holds its best cell; else best_ holds its highest H, not yet
+    /// where it is (a device computed the tile), and its first cell lies in this many rows from
+    /// its top, whose values its edges and bars give again whenever that is asked.
+    std::vector<int64_t> unplaced_;
     int64_t cells_computed_ = 0;
     bool edges_made_ = false;
     /// The device kept the whole pass's edges (WholePass::keep): tiles are computed again there.

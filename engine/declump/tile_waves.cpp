@@ -28,7 +28,7 @@ void TileWaves::run_kept(const Scoring&, std::vector<KeptTile>&) {
     throw Error("internal: tiles computed from kept edges where no pass kept them");
 }
 
-void TileWaves::fetch_kept(bool, int64_t, int64_t, int64_t, int32_t*, int32_t*) {
+void TileWaves::fetch_kept(const std::vector<KeptFetch>&) {
     throw Error("internal: kept edges asked for where no pass kept them");
 }
 

@@ -22,6 +22,9 @@ struct TileTask {
     AlignmentEnd best;                                ///< out: its best cell by the tie rule
     /// out: `best` holds only the highest H (a device's tiles), not where it is (-1, -1).
     bool cell_unknown = false;
+    /// out, with cell_unknown: the tile's rows from its top that hold the first cell of its
+    /// highest H (0: all of them).
+    int64_t peak_rows = 0;
 };
 
 /// Where a whole pass over a matrix puts what an EdgeGrid keeps of it (edge_grid.hpp's layout):
@@ -50,6 +53,16 @@ struct WholePass {
     bool keep = false;
 };
 
+/// Kept edges to copy home: H and F of band `index`'s top row over columns from + 1 .. from +
+/// count (row), or H and E of tile column `index`'s left column over rows from + 1 .. from +
+/// count (!row), into h and g.
+struct KeptFetch {
+    bool row = true;
+    int64_t index = 0, from = 0, count = 0;
+    int32_t* h = nullptr;
+    int32_t* g = nullptr;
+};
+
 /// A tile computed again from the edges a device kept (TileWaves::run_kept), its bottom row
 /// and right column written back there.
 struct KeptTile {
@@ -57,6 +70,7 @@ struct KeptTile {
     std::vector<std::pair<int64_t, int64_t>> barred;  ///< its barred pairs, row-major
     bool bottom = false, corner = false, right = false;  ///< out: which of its edges changed
     int32_t peak = 0;                                    ///< out: its highest H (0: none positive)
+    int64_t peak_rows = 0;  ///< out: its rows from the top that hold the first cell of it (0: all)
 };
 
 /// Throws Interrupted for signal `signal` seen by the K best search.
@@ -91,10 +105,8 @@ public:
     /// would from the same edges, and writes each one's bottom row and right column over the
     /// kept ones, telling which changed. The host's copies of those are then out of date.
     virtual void run_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
-    /// Copies kept edges home: H and F of band `index`'s top row over columns from + 1 ..
-    /// from + count (row), or H and E of tile column `index`'s left column over rows from + 1
-    /// .. from + count (!row), into h and g.
-    virtual void fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g);
+    /// Copies the kept edges of `fetches` home.
+    virtual void fetch_kept(const std::vector<KeptFetch>& fetches);
 };
 
 /// tile_dp_lanes on CPU threads, a thread for each `cells_per_thread` cells of the wave.

@@ -40,4 +40,30 @@ private:
     size_t capacity_ = 0;
 };
 
+/// Pinned host memory that grows as needed: copies from and to it run at the bus's speed, and
+/// asynchronously.
+template <class T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() { cudaFreeHost(data_); }
+    /// At least `count` elements (their values undefined after a growth).
+    T* reserve(size_t count) {
+        if (count > capacity_) {
+            CUDA_CHECK(cudaFreeHost(data_));
+            data_ = nullptr;
+            capacity_ = 0;
+            CUDA_CHECK(cudaMallocHost(&data_, count * sizeof(T)));
+            capacity_ = count;
+        }
+        return data_;
+    }
+
+private:
+    T* data_ = nullptr;
+    size_t capacity_ = 0;
+};
+
 }  // namespace chromalign::kernels

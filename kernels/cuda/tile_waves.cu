@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
@@ -55,6 +56,26 @@ struct LaneTile {
     int pad;
 };
 
+/// A lane's highest H in a tile as the tile's peak key: the highest of them is the tile's
+/// highest H, and of the lanes that reach it, the first (band * 32 + lane): the one holding its
+/// topmost cell, which the tie rule takes (engine/result.hpp).
+__device__ __forceinline__ unsigned long long peak_key(int32_t peak, int band, int lane) {
+    return static_cast<unsigned long long>(peak) << 32 | (0xffffffffu - static_cast<unsigned>(band * kWarp + lane));
+}
+
+/// A tile's highest H from its peak key, and its rows from the top down to the last of the
+/// lane whose rows hold the first cell that reaches it (0: no H above 0).
+struct TilePeak {
+    int32_t score = 0;
+    int64_t rows = 0;
+};
+
+TilePeak tile_peak(unsigned long long key, int tile_rows) {
+    if (key == 0) return {};
+    const int64_t lane = 0xffffffffu - static_cast<unsigned>(key & 0xffffffffu);
+    return {static_cast<int32_t>(key >> 32), std::min<int64_t>(tile_rows, (lane + 1) * kAlpha)};
+}
+
 /// LaneWaveArgs::changes bits: a tile's bottom row, its last cell, its right column changed.
 constexpr int32_t kBottomChanged = 1, kCornerChanged = 2, kRightChanged = 4;
 
@@ -69,7 +90,7 @@ struct LaneWaveArgs {
     int32_t* flags;
     const int2* bars;       ///< (column in the tile, 1-based; bit of the lane's row) per lane, by column
     const int32_t* bar_at;  ///< list l of the wave: bars[bar_at[l] .. bar_at[l + 1])
-    int32_t* peaks;         ///< per tile: its highest H (atomicMax)
+    unsigned long long* peaks;  ///< per tile: its highest H and where it first is (peak_key)
     int32_t* changes;       ///< per tile: which of its kept edges changed (atomicOr)
 };
 
@@ -199,7 +220,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         __syncwarp();
         keep_edges(T, band, R, bottom_h, bottom_f, right_h, right_e, a.changes + tile);
     }
-    if (valid > 0 && peak_o + open > 0) atomicMax(a.peaks + tile, peak_o + open);
+    if (valid > 0 && peak_o + open > 0) atomicMax(a.peaks + tile, peak_key(peak_o + open, band, t));
 }
 
 template <int A, Substitution kSub>
@@ -218,17 +239,6 @@ __global__ void __launch_bounds__(kWarp) lane_waves(const LaneWaveArgs a) {
         const int2 u = a.units[unit];
         lane_band<A, kSub>(a, u.x, u.y, table, stage);
     }
-}
-
-template <Substitution kSub>
-void launch_lanes(const LaneWaveArgs& a, int device) {
-    const auto kernel = lane_waves<kAlpha, kSub>;
-    int per_sm = 0, sms = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const int blocks = std::max(1, std::min(per_sm * sms, a.units_count));
-    kernel<<<static_cast<unsigned>(blocks), kWarp>>>(a);
-    CUDA_CHECK(cudaGetLastError());
 }
 
 class CudaTileWaves : public TileWaves {
@@ -284,9 +294,9 @@ public:
         }
         const long long out_size = launch_wave(scoring, tiles, barred);
         out_.resize(static_cast<size_t>(out_size));
-        std::vector<int32_t> peaks(tasks.size());
+        std::vector<unsigned long long> peaks(tasks.size());
         CUDA_CHECK(cudaMemcpy(out_.data(), out_d_.get(), out_.size() * 4, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(peaks.data(), peaks_d_.get(), peaks.size() * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(peaks.data(), peaks_, peaks.size() * 8, cudaMemcpyDeviceToHost));
         for (size_t k = 0; k < tasks.size(); ++k) {
             TileTask& task = tasks[k];
             const LaneTile& w = tiles[k];
@@ -296,8 +306,10 @@ public:
             if (task.sink.bottom_f) std::copy(o + w.cols, o + 2 * w.cols, task.sink.bottom_f);
             if (task.sink.right_h) std::copy(right, right + w.rows, task.sink.right_h);
             if (task.sink.right_e) std::copy(right + w.rows, right + 2 * w.rows, task.sink.right_e);
-            task.best = peaks[k] > 0 ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
-            task.cell_unknown = peaks[k] > 0;
+            const TilePeak peak = tile_peak(peaks[k], w.rows);
+            task.best = peak.score > 0 ? AlignmentEnd{peak.score, -1, -1} : AlignmentEnd{};
+            task.cell_unknown = peak.score > 0;
+            task.peak_rows = peak.rows;
         }
     }
 
@@ -344,25 +356,47 @@ public:
             barred[k] = &kept[k].barred;
         }
         launch_wave(scoring, tiles, barred);
-        std::vector<int32_t> home(2 * kept.size());  // peaks, then changes: adjacent on the device
-        CUDA_CHECK(cudaMemcpy(home.data(), peaks_d_.get(), home.size() * 4, cudaMemcpyDeviceToHost));
+        // Peaks, then changes: adjacent on the device.
+        char* const home = reinterpret_cast<char*>(fetched_.reserve(3 * kept.size()));
+        CUDA_CHECK(cudaMemcpyAsync(home, peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost, nullptr));
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        const int32_t* const changes = reinterpret_cast<const int32_t*>(home + 8 * kept.size());
         for (size_t k = 0; k < kept.size(); ++k) {
-            const int32_t changed = home[kept.size() + k];
-            kept[k].peak = home[k];
+            const int32_t changed = changes[k];
+            unsigned long long key = 0;
+            std::memcpy(&key, home + 8 * k, 8);
+            const TilePeak peak = tile_peak(key, tiles[k].rows);
+            kept[k].peak = peak.score;
+            kept[k].peak_rows = peak.rows;
             kept[k].bottom = (changed & kBottomChanged) != 0;
             kept[k].corner = (changed & kCornerChanged) != 0;
             kept[k].right = (changed & kRightChanged) != 0;
         }
     }
 
-    void fetch_kept(bool row, int64_t index, int64_t from, int64_t count, int32_t* h, int32_t* g) override {
+    void fetch_kept(const std::vector<KeptFetch>& fetches) override {
         if (kept_.m == 0) throw Error("internal: kept edges asked for where no pass kept them");
         CUDA_CHECK(cudaSetDevice(device_));  // a walk's threads ask too
-        const int64_t at = row ? (index - 1) * kept_.n + from : (index - 1) * kept_.m + from;
-        CUDA_CHECK(cudaMemcpy(h, (row ? kept_.row_h : kept_.col_h).get() + at, static_cast<size_t>(count) * 4,
-                              cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(g, (row ? kept_.row_f : kept_.col_e).get() + at, static_cast<size_t>(count) * 4,
-                              cudaMemcpyDeviceToHost));
+        size_t words = 0;
+        for (const KeptFetch& x : fetches) words += 2 * static_cast<size_t>(x.count);
+        int32_t* const staged = fetched_.reserve(words);
+        size_t at = 0;
+        for (const KeptFetch& x : fetches) {
+            const int64_t from = x.row ? (x.index - 1) * kept_.n + x.from : (x.index - 1) * kept_.m + x.from;
+            const size_t bytes = static_cast<size_t>(x.count) * 4;
+            CUDA_CHECK(cudaMemcpyAsync(staged + at, (x.row ? kept_.row_h : kept_.col_h).get() + from, bytes,
+                                       cudaMemcpyDeviceToHost, nullptr));
+            CUDA_CHECK(cudaMemcpyAsync(staged + at + x.count, (x.row ? kept_.row_f : kept_.col_e).get() + from, bytes,
+                                       cudaMemcpyDeviceToHost, nullptr));
+            at += 2 * static_cast<size_t>(x.count);
+        }
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        at = 0;
+        for (const KeptFetch& x : fetches) {
+            std::copy(staged + at, staged + at + x.count, x.h);
+            std::copy(staged + at + x.count, staged + at + 2 * x.count, x.g);
+            at += 2 * static_cast<size_t>(x.count);
+        }
     }
 
 private:
@@ -376,7 +410,7 @@ private:
     }
 
     /// Runs a wave of `tiles` (their edges set) with barred[k] the pairs tile k bars; their
-    /// outputs land in out_d_ (returns its words), peaks in peaks_d_, changes right after them.
+    /// outputs land in out_d_ (returns its words), peak keys at peaks_, changes right after them.
     long long launch_wave(const Scoring& scoring, std::vector<LaneTile>& tiles, const std::vector<const Barred*>& barred) {
         const CudaScoringTerms terms = cuda_scoring_terms(scoring);
         bars_.clear();
@@ -420,25 +454,49 @@ private:
             a.p.diag_table = table_.reserve(table.size());
             CUDA_CHECK(cudaMemcpy(table_.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
         }
-        a.tiles = up(tiles_, tiles);
-        a.units = up(units_, units);
+        // The wave's inputs and zeroed counters in one block, so that one copy takes them up.
+        const auto aligned = [](size_t bytes) { return (bytes + 15) / 16 * 16; };
+        const size_t at_units = aligned(tiles.size() * sizeof(LaneTile));
+        const size_t at_bars = at_units + aligned(units.size() * sizeof(int2));
+        const size_t at_bar_at = at_bars + aligned(bars_.size() * sizeof(int2));
+        const size_t at_zero = at_bar_at + aligned(bar_at_.size() * 4);  // flags, peaks, changes, next
+        const size_t at_peaks = at_zero + aligned(static_cast<size_t>(flags) * 4);
+        const size_t at_next = at_peaks + aligned(12 * tiles.size());
+        const size_t size = at_next + sizeof(unsigned long long);
+        char* const host = staged_.reserve(size);
+        std::memcpy(host, tiles.data(), tiles.size() * sizeof(LaneTile));
+        std::memcpy(host + at_units, units.data(), units.size() * sizeof(int2));
+        if (!bars_.empty()) std::memcpy(host + at_bars, bars_.data(), bars_.size() * sizeof(int2));
+        std::memcpy(host + at_bar_at, bar_at_.data(), bar_at_.size() * 4);
+        std::memset(host + at_zero, 0, size - at_zero);
+        char* const block = block_d_.reserve(size);
+        CUDA_CHECK(cudaMemcpyAsync(block, host, size, cudaMemcpyHostToDevice, nullptr));
+        a.tiles = reinterpret_cast<const LaneTile*>(block);
+        a.units = reinterpret_cast<const int2*>(block + at_units);
         a.units_count = static_cast<int>(units.size());
-        a.bars = up(bars_d_, bars_);
-        a.bar_at = up(bar_at_d_, bar_at_);
+        a.bars = reinterpret_cast<const int2*>(block + at_bars);
+        a.bar_at = reinterpret_cast<const int32_t*>(block + at_bar_at);
+        a.flags = reinterpret_cast<int32_t*>(block + at_zero);
+        a.peaks = reinterpret_cast<unsigned long long*>(block + at_peaks);
+        a.changes = reinterpret_cast<int32_t*>(a.peaks + tiles.size());
+        a.next_unit = reinterpret_cast<unsigned long long*>(block + at_next);
         a.out = out_d_.reserve(static_cast<size_t>(std::max<long long>(out_size, 1)));
         a.ring = ring_d_.reserve(static_cast<size_t>(std::max<long long>(ring_size, 1)));
-        a.flags = flags_d_.reserve(static_cast<size_t>(flags));
-        a.peaks = peaks_d_.reserve(2 * tiles.size());
-        a.changes = a.peaks + tiles.size();
-        a.next_unit = next_d_.reserve(1);
-        CUDA_CHECK(cudaMemset(a.flags, 0, static_cast<size_t>(flags) * 4));
-        CUDA_CHECK(cudaMemset(a.peaks, 0, 2 * tiles.size() * 4));
-        CUDA_CHECK(cudaMemset(a.next_unit, 0, sizeof(unsigned long long)));
-        switch (terms.substitution) {
-        case Substitution::kBytes: launch_lanes<Substitution::kBytes>(a, device_); break;
-        case Substitution::kEquality: launch_lanes<Substitution::kEquality>(a, device_); break;
-        case Substitution::kTable: launch_lanes<Substitution::kTable>(a, device_); break;
+        peaks_ = a.peaks;
+        if (resident_ == 0) {
+            int per_sm = 0, sms = 0;
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lane_waves<kAlpha, Substitution::kBytes>,
+                                                                     kWarp, 0));
+            CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+            resident_ = std::max(1, per_sm * sms);
         }
+        const unsigned blocks = static_cast<unsigned>(std::max(1, std::min(resident_, a.units_count)));
+        switch (terms.substitution) {
+        case Substitution::kBytes: lane_waves<kAlpha, Substitution::kBytes><<<blocks, kWarp>>>(a); break;
+        case Substitution::kEquality: lane_waves<kAlpha, Substitution::kEquality><<<blocks, kWarp>>>(a); break;
+        case Substitution::kTable: lane_waves<kAlpha, Substitution::kTable><<<blocks, kWarp>>>(a); break;
+        }
+        CUDA_CHECK(cudaGetLastError());
         return out_size;
     }
 
@@ -448,10 +506,13 @@ private:
     const Sequence* bound1_ = nullptr;
     KeptEdges kept_;                      ///< the last whole pass's edges (bind() drops them)
     DeviceBuffer<int32_t> zeros_, no_gaps_;  ///< row 0 and column 0 of the kept matrix: H 0, no gap
-    DeviceBuffer<LaneTile> tiles_;
-    DeviceBuffer<int2> units_, ring_d_, bars_d_;
-    DeviceBuffer<int32_t> table_, in_d_, out_d_, bar_at_d_, flags_d_, peaks_d_;
-    DeviceBuffer<unsigned long long> next_d_;
+    DeviceBuffer<char> block_d_;  ///< a wave's tiles, units, bars, then its zeroed counters
+    PinnedBuffer<char> staged_;   ///< the same, on the host
+    PinnedBuffer<int32_t> fetched_;  ///< peaks and changes, or kept edges, on their way home
+    unsigned long long* peaks_ = nullptr;  ///< the last wave's peak keys, then its changes
+    int resident_ = 0;            ///< warps the device holds at once (0: not asked yet)
+    DeviceBuffer<int2> ring_d_;
+    DeviceBuffer<int32_t> table_, in_d_, out_d_;
     std::vector<int32_t> in_, out_, bar_at_;
     std::vector<int2> bars_;
 };
