@@ -83,10 +83,15 @@ EdgeGrid::Tile EdgeGrid::tile_of(int64_t i, int64_t j) const {
 
 const std::vector<int32_t>& EdgeGrid::band_top_h(int64_t b) const {
     if (kept_ && b > 0) {
+        // The whole row in one copy where any of it is stale: a traceback reads it all.
         const std::lock_guard<std::mutex> one(fetching_);
-        std::vector<KeptFetch> fetches;
-        for (int64_t c = 0; c < tile_columns_; ++c) fetch_stale({b - 1, c}, fetches);
-        if (!fetches.empty()) workers_.device->fetch_kept(fetches);
+        const auto row = stale_.begin() + (b - 1) * tile_columns_;
+        if (std::any_of(row, row + tile_columns_, [](uint8_t s) { return (s & 1) != 0; })) {
+            EdgeGrid& self = const_cast<EdgeGrid&>(*this);  // see fetch_stale
+            workers_.device->fetch_kept({KeptFetch{true, b, 0, area_.cols(), self.row_h_[static_cast<size_t>(b)].data() + 1,
+                                                   self.row_f_[static_cast<size_t>(b)].data() + 1}});
+            std::for_each(row, row + tile_columns_, [](uint8_t& s) { s = static_cast<uint8_t>(s & ~1); });
+        }
     }
     return row_h_[static_cast<size_t>(b)];
 }
@@ -250,7 +255,13 @@ void EdgeGrid::compute_all(const BarredPairs& barred, const std::function<void(i
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");
             kept_ = workers_.device->kept();
-            if (kept_) stale_.assign(best_.size(), 0);
+            if (kept_) {  // every inner edge is the device's alone
+                stale_.assign(best_.size(), 0);
+                for (size_t k = 0; k < stale_.size(); ++k) {
+                    const int64_t b = static_cast<int64_t>(k) / tile_columns_, c = static_cast<int64_t>(k) % tile_columns_;
+                    stale_[k] = static_cast<uint8_t>((b + 1 < bands_ ? 1 : 0) | (c + 1 < tile_columns_ ? 2 : 0));
+                }
+            }
             for (size_t k = 0; k < best_.size(); ++k) {
                 const int64_t b = static_cast<int64_t>(k) / tile_columns_;
                 unplaced_[k] = peaks[k] > 0 ? std::min(tile_rows_, area_.rows() - b * tile_rows_) : 0;

@@ -49,7 +49,8 @@ struct WholePass {
     /// When set, told after each of a device's launches of the cells computed so far.
     std::function<void(int64_t cells)> on_cells;
     /// Whether the device may keep these edges after the pass, so that tiles are computed
-    /// again from them where they are (TileWaves::kept, run_kept).
+    /// again from them where they are (TileWaves::kept, run_kept). A device that does writes
+    /// none into the vectors above: fetch_kept brings them as they are read.
     bool keep = false;
 };
 
