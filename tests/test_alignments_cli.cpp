@@ -265,5 +265,28 @@ TEST(AlignmentsCli, AskingForNoneOrWithoutAnOutputIsAUsageError) {
     EXPECT_NE(missing.err.find("--alignments needs --traceback"), std::string::npos) << missing.err;
 }
 
+// The plan of a search says what it does, not a time at stage 1's rate, and the first progress
+// line, before any cell is computed, says no ETA rather than 0 s.
+TEST(AlignmentsCli, ASearchsPlanAndFirstProgressPromiseNoTime) {
+    const uint64_t seed = test::seed() + 97;
+    std::mt19937_64 rng(seed);
+    test::ResumeHarness h(10, 10, seed);
+    const std::string target = gen::random_dna(3000, rng);
+    test::write_text(h.path("q.fa"), ">q\n" + mutated(target.substr(500, 1500), 15, rng) + "\n");
+    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+    const test::ChildRun run = h.run_command({"-b", "cpu", "--alignments", "4", "--traceback", h.path("out.paf"),
+                                              h.path("q.fa"), h.path("t.fa")});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("2 comparisons, 9e+06 cells; each comparison's cells once (the ETA's), then its search for 4 "
+                           "alignments\n"),
+              std::string::npos)
+        << run.err;
+    EXPECT_EQ(run.err.find("GCUPS (this backend"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("  0.0% done, comparison 1 of 2, 0.00 GCUPS, 0 s elapsed, ETA unknown yet, best so far 0\n"),
+              std::string::npos)
+        << run.err;
+    EXPECT_EQ(run.err.find("ETA 0 s"), std::string::npos) << run.err;
+}
+
 }  // namespace
 }  // namespace chromalign

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <map>
 #include <random>
 #include <set>
 
@@ -224,7 +225,8 @@ TEST(JobAlignments, TheSearchAloneGivesWhatStage1AndTheTracebackGive) {
 
 TEST(JobAlignments, TheSearchAloneReportsItsFirstPassesAsTheJobsProgress) {
     // Two pairs, both strands: four first passes, each reported from its start to its end as
-    // its comparison, the job's cells done rising to all of them.
+    // its comparison, the job's cells done rising to all of them. After each pass its search
+    // tells each alignment it finds, its cells all done.
     std::mt19937_64 rng(test::seed() + 511);
     JobSpec spec;
     auto [a, b] = test::mutated_pair(900, 1000, rng);
@@ -241,6 +243,7 @@ TEST(JobAlignments, TheSearchAloneReportsItsFirstPassesAsTheJobsProgress) {
     ASSERT_EQ(got.answers.size(), 2u);
     ASSERT_FALSE(reports.empty());
     std::set<int64_t> comparisons;
+    std::map<int64_t, int> found;  // by comparison: alignments its search told
     int64_t before = 0;
     for (const auto& [comparison, p] : reports) {
         comparisons.insert(comparison);
@@ -248,8 +251,22 @@ TEST(JobAlignments, TheSearchAloneReportsItsFirstPassesAsTheJobsProgress) {
         EXPECT_GE(p.cells_done, before) << "comparison " << comparison;
         EXPECT_EQ(p.cells_done + p.cells_left, p.cells_total) << "comparison " << comparison;
         before = p.cells_done;
+        if (p.alignments_wanted == 0) {
+            EXPECT_EQ(found.count(comparison), 0u) << "comparison " << comparison << ": cells told after its search";
+            continue;
+        }
+        EXPECT_EQ(p.alignments_wanted, options.alignments);
+        EXPECT_EQ(p.alignments_found, ++found[comparison]) << "comparison " << comparison;
+        EXPECT_LE(p.alignment_score, p.best_score);
+        EXPECT_EQ(p.cells_done, (comparison + 1) * spec.cells() / 4)
+            << "comparison " << comparison << ": its pass and those before it are done";
     }
     EXPECT_EQ(comparisons, (std::set<int64_t>{0, 1, 2, 3}));
+    int64_t alignments = 0;
+    for (const PairAnswer& a : got.answers) alignments += 1 + static_cast<int64_t>(a.others.size());
+    int64_t told = 0;
+    for (const auto& [comparison, n] : found) told += n;
+    EXPECT_GE(told, alignments) << "every alignment kept was told as found";
     EXPECT_EQ(reports.back().second.cells_done, spec.cells()) << "the last pass's end is the job's";
 }
 

@@ -75,10 +75,21 @@ public:
 
     void operator()(const Progress& p, int64_t comparison) {
         if (!enabled_) return;
-        computed_.add(p.seconds, static_cast<double>(p.cells_this_run - p.cells_pruned));
+        // A search computes no cells meanwhile: its time says nothing of the rate of passes.
+        if (p.alignments_wanted == 0) computed_.add(p.seconds, static_cast<double>(p.cells_this_run - p.cells_pruned));
         if (!tty_ && p.seconds - last_line_ < 60) return;
         last_line_ = p.seconds;
         const double done = p.cells_total ? static_cast<double>(p.cells_done) / p.cells_total : 0;
+        if (p.alignments_wanted > 0) {
+            std::fprintf(stderr,
+                         "%s%5.1f%% of cells done, comparison %lld of %lld searched: %d of at most %d alignments "
+                         "found, the last of score %d, %.0f s elapsed, no ETA while searching%s",
+                         tty_ ? "\r" : "", 100 * done, static_cast<long long>(comparison + 1),
+                         static_cast<long long>(comparisons_), p.alignments_found, p.alignments_wanted,
+                         p.alignment_score, p.seconds, tty_ ? "   " : "\n");
+            printed_ = true;
+            return;
+        }
         // GCUPS counts skipped cells as done (as the run's summary does); the ETA divides the
         // cells still to compute by the recent rate of computed ones.
         const double rate = p.seconds > 0 ? p.cells_this_run / p.seconds : 0;
@@ -88,8 +99,10 @@ public:
         if (comparisons_ > 1)
             std::snprintf(which, sizeof which, "comparison %lld of %lld, ", static_cast<long long>(comparison + 1),
                           static_cast<long long>(comparisons_));
-        std::fprintf(stderr, "%s%5.1f%% done, %s%.2f GCUPS, %.0f s elapsed, ETA %.0f s, best so far %d%s",
-                     tty_ ? "\r" : "", 100 * done, which, rate / 1e9, p.seconds, eta, p.best_score,
+        char until[32] = "ETA unknown yet";  // no cells computed to measure a rate by
+        if (computed > 0) std::snprintf(until, sizeof until, "ETA %.0f s", eta);
+        std::fprintf(stderr, "%s%5.1f%% done, %s%.2f GCUPS, %.0f s elapsed, %s, best so far %d%s",
+                     tty_ ? "\r" : "", 100 * done, which, rate / 1e9, p.seconds, until, p.best_score,
                      tty_ ? "   " : "\n");
         printed_ = true;
     }
@@ -402,7 +415,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.writer = speaks;
     if (jo.traceback_only && ranks.link) throw Error("a traceback from stage 1 records runs in one process (not under mpirun)");
     auto backend = make_backend(o.backend, jo.backend);
-    if (!o.quiet && speaks) std::cerr << "chromalign: " << cli::job_plan(spec, backend->nominal_gcups()) << "\n";
+    if (!o.quiet && speaks) std::cerr << "chromalign: " << cli::job_plan(spec, backend->nominal_gcups(), jo.traceback ? jo.alignments : 1) << "\n";
     if (jo.rows_kept && speaks && !o.traceback_only) {
         JobRecord record{jo.s0_path, jo.s1_path, {}, spec.strands, spec.scoring};
         for (const RecordPair& p : spec.pairs)

@@ -72,7 +72,7 @@ JobSpec load_job(const Options& o, std::vector<std::string>* notes) {
     return spec;
 }
 
-std::string job_plan(const JobSpec& spec, double nominal_gcups) {
+std::string job_plan(const JobSpec& spec, double nominal_gcups, int alignments) {
     char cells[64];
     std::snprintf(cells, sizeof cells, "%.3g", static_cast<double>(spec.cells()));
     std::string text = "job: " + std::to_string(spec.pairs.size()) + " record pair" +
@@ -81,6 +81,9 @@ std::string job_plan(const JobSpec& spec, double nominal_gcups) {
                        (spec.strands.size() == 2 ? "both strands" : strand_name(spec.strands.front()) + " strand") +
                        ": " + std::to_string(spec.comparisons()) + " comparison" + (spec.comparisons() == 1 ? "" : "s") +
                        ", " + cells + " cells";
+    if (alignments > 1)
+        return text + "; each comparison's cells once (the ETA's), then its search for " + std::to_string(alignments) +
+               " alignments";
     if (nominal_gcups > 0)
         text += "; about " + duration(static_cast<double>(spec.cells()) / (nominal_gcups * 1e9)) + " at " +
                 std::to_string(static_cast<int64_t>(nominal_gcups)) +

@@ -15,7 +15,8 @@ namespace chromalign::cli {
 JobSpec load_job(const Options& o, std::vector<std::string>* notes);
 
 /// What the job will take, said before it starts: pairs, comparisons, cells, and an estimate
-/// at the backend's nominal rate (0: none given).
-std::string job_plan(const JobSpec& spec, double nominal_gcups);
+/// at the backend's nominal rate (0: none given), or with a search for `alignments` > 1 (whose
+/// first passes run at another rate, and whose time depends on what it finds) what it does.
+std::string job_plan(const JobSpec& spec, double nominal_gcups, int alignments = 1);
 
 }  // namespace chromalign::cli

@@ -24,6 +24,10 @@ struct Progress {
     int64_t cells_left_live = 0;
     double seconds = 0;       ///< since this process started the comparison
     int32_t best_score = 0;   ///< best score found so far
+    /// A K best search's report, after its comparison's cells (0 wanted: a report of cells):
+    /// the alignments found so far, of at most alignments_wanted, the last scoring
+    /// alignment_score. Its time depends on what it finds, so it has no ETA.
+    int32_t alignments_found = 0, alignments_wanted = 0, alignment_score = 0;
 };
 
 /// Checkpointing of the tiled backends (engine/checkpoint/checkpointer.hpp says what is kept).

@@ -99,6 +99,25 @@ public:
         options_.on_progress(q, index_);
     }
 
+    /// Comparison `index`'s search found its alignment `found` (of at most `wanted`) of `score`,
+    /// the pair's best `best`; its cells are all told.
+    void searching(int64_t index, int found, int wanted, int32_t score, int32_t best) {
+        if (!options_.on_progress) return;
+        last_ = Clock::now();
+        Progress q;
+        q.cells_total = total_;
+        q.cells_done = done_ + current_;
+        q.cells_this_run = this_run_ + current_;
+        q.cells_pruned = pruned_;
+        q.cells_left = q.cells_left_live = total_ - q.cells_done;
+        q.seconds = seconds_since(start_);
+        q.best_score = best;
+        q.alignments_found = found;
+        q.alignments_wanted = wanted;
+        q.alignment_score = score;
+        options_.on_progress(q, index);
+    }
+
 private:
     /// The share of the current comparison's matrix a comparison of the same size pruned from
     /// `floor` alone is expected to keep.
@@ -254,6 +273,8 @@ private:
                 return std::make_unique<EngineSweeper>(*engine, a, b, spec_.scoring);
             };
         auto found = [&](Strand strand, const std::vector<Alignment>& so_far) {
+            progress_.searching(comparison_index(answer.pair, strand), static_cast<int>(so_far.size()), count,
+                                so_far.back().score, so_far.front().score);
             if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, false, so_far}, every());
             if (state_ && crash_after_ > 0 && --crash_after_ == 0) {
                 state_->save();
