@@ -197,6 +197,9 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     size_t free_bytes = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     if (bytes + (size_t{256} << 20) > free_bytes) return false;
+    // The edges stay only where they leave the search's other work (the traceback's sweeps,
+    // a walk's waves: tens of MiB) a GiB; else they go home as the pass runs.
+    const bool keep = out.keep && bytes + (size_t{1} << 30) <= free_bytes;
 
     const CudaScoringTerms terms = cuda_scoring_terms(scoring);
     DeviceBuffer<uint8_t> d_s0, d_s1;
@@ -242,7 +245,7 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     // launch's 0.4 s).
     int64_t slabs_home = 0;
     const auto landed = [&](int64_t units_done) {
-        if (out.keep) return;  // they stay here, and go home as they are asked for (fetch_kept)
+        if (keep) return;  // they stay here, and go home as they are asked for (fetch_kept)
         const int64_t slabs_done = units_done / bands;
         if (slabs_done <= slabs_home) return;
         const int64_t lo = slabs_home * a.slab_cols, hi = std::min(n, slabs_done * a.slab_cols);
@@ -269,7 +272,7 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     }
     out.peaks->resize(static_cast<size_t>(tile_bands * tile_columns));
     CUDA_CHECK(cudaMemcpy(out.peaks->data(), a.peaks, out.peaks->size() * 4, cudaMemcpyDeviceToHost));
-    if (out.keep) {
+    if (keep) {
         kept.row_h.swap(d_row_h);
         kept.row_f.swap(d_row_f);
         kept.col_h.swap(d_col_h);

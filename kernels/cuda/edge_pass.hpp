@@ -29,8 +29,8 @@ struct KeptEdges {
 /// Computes s0 x s1 whole on CUDA device `device` into `out` and returns true; false, having
 /// written nothing, when the tiles' rows are not a multiple of 128 (a band of lanes must not
 /// straddle two tiles) or the device lacks the memory to hold every edge at once. With
-/// out.keep, the edges stay on the device in `kept` and out's edge vectors are left as they were
-/// (out.peaks is written).
+/// out.keep and a GiB to spare, the edges stay on the device in `kept` (its m > 0) and out's
+/// edge vectors are left as they were (out.peaks is written).
 bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out,
                      KeptEdges& kept);
 
