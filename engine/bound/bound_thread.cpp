@@ -5,6 +5,8 @@
 #include <chrono>
 #include <exception>
 #include <new>
+#include <string>
+#include <system_error>
 
 #include "engine/error.hpp"
 
@@ -26,36 +28,47 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
     if (known <= 0) report_.source = source->name();
     // The report is written by the threads and read only after join(). The table needs no
     // bound, and is quick: it comes on its own thread, before the pass's bound on a long pair.
-    table_thread_ = std::thread([this, &s0, &s1, &scoring] {
-        const auto start = std::chrono::steady_clock::now();
-        try {
-            const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-            table_ = GainTable::build(s0, s1, scoring, threads, cancel_);
-        } catch (const std::bad_alloc&) {
-            table_.reset();  // only prunes less
-        }
-        if (!table_) return;
-        report_.table_k = table_->k();
-        report_.table_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        table_view_.store(&table_->view(), std::memory_order_release);
-    });
+    // A thread the system cannot start (a thread limit, or no memory for its stack) leaves
+    // the run without the table or the bound, which only prunes less; thrown from here, it
+    // would destroy the table's thread unjoined, which ends the process.
+    try {
+        table_thread_ = std::thread([this, &s0, &s1, &scoring] {
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+                table_ = GainTable::build(s0, s1, scoring, threads, cancel_);
+            } catch (const std::exception&) {  // no memory, or none for its threads
+                table_.reset();  // only prunes less
+            }
+            if (!table_) return;
+            report_.table_k = table_->k();
+            report_.table_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            table_view_.store(&table_->view(), std::memory_order_release);
+        });
+    } catch (const std::system_error&) {
+    }
     if (known > 0) return;
-    thread_ = std::thread([this, source, &s0, &s1, &scoring, on_found = std::move(on_found)] {
-        const auto start = std::chrono::steady_clock::now();
-        try {
-            const BoundFound found = source->find(s0, s1, scoring, cancel_);
-            report_.score = found.witness.score;
-            report_.blocks = found.blocks;
-            report_.path_columns = found.path_columns;
-            report_.in_time = !cancel_.load();
-            value_.store(found.witness.score);
-            if (on_found && found.witness.score > 0) on_found(found.witness.score);
-        } catch (const std::exception& e) {
-            report_.failure = e.what();
-        }
+    try {
+        thread_ = std::thread([this, source, &s0, &s1, &scoring, on_found = std::move(on_found)] {
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                const BoundFound found = source->find(s0, s1, scoring, cancel_);
+                report_.score = found.witness.score;
+                report_.blocks = found.blocks;
+                report_.path_columns = found.path_columns;
+                report_.in_time = !cancel_.load();
+                value_.store(found.witness.score);
+                if (on_found && found.witness.score > 0) on_found(found.witness.score);
+            } catch (const std::exception& e) {
+                report_.failure = e.what();
+            }
+            settled_.store(true);
+            report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        });
+    } catch (const std::system_error& e) {
+        report_.failure = std::string("its thread could not start: ") + e.what();
         settled_.store(true);
-        report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    });
+    }
 }
 
 BoundThread::~BoundThread() {
