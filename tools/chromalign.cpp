@@ -415,7 +415,8 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.writer = speaks;
     if (jo.traceback_only && ranks.link) throw Error("a traceback from stage 1 records runs in one process (not under mpirun)");
     auto backend = make_backend(o.backend, jo.backend);
-    if (!o.quiet && speaks) std::cerr << "chromalign: " << cli::job_plan(spec, backend->nominal_gcups(), jo.traceback ? jo.alignments : 1) << "\n";
+    if (!o.quiet && speaks)  // --alignments K > 1 needs --traceback (cli_options.cpp)
+        std::cerr << "chromalign: " << cli::job_plan(spec, backend->nominal_gcups(), jo.alignments) << "\n";
     if (jo.rows_kept && speaks && !o.traceback_only) {
         JobRecord record{jo.s0_path, jo.s1_path, {}, spec.strands, spec.scoring};
         for (const RecordPair& p : spec.pairs)

@@ -255,17 +255,13 @@ void EdgeGrid::compute_all(const BarredPairs& barred, const std::function<void(i
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");
             kept_ = workers_.device->kept();
-            if (kept_) {  // every inner edge is the device's alone
-                stale_.assign(best_.size(), 0);
-                for (size_t k = 0; k < stale_.size(); ++k) {
-                    const int64_t b = static_cast<int64_t>(k) / tile_columns_, c = static_cast<int64_t>(k) % tile_columns_;
-                    stale_[k] = static_cast<uint8_t>((b + 1 < bands_ ? 1 : 0) | (c + 1 < tile_columns_ ? 2 : 0));
-                }
-            }
+            if (kept_) stale_.assign(best_.size(), 0);
             for (size_t k = 0; k < best_.size(); ++k) {
-                const int64_t b = static_cast<int64_t>(k) / tile_columns_;
+                const int64_t b = static_cast<int64_t>(k) / tile_columns_, c = static_cast<int64_t>(k) % tile_columns_;
                 unplaced_[k] = peaks[k] > 0 ? std::min(tile_rows_, area_.rows() - b * tile_rows_) : 0;
                 best_[k] = peaks[k] > 0 ? AlignmentEnd{peaks[k], -1, -1} : AlignmentEnd{};
+                // Kept, every inner edge is the device's alone.
+                if (kept_) stale_[k] = static_cast<uint8_t>((b + 1 < bands_ ? 1 : 0) | (c + 1 < tile_columns_ ? 2 : 0));
             }
             cells_computed_ += area_.rows() * area_.cols();
             return;

@@ -241,8 +241,8 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     CUDA_CHECK(cudaMemset(a.progress, 0, static_cast<size_t>(bands) * 4));
     CUDA_CHECK(cudaMemset(a.peaks, 0, static_cast<size_t>(tile_bands * tile_columns) * 4));
     // Units go slab after slab: unless the edges stay here, once a launch ended, the slabs it
-    // finished are copied home while the next one runs (on H. pylori, two thirds of a strand's edges beside the last
-    // launch's 0.4 s).
+    // finished are copied home while the next one runs (on H. pylori, two thirds of a
+    // strand's edges beside the last launch's 0.4 s).
     int64_t slabs_home = 0;
     const auto landed = [&](int64_t units_done) {
         if (keep) return;  // they stay here, and go home as they are asked for (fetch_kept)
