@@ -48,6 +48,8 @@ struct DeclumpOptions {
     /// What sweeps the large windows of alignment 1's traceback over s0 x s1 (its engine's,
     /// engine/traceback/engine_sweeper.hpp); null, or giving null: one CPU thread (CpuSweeper).
     std::function<std::unique_ptr<WindowSweeper>(const Sequence& s0, const Sequence& s1)> sweeper;
+    /// pair_alignments: the strands searched at once (each with its own device).
+    bool strands_at_once = false;
 };
 
 /// What the search computed, for reports and tests.

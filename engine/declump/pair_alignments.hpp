@@ -30,6 +30,9 @@ struct StrandSearch {
     std::vector<Alignment> known;
     bool done = false;
     const Alignment* traced = nullptr;  ///< DeclumpResume::traced
+    /// Its own device's waves (DeclumpOptions::device otherwise): strands searched at once
+    /// each need theirs.
+    TileWaves* device = nullptr;
 };
 
 /// At most `count` alignments of s0 against each strand's S1, each at least max(min_score, 1),
@@ -37,7 +40,11 @@ struct StrandSearch {
 /// strand's own order (its tie rule). So the first is the one stage 1 and the traceback of the
 /// pair give. A strand's search stops at its first alignment that `count` alignments already
 /// rank before (the earlier strands' and its own), as a higher score or an earlier strand's
-/// equal one: it and every later one would be cut from the merged list. `found(strand,
+/// equal one: it and every later one would be cut from the merged list. With
+/// options.strands_at_once the strands are searched on threads of their own, their first
+/// passes one after another; a strand waits where the earlier ones have yet to settle its
+/// next alignment's rank, so every search ends where it would one after another. The
+/// callbacks are called one at a time, from the searches' threads. `found(strand,
 /// alignments)` hears of each new one with the strand's alignments so far
 /// (DeclumpResume::found), and `ended(strand, alignments, outranked)` of each strand searched
 /// to its end, `outranked` when that rank ended it rather than `count` or `min_score`, and

@@ -63,6 +63,8 @@ public:
         this_run_ += current_ - outcome.cells_resumed;
         pruned_ += outcome.cells_pruned;
         current_ = 0;
+        told_done_ = done_;
+        told_this_run_ = this_run_;
         if (seconds_since(last_) < 1) return;
         Progress p;
         p.best_score = outcome.best.score;  // a short or resumed run may have sent no report
@@ -96,18 +98,21 @@ public:
                                                                       floor_live_fraction(p.best_score));
         q.seconds = seconds_since(start_);
         q.best_score = p.best_score;
+        told_done_ = q.cells_done;
+        told_this_run_ = q.cells_this_run;
         options_.on_progress(q, index_);
     }
 
     /// Comparison `index`'s search found its alignment `found` (of at most `wanted`) of `score`,
-    /// the pair's best `best`; its cells are all told.
+    /// the pair's best `best`; its cells are all told, and the job's as last told (another
+    /// strand's first pass may be running).
     void searching(int64_t index, int found, int wanted, int32_t score, int32_t best) {
         if (!options_.on_progress) return;
         last_ = Clock::now();
         Progress q;
         q.cells_total = total_;
-        q.cells_done = done_ + current_;
-        q.cells_this_run = this_run_ + current_;
+        q.cells_done = told_done_;
+        q.cells_this_run = told_this_run_;
         q.cells_pruned = pruned_;
         q.cells_left = q.cells_left_live = total_ - q.cells_done;
         q.seconds = seconds_since(start_);
@@ -131,6 +136,7 @@ private:
     const JobOptions& options_;
     const Scoring& scoring_;
     int64_t total_ = 0, done_ = 0, this_run_ = 0, pruned_ = 0, current_ = 0, index_ = 0, rows_ = 0;
+    int64_t told_done_ = 0, told_this_run_ = 0;  ///< the job's cells as last reported
     int later_ = 0;
     Clock::time_point start_ = Clock::now(), last_ = Clock::now();
 };
@@ -254,6 +260,8 @@ private:
         const int32_t least = std::max(options_.min_score, 1);
         const Alignment* traced = answer.alignment ? &*answer.alignment : nullptr;
         std::vector<StrandSearch> strands;
+        std::vector<std::unique_ptr<TileWaves>> devices;  // a GPU's, for wide antidiagonals: one per strand
+        int64_t searched = 0;
         for (const Strand strand : spec_.strands) {
             StrandSearch search{strand, &compared(target, strand), {}, false,
                                 traced && strand == answer.strand ? traced : nullptr};
@@ -261,13 +269,19 @@ private:
                 if (std::optional<DoneSearch> saved = state_->search(answer.pair, strand))
                     take_up(*saved, s0, search, count, least);
             }
+            if (!search.done) {
+                devices.push_back(backend_.tile_waves());
+                search.device = devices.back().get();
+                ++searched;
+            }
             strands.push_back(std::move(search));
         }
-        DeclumpOptions options = tiles_within(s0.length(), spec_.s1[target].length(), options_.declump_bytes);
+        // The strands are searched at once: each one's edges take its share of the memory.
+        DeclumpOptions options = tiles_within(s0.length(), spec_.s1[target].length(),
+                                              options_.declump_bytes / std::max<int64_t>(1, searched));
+        options.strands_at_once = true;
         options.threads = options_.backend.threads;
         options.stop = options_.backend.checkpoint.stop;
-        const std::unique_ptr<TileWaves> device = backend_.tile_waves();  // a GPU's, for wide antidiagonals
-        options.device = device.get();
         if (SlabEngine* engine = backend_.slab_engine())
             options.sweeper = [engine, this](const Sequence& a, const Sequence& b) -> std::unique_ptr<WindowSweeper> {
                 return std::make_unique<EngineSweeper>(*engine, a, b, spec_.scoring);

@@ -132,7 +132,8 @@ private:
 /// Runs the pass in launches; after issuing each, calls landed(units done before it), which
 /// may copy them home while it runs, and landed(every unit) at the end.
 template <int A, Substitution kSub>
-void launch(int device, EdgePassArgs& a, const WholePass& out, const std::function<void(int64_t)>& landed) {
+void launch(int device, cudaStream_t stream, EdgePassArgs& a, const WholePass& out,
+            const std::function<void(int64_t)>& landed) {
     const auto kernel = cuda::edge_pass<A, kSub>;
     int per_sm = 0, sms = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
@@ -155,13 +156,13 @@ void launch(int device, EdgePassArgs& a, const WholePass& out, const std::functi
     for (int64_t first = 0; first < units; first += per_launch) {
         if (out.stop && *out.stop != 0) search_interrupted(*out.stop);
         const unsigned long long start = static_cast<unsigned long long>(first);
-        CUDA_CHECK(cudaMemcpy(a.next_unit, &start, sizeof start, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(a.next_unit, &start, sizeof start, cudaMemcpyHostToDevice, stream));
         a.unit_end = std::min(units, first + per_launch);
-        kernel<<<static_cast<unsigned>(std::min(warps, a.unit_end - first)), kWarp>>>(a);
+        kernel<<<static_cast<unsigned>(std::min(warps, a.unit_end - first)), kWarp, 0, stream>>>(a);
         CUDA_CHECK(cudaGetLastError());
         if (first == 0 && out.meanwhile) out.meanwhile();  // while the device runs
         landed(first);
-        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaStreamSynchronize(stream));
         // Units go band after band of each slab: those done cover about this many cells.
         if (out.on_cells) out.on_cells(std::min(a.m * a.n, a.unit_end * A * kWarp * a.slab_cols));
     }
@@ -169,19 +170,19 @@ void launch(int device, EdgePassArgs& a, const WholePass& out, const std::functi
 }
 
 template <int A>
-void launch_for(int device, Substitution sub, EdgePassArgs& a, const WholePass& out,
+void launch_for(int device, cudaStream_t stream, Substitution sub, EdgePassArgs& a, const WholePass& out,
                 const std::function<void(int64_t)>& landed) {
     switch (sub) {
-    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, out, landed); break;
-    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, out, landed); break;
-    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, out, landed); break;
+    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, stream, a, out, landed); break;
+    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, stream, a, out, landed); break;
+    case Substitution::kTable: launch<A, Substitution::kTable>(device, stream, a, out, landed); break;
     }
 }
 
 }  // namespace
 
-bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out,
-                     KeptEdges& kept) {
+bool cuda_whole_pass(int device, cudaStream_t stream, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                     WholePass& out, KeptEdges& kept) {
     const int64_t m = s0.length(), n = s1.length();
     const int alpha = out.tile_rows % 512 == 0 ? 16 : out.tile_rows % 256 == 0 ? 8 : out.tile_rows % 128 == 0 ? 4 : 0;
     // Flags count columns in 32 bits; the bands' rows in 32-bit tile indices are never near.
@@ -219,10 +220,10 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     if (terms.substitution == Substitution::kTable) {
         const std::vector<int32_t> table = device_table(terms);
         a.p.diag_table = d_table.reserve(table.size());
-        CUDA_CHECK(cudaMemcpy(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice, stream));
     }
-    CUDA_CHECK(cudaMemcpy(d_s0.get(), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(s1_base, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(d_s0.get(), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(s1_base, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice, stream));
     a.m = m;
     a.n = n;
     a.bands = bands;
@@ -238,8 +239,8 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
     a.col_h = d_col_h.reserve(std::max<size_t>(kept_cols, 1));
     a.col_e = d_col_e.reserve(std::max<size_t>(kept_cols, 1));
     a.peaks = d_peaks.reserve(static_cast<size_t>(tile_bands * tile_columns));
-    CUDA_CHECK(cudaMemset(a.progress, 0, static_cast<size_t>(bands) * 4));
-    CUDA_CHECK(cudaMemset(a.peaks, 0, static_cast<size_t>(tile_bands * tile_columns) * 4));
+    CUDA_CHECK(cudaMemsetAsync(a.progress, 0, static_cast<size_t>(bands) * 4, stream));
+    CUDA_CHECK(cudaMemsetAsync(a.peaks, 0, static_cast<size_t>(tile_bands * tile_columns) * 4, stream));
     // Units go slab after slab: unless the edges stay here, once a launch ended, the slabs it
     // finished are copied home while the next one runs (on H. pylori, two thirds of a
     // strand's edges beside the last launch's 0.4 s).
@@ -266,12 +267,13 @@ bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const S
         slabs_home = slabs_done;
     };
     switch (alpha) {
-    case 16: launch_for<16>(device, terms.substitution, a, out, landed); break;
-    case 8: launch_for<8>(device, terms.substitution, a, out, landed); break;
-    default: launch_for<4>(device, terms.substitution, a, out, landed); break;
+    case 16: launch_for<16>(device, stream, terms.substitution, a, out, landed); break;
+    case 8: launch_for<8>(device, stream, terms.substitution, a, out, landed); break;
+    default: launch_for<4>(device, stream, terms.substitution, a, out, landed); break;
     }
     out.peaks->resize(static_cast<size_t>(tile_bands * tile_columns));
-    CUDA_CHECK(cudaMemcpy(out.peaks->data(), a.peaks, out.peaks->size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(out.peaks->data(), a.peaks, out.peaks->size() * 4, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     if (keep) {
         kept.row_h.swap(d_row_h);
         kept.row_f.swap(d_row_f);

@@ -2,6 +2,8 @@
 //! CudaTileWaves (kernels/cuda/edge_pass.cuh).
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
 
 #include "engine/declump/tile_waves.hpp"
@@ -30,8 +32,9 @@ struct KeptEdges {
 /// written nothing, when the tiles' rows are not a multiple of 128 (a band of lanes must not
 /// straddle two tiles) or the device lacks the memory to hold every edge at once. With
 /// out.keep and a GiB to spare, the edges stay on the device in `kept` (its m > 0) and out's
-/// edge vectors are left as they were (out.peaks is written).
-bool cuda_whole_pass(int device, const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out,
-                     KeptEdges& kept);
+/// edge vectors are left as they were (out.peaks is written). Its copies and launches go to
+/// `stream`, which it leaves idle.
+bool cuda_whole_pass(int device, cudaStream_t stream, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                     WholePass& out, KeptEdges& kept);
 
 }  // namespace chromalign::kernels

@@ -246,7 +246,12 @@ public:
     explicit CudaTileWaves(int device) : device_(device) {
         CUDA_CHECK(cudaSetDevice(device_));
         CUDA_CHECK(cudaFree(nullptr));  // the context now: a device that cannot be used says so here
+        // A stream of its own: another strand's search runs its waves beside these.
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     }
+    ~CudaTileWaves() override { cudaStreamDestroy(stream_); }
+    CudaTileWaves(const CudaTileWaves&) = delete;
+    CudaTileWaves& operator=(const CudaTileWaves&) = delete;
 
     void bind(const Sequence& s0, const Sequence& s1) override {
         CUDA_CHECK(cudaSetDevice(device_));
@@ -257,8 +262,9 @@ public:
         std::vector<uint8_t> h_s1(static_cast<size_t>(s1.length() + 2 * kWarp), cuda::kS1Other);
         const std::vector<uint8_t> body = padded_codes(s1.codes.data(), s1.length(), s1.length(), cuda::kS1Other);
         std::copy(body.begin(), body.end(), h_s1.begin() + kWarp);
-        CUDA_CHECK(cudaMemcpy(s0_.reserve(h_s0.size()), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(s1_.reserve(h_s1.size()), h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(s0_.reserve(h_s0.size()), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice, stream_));
+        CUDA_CHECK(cudaMemcpyAsync(s1_.reserve(h_s1.size()), h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host's codes go when this returns
         bound0_ = &s0;
         bound1_ = &s1;
     }
@@ -295,8 +301,9 @@ public:
         const long long out_size = launch_wave(scoring, tiles, barred);
         out_.resize(static_cast<size_t>(out_size));
         std::vector<unsigned long long> peaks(tasks.size());
-        CUDA_CHECK(cudaMemcpy(out_.data(), out_d_.get(), out_.size() * 4, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(peaks.data(), peaks_, peaks.size() * 8, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpyAsync(out_.data(), out_d_.get(), out_.size() * 4, cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaMemcpyAsync(peaks.data(), peaks_, peaks.size() * 8, cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
         for (size_t k = 0; k < tasks.size(); ++k) {
             TileTask& task = tasks[k];
             const LaneTile& w = tiles[k];
@@ -315,12 +322,15 @@ public:
 
     bool whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) override {
         kept_.clear();  // its memory free for this pass
-        if (!cuda_whole_pass(device_, s0, s1, scoring, out, kept_)) return false;
+        if (!cuda_whole_pass(device_, stream_, s0, s1, scoring, out, kept_)) return false;
         if (kept_.m > 0) {  // the matrix's own top row and left column, which no pass writes
             const int64_t longest = std::max(kept_.m, kept_.n);
-            CUDA_CHECK(cudaMemset(zeros_.reserve(static_cast<size_t>(longest)), 0, static_cast<size_t>(longest) * 4));
+            CUDA_CHECK(cudaMemsetAsync(zeros_.reserve(static_cast<size_t>(longest)), 0, static_cast<size_t>(longest) * 4,
+                                       stream_));
             const std::vector<int32_t> none(static_cast<size_t>(longest), kNoGap);
-            CUDA_CHECK(cudaMemcpy(no_gaps_.reserve(none.size()), none.data(), none.size() * 4, cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpyAsync(no_gaps_.reserve(none.size()), none.data(), none.size() * 4, cudaMemcpyHostToDevice,
+                                       stream_));
+            CUDA_CHECK(cudaStreamSynchronize(stream_));
         }
         return true;
     }
@@ -358,8 +368,8 @@ public:
         launch_wave(scoring, tiles, barred);
         // Peaks, then changes: adjacent on the device.
         char* const home = reinterpret_cast<char*>(fetched_.reserve(3 * kept.size()));
-        CUDA_CHECK(cudaMemcpyAsync(home, peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost, nullptr));
-        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        CUDA_CHECK(cudaMemcpyAsync(home, peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
         const int32_t* const changes = reinterpret_cast<const int32_t*>(home + 8 * kept.size());
         for (size_t k = 0; k < kept.size(); ++k) {
             const int32_t changed = changes[k];
@@ -385,12 +395,12 @@ public:
             const int64_t from = x.row ? (x.index - 1) * kept_.n + x.from : (x.index - 1) * kept_.m + x.from;
             const size_t bytes = static_cast<size_t>(x.count) * 4;
             CUDA_CHECK(cudaMemcpyAsync(staged + at, (x.row ? kept_.row_h : kept_.col_h).get() + from, bytes,
-                                       cudaMemcpyDeviceToHost, nullptr));
+                                       cudaMemcpyDeviceToHost, stream_));
             CUDA_CHECK(cudaMemcpyAsync(staged + at + x.count, (x.row ? kept_.row_f : kept_.col_e).get() + from, bytes,
-                                       cudaMemcpyDeviceToHost, nullptr));
+                                       cudaMemcpyDeviceToHost, stream_));
             at += 2 * static_cast<size_t>(x.count);
         }
-        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
         at = 0;
         for (const KeptFetch& x : fetches) {
             std::copy(staged + at, staged + at + x.count, x.h);
@@ -402,10 +412,14 @@ public:
 private:
     using Barred = std::vector<std::pair<int64_t, int64_t>>;
 
+    /// `host` in `buffer`, copied before it returns (a pageable copy stages it anyway).
     template <class T>
-    static T* up(DeviceBuffer<T>& buffer, const std::vector<T>& host) {
+    T* up(DeviceBuffer<T>& buffer, const std::vector<T>& host) {
         T* d = buffer.reserve(std::max<size_t>(host.size(), 1));
-        if (!host.empty()) CUDA_CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice));
+        if (!host.empty()) {
+            CUDA_CHECK(cudaMemcpyAsync(d, host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice, stream_));
+            CUDA_CHECK(cudaStreamSynchronize(stream_));
+        }
         return d;
     }
 
@@ -452,7 +466,8 @@ private:
         if (terms.substitution == Substitution::kTable) {
             const std::vector<int32_t> table = device_table(terms);
             a.p.diag_table = table_.reserve(table.size());
-            CUDA_CHECK(cudaMemcpy(table_.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpyAsync(table_.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice, stream_));
+            CUDA_CHECK(cudaStreamSynchronize(stream_));
         }
         // The wave's inputs and zeroed counters in one block, so that one copy takes them up.
         const auto aligned = [](size_t bytes) { return (bytes + 15) / 16 * 16; };
@@ -470,7 +485,7 @@ private:
         std::memcpy(host + at_bar_at, bar_at_.data(), bar_at_.size() * 4);
         std::memset(host + at_zero, 0, size - at_zero);
         char* const block = block_d_.reserve(size);
-        CUDA_CHECK(cudaMemcpyAsync(block, host, size, cudaMemcpyHostToDevice, nullptr));
+        CUDA_CHECK(cudaMemcpyAsync(block, host, size, cudaMemcpyHostToDevice, stream_));
         a.tiles = reinterpret_cast<const LaneTile*>(block);
         a.units = reinterpret_cast<const int2*>(block + at_units);
         a.units_count = static_cast<int>(units.size());
@@ -492,15 +507,16 @@ private:
         }
         const unsigned blocks = static_cast<unsigned>(std::max(1, std::min(resident_, a.units_count)));
         switch (terms.substitution) {
-        case Substitution::kBytes: lane_waves<kAlpha, Substitution::kBytes><<<blocks, kWarp>>>(a); break;
-        case Substitution::kEquality: lane_waves<kAlpha, Substitution::kEquality><<<blocks, kWarp>>>(a); break;
-        case Substitution::kTable: lane_waves<kAlpha, Substitution::kTable><<<blocks, kWarp>>>(a); break;
+        case Substitution::kBytes: lane_waves<kAlpha, Substitution::kBytes><<<blocks, kWarp, 0, stream_>>>(a); break;
+        case Substitution::kEquality: lane_waves<kAlpha, Substitution::kEquality><<<blocks, kWarp, 0, stream_>>>(a); break;
+        case Substitution::kTable: lane_waves<kAlpha, Substitution::kTable><<<blocks, kWarp, 0, stream_>>>(a); break;
         }
         CUDA_CHECK(cudaGetLastError());
         return out_size;
     }
 
     int device_;
+    cudaStream_t stream_ = nullptr;  ///< every copy and launch of this object's
     DeviceBuffer<uint8_t> s0_, s1_;
     const Sequence* bound0_ = nullptr;  ///< what s0_ and s1_ hold
     const Sequence* bound1_ = nullptr;
