@@ -2,7 +2,6 @@
 #include "engine/declump/pair_alignments.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
@@ -22,40 +21,28 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
 
 namespace {
 
-/// What the strands' searches share: the scores each has found (best first), which rank a
-/// later strand's; how far each has come; the first passes' turn; and the callers' callbacks,
-/// called one at a time.
+/// What the strands' searches share: the scores each has found (best first), which rank the
+/// others' next ones; the first passes' turn; and the callers' callbacks, called one at a time.
 class StrandsShared {
 public:
-    StrandsShared(const std::vector<StrandSearch>& strands, int count)
-        : count_(count), scores_(strands.size()), next_(strands.size(), INT64_MAX), ended_(strands.size()) {
-        for (size_t k = 0; k < strands.size(); ++k) {
+    StrandsShared(const std::vector<StrandSearch>& strands, int count) : count_(count), scores_(strands.size()) {
+        for (size_t k = 0; k < strands.size(); ++k)
             for (const Alignment& a : strands[k].known) scores_[k].push_back(a.score);
-            ended_[k] = strands[k].done;
-        }
     }
 
-    /// Whether strand k's next alignment, of `score` after `before` of its own, still ranks
-    /// among `count`: as when the strands are searched one after another, the earlier strands'
-    /// alignments of at least `score` rank before it. Their number is final once each earlier
-    /// strand ended or its next is lower (a search's alignments never rise), so this waits for
-    /// that: the answer, and so every strand's search, is the same however the threads run.
-    bool wanted(size_t k, int32_t score, size_t before, bool& outranked) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        next_[k] = score;
-        changed_.notify_all();
-        const auto settled = [&] {
-            for (size_t j = 0; j < k; ++j)
-                if (!ended_[j] && next_[j] >= score) return false;
-            return true;
-        };
-        changed_.wait(lock, [&] { return failed_ || settled(); });
+    /// Whether strand k's next alignment, of `score` after `before` of its own, can still rank
+    /// among `count`. What the other strands found so far and rank before it (a higher score,
+    /// or an earlier strand's equal) are among what they will find, so a cut is final; a
+    /// strand that knows less goes on further than it needs to.
+    bool wanted(size_t k, int32_t score, size_t before) {
+        const std::lock_guard<std::mutex> lock(mutex_);
         if (failed_) return false;  // another strand's error ends the pair's search
         size_t ahead = before;
-        for (size_t j = 0; j < k; ++j)
-            ahead += static_cast<size_t>(std::count_if(scores_[j].begin(), scores_[j].end(), [&](int32_t s) { return s >= score; }));
-        outranked = ahead >= static_cast<size_t>(count_);
-        return !outranked;
+        for (size_t j = 0; j < scores_.size(); ++j)
+            if (j != k)
+                ahead += static_cast<size_t>(std::count_if(scores_[j].begin(), scores_[j].end(),
+                                                           [&](int32_t s) { return j < k ? s >= score : s > score; }));
+        return ahead < static_cast<size_t>(count_);
     }
 
     /// Strand k found an alignment of `score` (beyond those it knew), then `tell` runs.
@@ -70,15 +57,6 @@ public:
     void tell(Tell&& tell) {
         const std::lock_guard<std::mutex> lock(mutex_);
         tell();
-    }
-
-    /// Strand k's search ended.
-    void ended(size_t k) {
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            ended_[k] = true;
-        }
-        changed_.notify_all();
     }
 
     /// Searched strand `order`'s first pass may start once those before it ended: one pass
@@ -107,8 +85,6 @@ public:
 private:
     const int count_;
     std::vector<std::vector<int32_t>> scores_;
-    std::vector<int64_t> next_;  ///< each strand's next alignment's score, as last asked for
-    std::vector<uint8_t> ended_;
     std::mutex mutex_;
     std::condition_variable changed_;
     size_t passes_ended_ = 0;
@@ -128,6 +104,7 @@ std::vector<StrandAlignment> pair_alignments(
     for (size_t k = 0; k < strands.size(); ++k)
         if (!strands[k].done) searched.push_back(k);
     std::vector<std::vector<Alignment>> lists(strands.size());
+    std::vector<uint8_t> cut(strands.size(), 0);  // a strand's search ended outranked
     const auto search = [&](size_t order) {
         const size_t k = searched[order];
         const StrandSearch& strand = strands[k];
@@ -152,16 +129,16 @@ std::vector<StrandAlignment> pair_alignments(
                     if (found) found(strand.strand, so_far);
                 });
             };
-            bool outranked = false;
-            resume.wanted = [&](int32_t score, size_t before) { return shared.wanted(k, score, before, outranked); };
+            resume.wanted = [&](int32_t score, size_t before) {
+                cut[k] = !shared.wanted(k, score, before);
+                return cut[k] == 0;
+            };
             AlignmentEnd best;
             lists[k] = best_alignments(s0, *strand.s1, scoring, count, min_score, strand_options, &c, resume, &best);
             end_turn();
-            shared.ended(k);
             shared.tell([&] {
                 if (bests) (*bests)[k] = best;
                 counts.add(c);
-                if (ended) ended(strand.strand, lists[k], outranked);
             });
         } catch (...) {
             shared.fail();
@@ -173,14 +150,28 @@ std::vector<StrandAlignment> pair_alignments(
         for_each_worker(static_cast<int>(searched.size()), [&](int w) { search(static_cast<size_t>(w)); });
     else
         for (size_t order = 0; order < searched.size(); ++order) search(order);
-    std::vector<StrandAlignment> all;
-    for (size_t k = 0; k < strands.size(); ++k) {
+    for (size_t k = 0; k < strands.size(); ++k)
         if (strands[k].done) lists[k] = strands[k].known;
-        for (Alignment& a : lists[k]) all.push_back({strands[k].strand, std::move(a)});
-    }
-    std::stable_sort(all.begin(), all.end(),
-                     [](const StrandAlignment& a, const StrandAlignment& b) { return a.alignment.score > b.alignment.score; });
-    if (static_cast<int>(all.size()) > count) all.resize(static_cast<size_t>(count));
+    // The merged list: by score, then strand, then each strand's order.
+    std::vector<std::pair<size_t, size_t>> order;  // (strand, index in its list)
+    for (size_t k = 0; k < strands.size(); ++k)
+        for (size_t a = 0; a < lists[k].size(); ++a) order.emplace_back(k, a);
+    std::stable_sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+        return lists[x.first][x.second].score > lists[y.first][y.second].score;
+    });
+    if (static_cast<int>(order.size()) > count) order.resize(static_cast<size_t>(count));
+    // Each searched strand ends with what of it ranks: a prefix of its search, whatever the
+    // threads' timing traced beyond it; outranked if anything of it ranked below.
+    std::vector<size_t> ranked(strands.size(), 0);
+    for (const auto& [k, a] : order) ranked[k] = std::max(ranked[k], a + 1);
+    if (ended)
+        for (const size_t k : searched) {
+            const bool outranked = cut[k] != 0 || ranked[k] < lists[k].size();
+            ended(strands[k].strand, std::vector<Alignment>(lists[k].begin(), lists[k].begin() + static_cast<long>(ranked[k])),
+                  outranked);
+        }
+    std::vector<StrandAlignment> all;
+    for (const auto& [k, a] : order) all.push_back({strands[k].strand, std::move(lists[k][a])});
     return all;
 }
 

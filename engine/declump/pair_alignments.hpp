@@ -38,17 +38,18 @@ struct StrandSearch {
 /// At most `count` alignments of s0 against each strand's S1, each at least max(min_score, 1),
 /// merged best first: a higher score first, then the earlier strand of `strands`, then each
 /// strand's own order (its tie rule). So the first is the one stage 1 and the traceback of the
-/// pair give. A strand's search stops at its first alignment that `count` alignments already
-/// rank before (the earlier strands' and its own), as a higher score or an earlier strand's
-/// equal one: it and every later one would be cut from the merged list. With
+/// pair give. A strand's search stops at its first alignment that `count` alignments the
+/// strands found so far rank before (the others', as a higher score or an earlier strand's
+/// equal one, and its own): it and every later one would be cut from the merged list. With
 /// options.strands_at_once the strands are searched on threads of their own, their first
-/// passes one after another; a strand waits where the earlier ones have yet to settle its
-/// next alignment's rank, so every search ends where it would one after another. The
-/// callbacks are called one at a time, from the searches' threads. `found(strand,
-/// alignments)` hears of each new one with the strand's alignments so far
-/// (DeclumpResume::found), and `ended(strand, alignments, outranked)` of each strand searched
-/// to its end, `outranked` when that rank ended it rather than `count` or `min_score`, and
-/// `passing(strand, cells)` of the cells each strand's first pass has computed so far
+/// passes one after another: the list is the same, and a strand may trace further than it
+/// needs where the others have yet to find what outranks it. The callbacks are called one at
+/// a time, from the searches' threads. `found(strand, alignments)` hears of each new one with
+/// the strand's alignments so far (DeclumpResume::found). Once every strand ended,
+/// `ended(strand, alignments, outranked)` hears of each one searched: its alignments in the
+/// merged list (a prefix of its search, the same however its threads ran), `outranked` when
+/// the strand has more of at least min_score that rank below them. `passing(strand, cells)`
+/// hears of the cells each strand's first pass has computed so far
 /// (DeclumpOptions::on_first_pass). Adds what was computed to `counts`. `bests`, if given,
 /// gets per strand its matrix's best cell as stage 1 finds it where its search ran (not one
 /// taken up as done).

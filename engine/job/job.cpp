@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -290,7 +291,8 @@ private:
             progress_.searching(comparison_index(answer.pair, strand), static_cast<int>(so_far.size()), count,
                                 so_far.back().score, so_far.front().score);
             if (state_) state_->add(DoneSearch{answer.pair, strand, count, least, false, false, so_far}, every());
-            if (state_ && crash_after_ > 0 && --crash_after_ == 0) {
+            if (state_ && crash_after_ > 0 && (crash_pair_ < 0 || static_cast<size_t>(crash_pair_) == answer.pair) &&
+                --crash_after_ == 0) {
                 state_->save();
                 _exit(86);
             }
@@ -660,10 +662,17 @@ private:
     std::map<std::pair<size_t, Strand>, Stacked> stacked_;
     /// Crash tests (tests/test_alignments_cli.cpp), as CHROMALIGN_CRASH_POINT's: with
     /// CHROMALIGN_CRASH_SEARCH=N the process saves its state after the N-th alignment this run
-    /// finds, over all its pairs, and ends there with _exit(86), as a kill would. Unset: never.
+    /// finds, over all its pairs (N@P: of the job's pair P, from 0), and ends there with
+    /// _exit(86), as a kill would. Unset: never. A pair's strands searched at once find theirs
+    /// in an order that varies, so only what ends their search is the same in every run.
     int crash_after_ = [] {
         const char* n = std::getenv("CHROMALIGN_CRASH_SEARCH");
         return n ? std::atoi(n) : 0;
+    }();
+    long crash_pair_ = [] {
+        const char* n = std::getenv("CHROMALIGN_CRASH_SEARCH");
+        const char* at = n ? std::strchr(n, '@') : nullptr;
+        return at ? std::atol(at + 1) : -1L;
     }();
     std::map<size_t, Sequence> reversed_;  ///< compared(): S1 records' reverse complements
     std::map<std::pair<size_t, Strand>, uint64_t> s1_fingerprints_;  ///< identity_of()
