@@ -5,12 +5,6 @@
 #include <stdexcept>
 
 namespace chromalign::test {
-namespace {
-
-/// What FullMatrixWaves leaves in a grid's inner edges when it keeps them: a score no cell has.
-constexpr int32_t kUnfetched = -987654;
-
-}  // namespace
 
 PassVectors::PassVectors(int64_t m, int64_t n, int64_t tile_rows, int64_t tile_cols) {
     const int64_t bands = (m + tile_rows - 1) / tile_rows, columns = (n + tile_cols - 1) / tile_cols;
@@ -67,18 +61,22 @@ void expected_whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& 
 void FullMatrixWaves::bind(const Sequence&, const Sequence&) { kept_.reset(); }
 
 bool FullMatrixWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
-    expected_whole_pass(s0, s1, scoring, out);
     ++passes;
     kept_.reset();
-    if (keeps && out.keep) {
-        kept_.reset(new Kept{&s0, &s1, out.tile_rows, out.tile_cols, *out.row_h, *out.row_f, *out.col_h, *out.col_e});
-        // A device that keeps them sends none home: the inner edges the grid reads unfetched
-        // are wrong (a row's column 0 is the grid's own).
-        for (auto* rows : {out.row_h, out.row_f})
-            for (size_t k = 1; k < rows->size(); ++k) std::fill((*rows)[k].begin() + 1, (*rows)[k].end(), kUnfetched);
-        for (auto* columns : {out.col_h, out.col_e})
-            for (size_t k = 1; k < columns->size(); ++k) std::fill((*columns)[k].begin(), (*columns)[k].end(), kUnfetched);
+    out.keep = keeps && out.keep;  // said before meanwhile, as a device says it
+    if (!out.keep) {
+        expected_whole_pass(s0, s1, scoring, out);
+        return true;
     }
+    // A device that keeps them writes none into the grid's vectors, which the grid leaves
+    // unmade until it fetches them: the pass fills vectors of its own.
+    PassVectors own(s0.length(), s1.length(), out.tile_rows, out.tile_cols);
+    own.pass.meanwhile = out.meanwhile;
+    own.pass.on_cells = out.on_cells;
+    expected_whole_pass(s0, s1, scoring, own.pass);
+    *out.peaks = std::move(own.peaks);
+    kept_.reset(new Kept{&s0, &s1, out.tile_rows, out.tile_cols, std::move(own.row_h), std::move(own.row_f),
+                         std::move(own.col_h), std::move(own.col_e)});
     return true;
 }
 

@@ -42,7 +42,16 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
     if (make_now) make_edges();
 }
 
-void EdgeGrid::make_edges() {
+namespace {
+
+/// A kept edge's host copy before its first fetch: no H or gap score is this.
+constexpr int32_t kUnfetched = -987654;
+
+}  // namespace
+
+void EdgeGrid::make_edges(bool kept) {
+    edges_made_ = true;
+    if (kept) return;  // made as they are fetched: a genome's are gigabytes the host never reads
     const size_t width = static_cast<size_t>(area_.cols() + 1), height = static_cast<size_t>(area_.rows());
     // A genome's edges are gigabytes: their first touch on every thread, not on one.
     const int64_t words = bands_ * static_cast<int64_t>(width) + tile_columns_ * static_cast<int64_t>(height);
@@ -60,7 +69,24 @@ void EdgeGrid::make_edges() {
         }
     };
     for_each_worker(threads, fill);
-    edges_made_ = true;
+}
+
+void EdgeGrid::make_row(size_t b) {
+    if (row_h_[b].empty()) {
+        const size_t width = static_cast<size_t>(area_.cols() + 1);
+        row_h_[b].assign(width, kUnfetched);
+        row_f_[b].assign(width, kUnfetched);
+        // Column area.left is the left edge's (its F is never read).
+        row_h_[b][0] = col_h_[0][b * static_cast<size_t>(tile_rows_) - 1];
+        row_f_[b][0] = kNoGap;
+    }
+}
+
+void EdgeGrid::make_column(size_t c) {
+    if (col_h_[c].empty()) {
+        col_h_[c].assign(static_cast<size_t>(area_.rows()), kUnfetched);
+        col_e_[c].assign(static_cast<size_t>(area_.rows()), kUnfetched);
+    }
 }
 
 EdgeGrid EdgeGrid::whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
@@ -87,9 +113,11 @@ const std::vector<int32_t>& EdgeGrid::band_top_h(int64_t b) const {
         const std::lock_guard<std::mutex> one(fetching_);
         const auto row = stale_.begin() + (b - 1) * tile_columns_;
         if (std::any_of(row, row + tile_columns_, [](uint8_t s) { return (s & 1) != 0; })) {
+            const size_t k = static_cast<size_t>(b);
             EdgeGrid& self = const_cast<EdgeGrid&>(*this);  // see fetch_stale
-            workers_.device->fetch_kept({KeptFetch{true, b, 0, area_.cols(), self.row_h_[static_cast<size_t>(b)].data() + 1,
-                                                   self.row_f_[static_cast<size_t>(b)].data() + 1}});
+            self.make_row(k);
+            workers_.device->fetch_kept(
+                {KeptFetch{true, b, 0, area_.cols(), self.row_h_[k].data() + 1, self.row_f_[k].data() + 1}});
             std::for_each(row, row + tile_columns_, [](uint8_t& s) { s = static_cast<uint8_t>(s & ~1); });
         }
     }
@@ -110,12 +138,16 @@ void EdgeGrid::fetch_stale(const Tile& t, std::vector<KeptFetch>& fetches) const
     const int64_t col0 = r.left - area_.left, row0 = r.top - area_.top;
     // While kept_, the host's edges are a copy of the device's that a read brings up to date.
     EdgeGrid& self = const_cast<EdgeGrid&>(*this);
-    if (stale & 1)
+    if (stale & 1) {
+        self.make_row(b + 1);
         fetches.push_back(KeptFetch{true, t.first + 1, col0, r.cols(), self.row_h_[b + 1].data() + col0 + 1,
                                     self.row_f_[b + 1].data() + col0 + 1});
-    if (stale & 2)
+    }
+    if (stale & 2) {
+        self.make_column(c + 1);
         fetches.push_back(KeptFetch{false, t.second + 1, row0, r.rows(), self.col_h_[c + 1].data() + row0,
                                     self.col_e_[c + 1].data() + row0});
+    }
     stale = 0;
 }
 
@@ -250,11 +282,12 @@ void EdgeGrid::compute_all(const BarredPairs& barred, const std::function<void(i
         std::vector<int32_t> peaks;
         WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, 0, {}, workers_.stop,
                        meanwhile};
-        if (!edges_made_) pass.meanwhile = [this] { make_edges(); };
-        pass.keep = true;
+        pass.keep = true;  // the device says, before meanwhile, whether it will
+        if (!edges_made_) pass.meanwhile = [this, &pass] { make_edges(pass.keep); };
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {
             if (!edges_made_) throw Error("internal: a whole pass gave no edges to keep");
             kept_ = workers_.device->kept();
+            if (kept_ != pass.keep) throw Error("internal: a whole pass kept its edges other than it said");
             if (kept_) stale_.assign(best_.size(), 0);
             for (size_t k = 0; k < best_.size(); ++k) {
                 const int64_t b = static_cast<int64_t>(k) / tile_columns_, c = static_cast<int64_t>(k) % tile_columns_;

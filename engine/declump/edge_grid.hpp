@@ -101,8 +101,13 @@ private:
              int64_t tile_cols, std::vector<int32_t> top_h, std::vector<int32_t> top_f, std::vector<int32_t> left_h,
              std::vector<int32_t> left_e, const GridWorkers& workers, bool make_now);
     /// The inner edges (every band's top row and tile column's left column but the area's own),
-    /// as nothing computed would give them: H = 0, no gap.
-    void make_edges();
+    /// as nothing computed would give them: H = 0, no gap. Kept on the device (`kept`), each
+    /// is made when it is first fetched (make_row, make_column) instead.
+    void make_edges(bool kept = false);
+    /// Band b's top row, tile column c's left column: made now where a kept pass left them
+    /// unmade, with a value no edge has until they are fetched. Under fetching_.
+    void make_row(size_t b);
+    void make_column(size_t c);
     /// Whether a tile's bottom row (and its last cell), right column changed.
     struct Changed {
         bool bottom = false, corner = false, right = false;

@@ -50,7 +50,8 @@ struct WholePass {
     std::function<void(int64_t cells)> on_cells;
     /// Whether the device may keep these edges after the pass, so that tiles are computed
     /// again from them where they are (TileWaves::kept, run_kept). A device that does writes
-    /// none into the vectors above: fetch_kept brings them as they are read.
+    /// none into the vectors above (meanwhile need not make them): fetch_kept brings them as
+    /// they are read. Before meanwhile runs, the device sets it to whether it will keep them.
     bool keep = false;
 };
 

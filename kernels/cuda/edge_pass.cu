@@ -201,6 +201,7 @@ bool cuda_whole_pass(int device, cudaStream_t stream, const Sequence& s0, const 
     // The edges stay only where they leave the search's other work (the traceback's sweeps,
     // a walk's waves: tens of MiB) a GiB; else they go home as the pass runs.
     const bool keep = out.keep && bytes + (size_t{1} << 30) <= free_bytes;
+    out.keep = keep;  // said before meanwhile runs
 
     const CudaScoringTerms terms = cuda_scoring_terms(scoring);
     DeviceBuffer<uint8_t> d_s0, d_s1;
