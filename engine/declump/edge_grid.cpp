@@ -42,16 +42,15 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
     if (make_now) make_edges();
 }
 
-namespace {
-
-/// A kept edge's host copy before its first fetch: no H or gap score is this.
-constexpr int32_t kUnfetched = -987654;
-
-}  // namespace
-
 void EdgeGrid::make_edges(bool kept) {
     edges_made_ = true;
-    if (kept) return;  // made as they are fetched: a genome's are gigabytes the host never reads
+    if (kept) {  // each made as it is first fetched
+        fetched_row_h_.resize(static_cast<size_t>(bands_));
+        fetched_row_f_.resize(static_cast<size_t>(bands_));
+        fetched_col_h_.resize(static_cast<size_t>(tile_columns_));
+        fetched_col_e_.resize(static_cast<size_t>(tile_columns_));
+        return;
+    }
     const size_t width = static_cast<size_t>(area_.cols() + 1), height = static_cast<size_t>(area_.rows());
     // A genome's edges are gigabytes: their first touch on every thread, not on one.
     const int64_t words = bands_ * static_cast<int64_t>(width) + tile_columns_ * static_cast<int64_t>(height);
@@ -72,21 +71,32 @@ void EdgeGrid::make_edges(bool kept) {
 }
 
 void EdgeGrid::make_row(size_t b) {
-    if (row_h_[b].empty()) {
-        const size_t width = static_cast<size_t>(area_.cols() + 1);
-        row_h_[b].assign(width, kUnfetched);
-        row_f_[b].assign(width, kUnfetched);
-        // Column area.left is the left edge's (its F is never read).
-        row_h_[b][0] = col_h_[0][b * static_cast<size_t>(tile_rows_) - 1];
-        row_f_[b][0] = kNoGap;
-    }
+    if (fetched_row_h_[b]) return;
+    const size_t width = static_cast<size_t>(area_.cols() + 1);
+    fetched_row_h_[b].reset(new int32_t[width]);  // unwritten: see fetched_row_h_
+    fetched_row_f_[b].reset(new int32_t[width]);
+    // Column area.left is the left edge's (its F is never read).
+    fetched_row_h_[b][0] = col_h_[0][b * static_cast<size_t>(tile_rows_) - 1];
+    fetched_row_f_[b][0] = kNoGap;
 }
 
 void EdgeGrid::make_column(size_t c) {
-    if (col_h_[c].empty()) {
-        col_h_[c].assign(static_cast<size_t>(area_.rows()), kUnfetched);
-        col_e_[c].assign(static_cast<size_t>(area_.rows()), kUnfetched);
-    }
+    if (fetched_col_h_[c]) return;
+    fetched_col_h_[c].reset(new int32_t[static_cast<size_t>(area_.rows())]);
+    fetched_col_e_[c].reset(new int32_t[static_cast<size_t>(area_.rows())]);
+}
+
+int32_t* EdgeGrid::row_h(size_t b) const {
+    return kept_ && b > 0 ? fetched_row_h_[b].get() : const_cast<int32_t*>(row_h_[b].data());
+}
+int32_t* EdgeGrid::row_f(size_t b) const {
+    return kept_ && b > 0 ? fetched_row_f_[b].get() : const_cast<int32_t*>(row_f_[b].data());
+}
+int32_t* EdgeGrid::col_h(size_t c) const {
+    return kept_ && c > 0 ? fetched_col_h_[c].get() : const_cast<int32_t*>(col_h_[c].data());
+}
+int32_t* EdgeGrid::col_e(size_t c) const {
+    return kept_ && c > 0 ? fetched_col_e_[c].get() : const_cast<int32_t*>(col_e_[c].data());
 }
 
 EdgeGrid EdgeGrid::whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
@@ -107,26 +117,24 @@ EdgeGrid::Tile EdgeGrid::tile_of(int64_t i, int64_t j) const {
     return {(i - area_.top - 1) / tile_rows_, (j - area_.left - 1) / tile_cols_};
 }
 
-const std::vector<int32_t>& EdgeGrid::band_top_h(int64_t b) const {
+const int32_t* EdgeGrid::band_top_h(int64_t b) const {
+    const size_t k = static_cast<size_t>(b);
     if (kept_ && b > 0) {
         // The whole row in one copy where any of it is stale: a traceback reads it all.
         const std::lock_guard<std::mutex> one(fetching_);
         const auto row = stale_.begin() + (b - 1) * tile_columns_;
         if (std::any_of(row, row + tile_columns_, [](uint8_t s) { return (s & 1) != 0; })) {
-            const size_t k = static_cast<size_t>(b);
-            EdgeGrid& self = const_cast<EdgeGrid&>(*this);  // see fetch_stale
-            self.make_row(k);
-            workers_.device->fetch_kept(
-                {KeptFetch{true, b, 0, area_.cols(), self.row_h_[k].data() + 1, self.row_f_[k].data() + 1}});
+            const_cast<EdgeGrid&>(*this).make_row(k);  // see fetch_stale
+            workers_.device->fetch_kept({KeptFetch{true, b, 0, area_.cols(), row_h(k) + 1, row_f(k) + 1}});
             std::for_each(row, row + tile_columns_, [](uint8_t& s) { s = static_cast<uint8_t>(s & ~1); });
         }
     }
-    return row_h_[static_cast<size_t>(b)];
+    return row_h(k);
 }
 
-const std::vector<int32_t>& EdgeGrid::band_top_f(int64_t b) const {
+const int32_t* EdgeGrid::band_top_f(int64_t b) const {
     band_top_h(b);
-    return row_f_[static_cast<size_t>(b)];
+    return row_f(static_cast<size_t>(b));
 }
 
 void EdgeGrid::fetch_stale(const Tile& t, std::vector<KeptFetch>& fetches) const {
@@ -140,13 +148,11 @@ void EdgeGrid::fetch_stale(const Tile& t, std::vector<KeptFetch>& fetches) const
     EdgeGrid& self = const_cast<EdgeGrid&>(*this);
     if (stale & 1) {
         self.make_row(b + 1);
-        fetches.push_back(KeptFetch{true, t.first + 1, col0, r.cols(), self.row_h_[b + 1].data() + col0 + 1,
-                                    self.row_f_[b + 1].data() + col0 + 1});
+        fetches.push_back(KeptFetch{true, t.first + 1, col0, r.cols(), row_h(b + 1) + col0 + 1, row_f(b + 1) + col0 + 1});
     }
     if (stale & 2) {
         self.make_column(c + 1);
-        fetches.push_back(KeptFetch{false, t.second + 1, row0, r.rows(), self.col_h_[c + 1].data() + row0,
-                                    self.col_e_[c + 1].data() + row0});
+        fetches.push_back(KeptFetch{false, t.second + 1, row0, r.rows(), col_h(c + 1) + row0, col_e(c + 1) + row0});
     }
     stale = 0;
 }
@@ -168,7 +174,7 @@ TileEdges EdgeGrid::edges(const Tile& t) const {
     const Rect r = tile_rect(t);
     const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
     const size_t col0 = static_cast<size_t>(r.left - area_.left), row0 = static_cast<size_t>(r.top - area_.top);
-    return TileEdges{row_h_[b].data() + col0, row_f_[b].data() + col0, col_h_[c].data() + row0, col_e_[c].data() + row0};
+    return TileEdges{row_h(b) + col0, row_f(b) + col0, col_h(c) + row0, col_e(c) + row0};
 }
 
 std::unique_ptr<EdgeGrid> EdgeGrid::part(const Tile& t, const Rect& r, int64_t split,

@@ -77,8 +77,8 @@ public:
     int64_t tile_rows() const { return tile_rows_; }
     /// Band b's top row, row area().top + b * tile_rows(): H and F over columns area().left ..
     /// area().right (index 0: column area().left).
-    const std::vector<int32_t>& band_top_h(int64_t b) const;
-    const std::vector<int32_t>& band_top_f(int64_t b) const;
+    const int32_t* band_top_h(int64_t b) const;
+    const int32_t* band_top_f(int64_t b) const;
     int64_t tile_columns() const { return tile_columns_; }
     Rect tile_rect(const Tile& t) const;
     /// The tile whose cells hold (i, j) (area().holds(i, j)).
@@ -102,12 +102,17 @@ private:
              std::vector<int32_t> left_e, const GridWorkers& workers, bool make_now);
     /// The inner edges (every band's top row and tile column's left column but the area's own),
     /// as nothing computed would give them: H = 0, no gap. Kept on the device (`kept`), each
-    /// is made when it is first fetched (make_row, make_column) instead.
+    /// is made when it is first fetched instead (make_row, make_column).
     void make_edges(bool kept = false);
-    /// Band b's top row, tile column c's left column: made now where a kept pass left them
-    /// unmade, with a value no edge has until they are fetched. Under fetching_.
+    /// Band b's top row, tile column c's left column, while kept_: made now (fetched_row_h_
+    /// and the others) unless they are. Under fetching_.
     void make_row(size_t b);
     void make_column(size_t c);
+    /// Band b's top row (H, F) and tile column c's left column (H, E), where they are.
+    int32_t* row_h(size_t b) const;
+    int32_t* row_f(size_t b) const;
+    int32_t* col_h(size_t c) const;
+    int32_t* col_e(size_t c) const;
     /// Whether a tile's bottom row (and its last cell), right column changed.
     struct Changed {
         bool bottom = false, corner = false, right = false;
@@ -138,6 +143,10 @@ private:
     std::vector<std::vector<int32_t>> row_h_, row_f_;
     /// Column c of tiles' left column: H and E over rows area.top + 1 .. area.bottom.
     std::vector<std::vector<int32_t>> col_h_, col_e_;
+    /// While kept_, the inner ones (index >= 1) are here instead, each made when a fetch first
+    /// writes into it, and left unwritten: only the pages that fetches write are ever touched
+    /// (a genome's edges are gigabytes, of which the walks read a few).
+    std::vector<std::unique_ptr<int32_t[]>> fetched_row_h_, fetched_row_f_, fetched_col_h_, fetched_col_e_;
     /// Tasks for `tiles` from their edges and bars, their bottom rows and right columns going
     /// to out[k] (resized here).
     std::vector<TileTask> tasks_of(const std::vector<Tile>& tiles, const BarredPairs& barred,
