@@ -2,6 +2,7 @@
 #include "engine/declump/pair_alignments.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
@@ -117,8 +118,13 @@ std::vector<StrandAlignment> pair_alignments(
             DeclumpOptions strand_options = options;
             if (strand.device) strand_options.device = strand.device;
             const int64_t cells_all = s0.length() * strand.s1->length();
+            double waited = 0;  // for the turn: no part of the pass's time
             strand_options.on_first_pass = [&](int64_t cells) {
-                if (cells == 0 && !turn_ended) shared.wait_turn(order);
+                if (cells == 0 && !turn_ended) {
+                    const auto start = std::chrono::steady_clock::now();
+                    shared.wait_turn(order);
+                    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                }
                 if (passing) shared.tell([&] { passing(strand.strand, cells); });
                 if (cells == cells_all) end_turn();
             };
@@ -135,6 +141,7 @@ std::vector<StrandAlignment> pair_alignments(
             };
             AlignmentEnd best;
             lists[k] = best_alignments(s0, *strand.s1, scoring, count, min_score, strand_options, &c, resume, &best);
+            c.first_seconds -= waited;
             end_turn();
             shared.tell([&] {
                 if (bests) (*bests)[k] = best;

@@ -50,7 +50,8 @@ struct StrandSearch {
 /// merged list (a prefix of its search, the same however its threads ran), `outranked` when
 /// the strand has more of at least min_score that rank below them. `passing(strand, cells)`
 /// hears of the cells each strand's first pass has computed so far
-/// (DeclumpOptions::on_first_pass). Adds what was computed to `counts`. `bests`, if given,
+/// (DeclumpOptions::on_first_pass). Adds what was computed to `counts` (a first pass's
+/// seconds without its wait for the turn). `bests`, if given,
 /// gets per strand its matrix's best cell as stage 1 finds it where its search ran (not one
 /// taken up as done).
 std::vector<StrandAlignment> pair_alignments(
