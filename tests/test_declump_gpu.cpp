@@ -1,7 +1,8 @@
 //! @file The K best search's tiles on the GPU (kernels/cuda/tile_waves.cu, edge_pass.cu): a wave
 //! of random tiles with random edges and barred cells gives tile_dp's values exactly, the whole
 //! pass gives the full matrices' edges and peaks, and searches with every wave on the GPU give
-//! the Waterman-Eggert oracle's alignments. Skipped without a GPU.
+//! the Waterman-Eggert oracle's alignments, a pair's strands searched at once too. Skipped
+//! without a GPU.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/declump/declump.hpp"
+#include "engine/declump/pair_alignments.hpp"
 #include "engine/error.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
 #include "kernels/registry.hpp"
@@ -190,6 +192,41 @@ TEST(DeclumpGpu, ALargePairGivesTheSameAlignmentsOnTheGpuAsOnCpuThreads) {
     ASSERT_EQ(on_gpu.size(), cpu.size());
     ASSERT_EQ(cpu.size(), 30u) << "seed " << seed;
     for (size_t k = 0; k < cpu.size(); ++k) EXPECT_EQ(describe(on_gpu[k]), describe(cpu[k])) << "seed " << seed;
+}
+
+TEST(DeclumpGpu, APairsStrandsSearchedAtOnceOnTheGpuGiveTheirListOnCpuThreads) {
+    // Each strand's search on a GPU stream and a thread of its own, the later one's first pass
+    // while the earlier one searches: the same merged list as both on CPU threads in turn.
+    std::unique_ptr<TileWaves> forward = gpu_waves(), reverse = gpu_waves();
+    if (!forward || !reverse) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    const uint64_t seed = test::seed() + 98;
+    std::mt19937_64 rng(seed);
+    auto [a, b] = test::mutated_pair(24000, 24000, rng);
+    // S0 holds pieces of S1's reverse complement too: both strands have alignments to rank.
+    const Sequence rc = reverse_complement(b);
+    for (int k = 0; k < 6; ++k)
+        a.codes.insert(a.codes.end(), rc.codes.begin() + 3000 * k, rc.codes.begin() + 3000 * k + 1500 - 200 * k);
+    const Scoring scoring(1, -3, 5, 2);
+    DeclumpOptions options;
+    options.tile_rows = options.tile_cols = 512;  // the first passes are the device's whole passes
+    DeclumpCounts counts;
+    const std::vector<StrandAlignment> cpu = pair_alignments(
+        a, {{Strand::kForward, &b, {}, false}, {Strand::kReverse, &rc, {}, false}}, scoring, 25, 30, options, counts);
+    options.strands_at_once = true;
+    options.device_cells = 1;  // every wave goes to the GPU
+    StrandSearch on_forward{Strand::kForward, &b, {}, false}, on_reverse{Strand::kReverse, &rc, {}, false};
+    on_forward.device = forward.get();
+    on_reverse.device = reverse.get();
+    const std::vector<StrandAlignment> gpu = pair_alignments(a, {on_forward, on_reverse}, scoring, 25, 30, options, counts);
+    ASSERT_EQ(gpu.size(), cpu.size()) << "seed " << seed;
+    int reversed = 0;
+    for (size_t k = 0; k < cpu.size(); ++k) {
+        EXPECT_EQ(gpu[k].strand, cpu[k].strand) << "alignment " << k + 1 << ", seed " << seed;
+        EXPECT_EQ(describe(gpu[k].alignment), describe(cpu[k].alignment)) << "alignment " << k + 1 << ", seed " << seed;
+        reversed += cpu[k].strand == Strand::kReverse;
+    }
+    EXPECT_GE(reversed, 3) << "the reverse strand's pieces rank, seed " << seed;
+    EXPECT_LT(reversed, static_cast<int>(cpu.size())) << "so do the forward strand's, seed " << seed;
 }
 
 }  // namespace
