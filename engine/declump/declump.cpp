@@ -49,6 +49,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
                                                 options.on_first_pass});
     BarredPairs barred(options.tile_rows);
     grid.compute(barred);
+    if (options.search_threads > 0) grid.set_threads(options.search_threads);
     c.first_seconds = since(start);
     c.first_cells = grid.cells_computed();
     for (;;) {

@@ -33,6 +33,8 @@ struct DeclumpOptions {
     int64_t tile_rows = 1024, tile_cols = 1024;  ///< the grid whose edges are kept (>= 1)
     WalkLimits walk;
     int threads = 0;  ///< tiles of an antidiagonal computed at once (0: every core)
+    /// Threads after the first pass (0: `threads`): strands searched at once share them.
+    int search_threads = 0;
     int64_t cells_per_thread = int64_t{1} << 18;  ///< a thread for each this many cells of an antidiagonal
     /// A device for the first pass and antidiagonals of at least `device_cells` cells
     /// (Backend::tile_waves(), GridWorkers); null: none.

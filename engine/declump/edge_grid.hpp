@@ -58,6 +58,8 @@ public:
                           int64_t tile_cols, const GridWorkers& workers);
 
     const GridWorkers& workers() const { return workers_; }
+    /// Threads from now on (GridWorkers::threads), while nothing of this grid runs.
+    void set_threads(int threads) { workers_.threads = threads; }
 
     /// Computes every tile: on the device in one pass when the grid is a whole matrix, no pair
     /// is barred and the device can (TileWaves::whole_pass), a whole() grid's edges made on the

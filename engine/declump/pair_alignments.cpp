@@ -117,6 +117,9 @@ std::vector<StrandAlignment> pair_alignments(
         try {
             DeclumpOptions strand_options = options;
             if (strand.device) strand_options.device = strand.device;
+            // Threads asked for are the searches' to share; their first passes run in turn.
+            if (options.strands_at_once && options.threads > 0 && options.search_threads == 0)
+                strand_options.search_threads = std::max(1, options.threads / static_cast<int>(searched.size()));
             const int64_t cells_all = s0.length() * strand.s1->length();
             double waited = 0;  // for the turn: no part of the pass's time
             strand_options.on_first_pass = [&](int64_t cells) {
