@@ -466,5 +466,30 @@ TEST(Declump, APairsLaterStrandStopsWhereItsAlignmentsNoLongerRank) {
     }
 }
 
+// Searched at once, a strand whose first pass fails ends the pair's search with its error, and
+// the later strand, waiting for its turn, never starts its pass.
+TEST(Declump, AFirstPassThatFailsLeavesTheLaterStrandsUnstarted) {
+    const uint64_t seed = test::seed() + 42;
+    std::mt19937_64 rng(seed);
+    const auto [s0, s1] = test::mutated_pair(700, 800, rng);
+    const Sequence rc = reverse_complement(s1);
+    DeclumpOptions opts = options(128, 128);
+    opts.strands_at_once = true;
+    DeclumpCounts counts;
+    int reverse_told = 0;
+    const auto passing = [&](Strand strand, int64_t) {
+        if (strand == Strand::kForward) throw Error("the forward pass fails");
+        ++reverse_told;
+    };
+    try {
+        pair_alignments(s0, {{Strand::kForward, &s1, {}, false}, {Strand::kReverse, &rc, {}, false}},
+                        Scoring(1, -3, 5, 2), 4, 20, opts, counts, {}, {}, passing);
+        ADD_FAILURE() << "no error, seed " << seed;
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "the forward pass fails");
+    }
+    EXPECT_EQ(reverse_told, 0) << "the reverse strand's pass started, seed " << seed;
+}
+
 }  // namespace
 }  // namespace chromalign

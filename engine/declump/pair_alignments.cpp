@@ -61,10 +61,12 @@ public:
     }
 
     /// Searched strand `order`'s first pass may start once those before it ended: one pass
-    /// fills the device (or every core), and the searches after the passes overlap.
-    void wait_turn(size_t order) {
+    /// fills the device (or every core), and the searches after the passes overlap. False:
+    /// another strand failed, and this one's pass is not to start.
+    bool wait_turn(size_t order) {
         std::unique_lock<std::mutex> lock(mutex_);
         changed_.wait(lock, [&] { return passes_ended_ >= order || failed_; });
+        return !failed_;
     }
     /// Searched strand `order`'s first pass ended (or its search did, by any route).
     void end_turn(size_t order) {
@@ -91,6 +93,10 @@ private:
     size_t passes_ended_ = 0;
     bool failed_ = false;
 };
+
+/// Thrown from a strand's first pass that another strand's failure leaves unstarted: that
+/// failure is the pair's, and this strand ends quietly.
+struct Abandoned {};
 
 }  // namespace
 
@@ -125,7 +131,7 @@ std::vector<StrandAlignment> pair_alignments(
             strand_options.on_first_pass = [&](int64_t cells) {
                 if (cells == 0 && !turn_ended) {
                     const auto start = std::chrono::steady_clock::now();
-                    shared.wait_turn(order);
+                    if (!shared.wait_turn(order)) throw Abandoned{};
                     waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 }
                 if (passing) shared.tell([&] { passing(strand.strand, cells); });
@@ -150,6 +156,8 @@ std::vector<StrandAlignment> pair_alignments(
                 if (bests) (*bests)[k] = best;
                 counts.add(c);
             });
+        } catch (const Abandoned&) {
+            end_turn();
         } catch (...) {
             shared.fail();
             end_turn();
