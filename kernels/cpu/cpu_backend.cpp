@@ -1,5 +1,6 @@
 //! @file CPU backend orchestration: thread count, kernel and grid choice, then the shared diagonal loop.
 #include "kernels/cpu/cpu_backend.hpp"
+#include "kernels/cpu/simd_whole_pass.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -146,6 +147,12 @@ public:
     std::vector<AlignmentEnd> record_bests() const override { return record_bests_; }
 
     SlabEngine* slab_engine() override { return this; }
+
+    /// The K best search's first pass with the SIMD kernels (the tiles computed again stay
+    /// on CpuTileWaves).
+    std::unique_ptr<TileWaves> tile_waves() override {
+        return std::make_unique<kernels::cpu::SimdTileWaves>(isa_, threads_);
+    }
 
     int slabs_per_process() const override { return slab_count(options_); }
 
