@@ -1,13 +1,15 @@
-//! @file The K best search's first pass on the cpu backend (kernels/cpu/simd_whole_pass.hpp):
-//! every instruction set's kernels, 16- and 32-bit lanes, give the full matrices' edges and
-//! peaks (expected_whole_pass) on random and mutated pairs, tiles of whole and narrow last
-//! columns; tiles whose rows no kernel band divides are left to the portable lanes.
+//! @file The K best search's tiles on the cpu backend (kernels/cpu/simd_whole_pass.hpp): with
+//! every instruction set's kernels, 16- and 32-bit lanes, the first pass gives the full
+//! matrices' edges and peaks (expected_whole_pass), tiles of whole and narrow last columns;
+//! tiles whose rows no kernel band divides are left to the portable lanes; and a wave of
+//! tiles, barred or not, gives tile_dp's edges and best cells.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engine/declump/tile_dp.hpp"
 #include "kernels/cpu/simd_whole_pass.hpp"
 #include "tests/test_support.hpp"
 #include "tests/whole_pass_support.hpp"
@@ -55,6 +57,68 @@ TEST(SimdWholePass, EveryKernelGivesTheFullMatricesEdgesAndPeaks) {
     test::PassVectors rows(400, 400, 100, 128);
     EXPECT_FALSE(kernels::cpu::SimdTileWaves(strongest, 2).whole_pass(s0, s1, Scoring(1, -3, 5, 2), rows.pass));
     EXPECT_TRUE(rows.peaks.empty());
+}
+
+TEST(SimdWholePass, AWaveOfTilesGivesTileDpsEdgesAndBestCells) {
+    // The tiles of a matrix whose edges the full matrices give, all in one wave: those of whole
+    // bands with no pair barred go to the kernel, the others (the last band's 100 rows, a third
+    // of them barred) to the lanes; every tile's edges and best cell are tile_dp's.
+    const uint64_t seed = test::seed() + 62;
+    std::mt19937_64 rng(seed);
+    const int64_t m = 1124, tr = 256;
+    std::vector<test::NamedScoring> scorings = {{"+1/-3", Scoring(1, -3, 5, 2)}, {"+10/-3", Scoring(10, -3, 5, 2)},
+                                                {"hoxd70", test::hoxd70()}};
+    for (int isa = 0; isa <= static_cast<int>(kernels::cpu::select_cpu_isa()); ++isa)
+        for (const test::NamedScoring& ns : scorings)
+        for (const bool same : {false, true}) {
+            // A pair of one sequence in square tiles: its alignment runs through the tiles'
+            // corners, whose H the kernel must take.
+            auto [s0, s1] = test::mutated_pair(m, 1000, rng);
+            if (same) s1 = s0;
+            const int64_t n = s1.length(), tc = same ? tr : 300;
+            test::PassVectors full(m, n, tr, tc);
+            test::expected_whole_pass(s0, s1, ns.scoring, full.pass);
+            std::vector<TileTask> tasks;
+            std::vector<std::vector<int32_t>> want, got;
+            std::vector<AlignmentEnd> bests;
+            for (int64_t b = 0; b * tr < m; ++b)
+                for (int64_t c = 0; c * tc < n; ++c) {
+                    const Rect r{b * tr, std::min(m, (b + 1) * tr), c * tc, std::min(n, (c + 1) * tc)};
+                    const TileEdges e{full.row_h[static_cast<size_t>(b)].data() + r.left,
+                                      full.row_f[static_cast<size_t>(b)].data() + r.left,
+                                      full.col_h[static_cast<size_t>(c)].data() + r.top,
+                                      full.col_e[static_cast<size_t>(c)].data() + r.top};
+                    std::vector<std::pair<int64_t, int64_t>> bars;
+                    if (rng() % 3 == 0)
+                        for (int64_t i = r.top + 1; i <= r.bottom; ++i)
+                            for (int64_t j = r.left + 1; j <= r.right; ++j)
+                                if (rng() % 50 == 0) bars.emplace_back(i, j);
+                    const size_t size = static_cast<size_t>(2 * r.cols() + 2 * r.rows());
+                    want.emplace_back(size, 0);
+                    got.emplace_back(size, -7);
+                    int32_t* w = want.back().data();
+                    bests.push_back(tile_dp(s0, s1, ns.scoring, r, e, bars,
+                                            TileSink{w, w + r.cols(), w + 2 * r.cols(), w + 2 * r.cols() + r.rows(), nullptr}));
+                    tasks.push_back(TileTask{r, e, bars, TileSink{}, {}});
+                }
+            for (size_t k = 0; k < tasks.size(); ++k) {
+                int32_t* g = got[k].data();
+                const Rect& r = tasks[k].rect;
+                tasks[k].sink = TileSink{g, g + r.cols(), g + 2 * r.cols(), g + 2 * r.cols() + r.rows(), nullptr};
+            }
+            kernels::cpu::SimdTileWaves waves(static_cast<CpuIsa>(isa), 2);
+            waves.bind(s0, s1);
+            waves.run(s0, s1, ns.scoring, tasks, 2);
+            for (size_t k = 0; k < tasks.size(); ++k) {
+                const std::string what = kernels::cpu::cpu_isa_name(static_cast<CpuIsa>(isa)) + " " + ns.name +
+                                         (same ? ", one sequence" : "") + ", tile " +
+                                         std::to_string(k) + (tasks[k].barred.empty() ? "" : " (barred)") + ", seed " +
+                                         std::to_string(seed);
+                EXPECT_EQ(got[k], want[k]) << what;
+                EXPECT_EQ(tasks[k].best, bests[k]) << what;
+                EXPECT_FALSE(tasks[k].cell_unknown) << what;
+            }
+        }
 }
 
 }  // namespace

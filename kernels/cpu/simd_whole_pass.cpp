@@ -1,4 +1,4 @@
-//! @file SimdTileWaves::whole_pass: each tile as bands of the SIMD kernel, its edges and peak.
+//! @file SimdTileWaves: tiles as bands of the SIMD kernel, their edges and best cells.
 #include "kernels/cpu/simd_whole_pass.hpp"
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/declump/dependency_order.hpp"
+#include "engine/threads/for_each_worker.hpp"
 #include "engine/tiling/tile_executor.hpp"
 
 namespace chromalign::kernels::cpu {
@@ -30,60 +31,125 @@ std::vector<int64_t> call_widths(int64_t width, int64_t least) {
 
 }  // namespace
 
-bool SimdTileWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
-    const int64_t m = s0.length(), n = s1.length(), tr = out.tile_rows, tc = out.tile_cols;
-    const CpuScoringTerms terms = cpu_scoring_terms(scoring);
+void SimdTileWaves::bind(const Sequence&, const Sequence&) {
+    const std::lock_guard<std::mutex> one(setting_up_);
+    setup_.reset();
+}
+
+const SimdTileWaves::Setup* SimdTileWaves::setup(const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+    const std::lock_guard<std::mutex> one(setting_up_);
+    if (setup_ && setup_->s0 == &s0 && setup_->s1 == &s1 && setup_->scoring == &scoring) return setup_.get();
+    setup_.reset();
+    auto s = std::make_unique<Setup>();
+    s->terms = cpu_scoring_terms(scoring);
     // 16-bit lanes where every call's tile fits them (twice the lanes), else 32-bit ones.
-    const CpuKernel* kernel = nullptr;
     for (const int bits : {16, 32}) {
         const CpuKernel* k = find_cpu_kernel(isa_, bits, kAlpha);
-        if (k == nullptr || tr % (k->lanes * kAlpha) != 0) continue;
-        if (bits == 16 && !terms.relative16_fits(k->lanes * kAlpha, kCallCols)) continue;
-        kernel = k;
+        if (k == nullptr || (bits == 16 && !s->terms.relative16_fits(k->lanes * kAlpha, kCallCols))) continue;
+        s->kernel = k;
         break;
     }
-    if (kernel == nullptr || m == 0 || n == 0 || tc < 1) return false;
-    out.keep = false;  // said before meanwhile: the grid's vectors take the edges
-    if (out.meanwhile) out.meanwhile();
-    const int L = kernel->lanes;
-    const int64_t R = int64_t{L} * kAlpha;
-    const int64_t bands = (m + tr - 1) / tr, columns = (n + tc - 1) / tc;
-    const int64_t last_width = n - (columns - 1) * tc;
-    const int64_t cols = (columns - 1) * tc + std::max<int64_t>(last_width, 2 * L);  // padding included
-    const CpuSubstitution& substitution = kernel->substitution(terms);
-
-    // S0 padded to whole bands; S1 as the kernel's window (column c at index -c), padded.
-    std::vector<uint8_t> codes0(static_cast<size_t>(bands * tr + R), kBaseOther);
-    for (int64_t i = 0; i < m; ++i) codes0[static_cast<size_t>(i)] = std::min<uint8_t>(s0.codes[static_cast<size_t>(i)], kBaseOther);
-    const int64_t origin = cols + L - 1;
-    const auto window_code = [&](int64_t c) {
+    if (s->kernel == nullptr) return nullptr;
+    s->s0 = &s0;
+    s->s1 = &s1;
+    s->scoring = &scoring;
+    s->lanes = s->kernel->lanes;
+    s->rows = int64_t{s->lanes} * kAlpha;
+    const int64_t m = s0.length(), n = s1.length(), L = s->lanes;
+    // S0 a band past its end; S1 as the kernel's window (column c at index -c), two lane
+    // widths past its end (a narrow last tile is padded to that).
+    s->codes0.assign(static_cast<size_t>(m + s->rows), kBaseOther);
+    for (int64_t i = 0; i < m; ++i) s->codes0[static_cast<size_t>(i)] = std::min<uint8_t>(s0.codes[static_cast<size_t>(i)], kBaseOther);
+    const CpuSubstitution& substitution = s->kernel->substitution(s->terms);
+    const int64_t cols = n + 2 * L, origin = cols + L - 1;
+    const auto code = [&](int64_t i) {
+        const int64_t c = origin - i;
         return substitution.s1_element(c >= 0 && c < n ? s1.codes[static_cast<size_t>(c)] : int{kBaseOther});
     };
-    std::vector<int16_t> window16;
-    std::vector<int32_t> window32;
-    const void* window = nullptr;
-    if (kernel->lane_bits == 16) {
-        window16.resize(static_cast<size_t>(cols + 2 * L));
-        for (int64_t i = 0; i < cols + 2 * L; ++i) window16[static_cast<size_t>(i)] = static_cast<int16_t>(window_code(origin - i));
-        window = window16.data() + origin;
+    if (s->kernel->lane_bits == 16) {
+        s->window16.resize(static_cast<size_t>(cols + 2 * L));
+        for (int64_t i = 0; i < cols + 2 * L; ++i) s->window16[static_cast<size_t>(i)] = static_cast<int16_t>(code(i));
+        s->window = s->window16.data() + origin;
     } else {
-        window32.resize(static_cast<size_t>(cols + 2 * L));
-        for (int64_t i = 0; i < cols + 2 * L; ++i) window32[static_cast<size_t>(i)] = window_code(origin - i);
-        window = window32.data() + origin;
+        s->window32.resize(static_cast<size_t>(cols + 2 * L));
+        for (int64_t i = 0; i < cols + 2 * L; ++i) s->window32[static_cast<size_t>(i)] = code(i);
+        s->window = s->window32.data() + origin;
     }
+    setup_ = std::move(s);
+    return setup_.get();
+}
 
-    out.peaks->assign(static_cast<size_t>(bands * columns), 0);
+void SimdTileWaves::bands(const Setup& s, const Block& t, CellBest& best) {
+    const int L = s.lanes;
+    const int64_t R = s.rows;
+    const std::vector<int64_t> widths = call_widths(t.width, 2 * L);
+    const size_t edge = static_cast<size_t>(2 * R + 1);
+    std::vector<int32_t> left(edge), right(edge), slots(2 * edge), scratch((s.kernel->scratch_bytes(kCallCols) + 3) / 4);
+    const CpuSubstitution& substitution = s.kernel->substitution(s.terms);
+    for (int64_t band = 0; band < t.rows; band += R) {
+        // The left edge in lane-vector order: [r * L + l] is the band's row l * A + r.
+        if (t.left_h) {
+            for (int r = 0; r < kAlpha; ++r)
+                for (int l = 0; l < L; ++l) {
+                    const int64_t i = band + int64_t{l} * kAlpha + r;
+                    const bool real = t.row0 + i < t.last_row;
+                    left[static_cast<size_t>(r * L + l)] = real ? t.left_h[i] : 0;
+                    left[static_cast<size_t>(R + r * L + l)] = real ? t.left_e[i] : kScoreNegInf;
+                }
+            left[static_cast<size_t>(2 * R)] = band > 0 ? t.left_h[band - 1] : t.corner;
+        }
+        int64_t at = 0;
+        int slot = 0;
+        for (size_t k = 0; k < widths.size(); ++k) {
+            TileArgs a;
+            a.row0 = t.row0 + band;
+            a.col0 = t.col0 + at;
+            a.m = t.last_row;
+            a.n = t.last_col;
+            a.cols = static_cast<int32_t>(widths[k]);
+            a.s0 = s.codes0.data() + a.row0;
+            a.s1_window = s.window;
+            a.bus_h = t.bus_h + at;
+            a.bus_f = t.bus_f + at;
+            a.left = k == 0 ? (t.left_h ? left.data() : nullptr) : slots.data() + slot * edge;
+            slot ^= 1;
+            a.right = k + 1 < widths.size() ? slots.data() + slot * edge : t.right_h ? right.data() : nullptr;
+            a.scratch = scratch.data();
+            a.scoring = &s.terms;
+            a.best = &best;
+            substitution.run(a);
+            at += widths[k];
+        }
+        if (t.right_h)
+            for (int r = 0; r < kAlpha; ++r)
+                for (int l = 0; l < L; ++l) {
+                    const int64_t i = band + int64_t{l} * kAlpha + r;
+                    if (t.row0 + i >= t.last_row) continue;
+                    t.right_h[i] = right[static_cast<size_t>(r * L + l)];
+                    t.right_e[i] = right[static_cast<size_t>(R + r * L + l)];
+                }
+    }
+}
+
+bool SimdTileWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Scoring& scoring, WholePass& out) {
+    const int64_t m = s0.length(), n = s1.length(), tr = out.tile_rows, tc = out.tile_cols;
+    if (m == 0 || n == 0 || tc < 1) return false;
+    const Setup* s = setup(s0, s1, scoring);
+    if (s == nullptr || tr % s->rows != 0) return false;
+    out.keep = false;  // said before meanwhile: the grid's vectors take the edges
+    if (out.meanwhile) out.meanwhile();
+    const int64_t tile_bands = (m + tr - 1) / tr, columns = (n + tc - 1) / tc;
+    out.peaks->assign(static_cast<size_t>(tile_bands * columns), 0);
     std::atomic<int64_t> done{0};
     std::mutex telling;
     auto last = std::chrono::steady_clock::now();
     // Tile (b, c) reads band b's top row and column c's left one, and writes band b + 1's and
     // column c + 1's over its own columns and rows, which only tiles after it read.
-    run_in_dependency_order(bands, columns, std::max(1, threads_), [&](int64_t b, int64_t c) {
+    run_in_dependency_order(tile_bands, columns, std::max(1, threads_), [&](int64_t b, int64_t c) {
         if (out.stop && *out.stop != 0) search_interrupted(*out.stop);
         const int64_t col0 = c * tc, width = std::min(tc, n - col0), top = b * tr, rows = std::min(tr, m - top);
-        const std::vector<int64_t> widths = call_widths(width, 2 * L);
-        const int64_t padded = std::max(width, widths.back());
-        // The bus: H and F of the row above the band, then the band's bottom row.
+        const int64_t padded = std::max(width, call_widths(width, 2 * int64_t{s->lanes}).back());
+        // The bus: H and F of the tile's top row, then of each band's bottom one.
         std::vector<int32_t> bus_h(static_cast<size_t>(padded), 0), bus_f(bus_h.size(), kScoreNegInf);
         if (b > 0) {
             const std::vector<int32_t>& h = (*out.row_h)[static_cast<size_t>(b)];
@@ -93,59 +159,29 @@ bool SimdTileWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Sco
         }
         // Padding continues the row down by open a column (at least 0), as stage 1's does: the
         // 16-bit lanes' bound between adjacent cells holds across it.
-        for (int64_t j = width; j < padded; ++j) bus_h[static_cast<size_t>(j)] = std::max<int32_t>(0, bus_h[static_cast<size_t>(j - 1)] - terms.open);
-        const size_t edge = static_cast<size_t>(2 * R + 1);
-        std::vector<int32_t> left(edge), right(edge), slots(2 * edge), scratch((kernel->scratch_bytes(kCallCols) + 3) / 4);
-        const std::vector<int32_t>* in_h = c > 0 ? &(*out.col_h)[static_cast<size_t>(c)] : nullptr;
-        const std::vector<int32_t>* in_e = c > 0 ? &(*out.col_e)[static_cast<size_t>(c)] : nullptr;
-        std::vector<int32_t>* out_h = c + 1 < columns ? &(*out.col_h)[static_cast<size_t>(c + 1)] : nullptr;
-        std::vector<int32_t>* out_e = c + 1 < columns ? &(*out.col_e)[static_cast<size_t>(c + 1)] : nullptr;
-        CellBest best;
-        for (int64_t row0 = top; row0 < top + rows; row0 += R) {
-            // The left edge in lane-vector order: [r * L + l] is row row0 + l * A + r (0-based).
-            if (in_h) {
-                for (int r = 0; r < kAlpha; ++r)
-                    for (int l = 0; l < L; ++l) {
-                        const int64_t i = row0 + int64_t{l} * kAlpha + r;
-                        left[static_cast<size_t>(r * L + l)] = i < m ? (*in_h)[static_cast<size_t>(i)] : 0;
-                        left[static_cast<size_t>(R + r * L + l)] = i < m ? (*in_e)[static_cast<size_t>(i)] : kScoreNegInf;
-                    }
-                left[static_cast<size_t>(2 * R)] =
-                    row0 > top ? (*in_h)[static_cast<size_t>(row0 - 1)] : b > 0 ? (*out.row_h)[static_cast<size_t>(b)][static_cast<size_t>(col0)] : 0;
-            }
-            int64_t at = 0;
-            int slot = 0;
-            for (size_t k = 0; k < widths.size(); ++k) {
-                TileArgs a;
-                a.row0 = row0;
-                a.col0 = col0 + at;
-                a.m = m;
-                a.n = n;
-                a.cols = static_cast<int32_t>(widths[k]);
-                a.s0 = codes0.data() + row0;
-                a.s1_window = window;
-                a.bus_h = bus_h.data() + at;
-                a.bus_f = bus_f.data() + at;
-                a.left = k == 0 ? (in_h ? left.data() : nullptr) : slots.data() + slot * edge;
-                slot ^= 1;
-                a.right = k + 1 < widths.size() ? slots.data() + slot * edge : out_h ? right.data() : nullptr;
-                a.scratch = scratch.data();
-                a.scoring = &terms;
-                a.best = &best;
-                substitution.run(a);
-                at += widths[k];
-            }
-            if (out_h) {  // the last call's right edge to column c + 1
-                for (int r = 0; r < kAlpha; ++r)
-                    for (int l = 0; l < L; ++l) {
-                        const int64_t i = row0 + int64_t{l} * kAlpha + r;
-                        if (i >= m) continue;
-                        (*out_h)[static_cast<size_t>(i)] = right[static_cast<size_t>(r * L + l)];
-                        (*out_e)[static_cast<size_t>(i)] = right[static_cast<size_t>(R + r * L + l)];
-                    }
-            }
+        for (int64_t j = width; j < padded; ++j)
+            bus_h[static_cast<size_t>(j)] = std::max<int32_t>(0, bus_h[static_cast<size_t>(j - 1)] - s->terms.open);
+        Block t;
+        t.row0 = top;
+        t.rows = (rows + s->rows - 1) / s->rows * s->rows;
+        t.col0 = col0;
+        t.width = width;
+        t.last_row = m;
+        t.last_col = n;
+        t.bus_h = bus_h.data();
+        t.bus_f = bus_f.data();
+        if (c > 0) {
+            t.left_h = (*out.col_h)[static_cast<size_t>(c)].data() + top;
+            t.left_e = (*out.col_e)[static_cast<size_t>(c)].data() + top;
+            t.corner = b > 0 ? (*out.row_h)[static_cast<size_t>(b)][static_cast<size_t>(col0)] : 0;
         }
-        if (b + 1 < bands) {
+        if (c + 1 < columns) {
+            t.right_h = (*out.col_h)[static_cast<size_t>(c + 1)].data() + top;
+            t.right_e = (*out.col_e)[static_cast<size_t>(c + 1)].data() + top;
+        }
+        CellBest best;
+        bands(*s, t, best);
+        if (b + 1 < tile_bands) {
             std::vector<int32_t>& h = (*out.row_h)[static_cast<size_t>(b + 1)];
             std::vector<int32_t>& f = (*out.row_f)[static_cast<size_t>(b + 1)];
             std::copy(bus_h.begin(), bus_h.begin() + width, h.begin() + col0 + 1);
@@ -162,6 +198,52 @@ bool SimdTileWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Sco
         }
     });
     return true;
+}
+
+void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
+                        int threads) {
+    // Tiles of whole bands, at least two lane widths wide, with no pair barred, go to the
+    // kernel; the others to the portable lanes, first, with every thread.
+    const Setup* s = tasks.empty() ? nullptr : setup(s0, s1, scoring);
+    std::vector<TileTask> others;
+    std::vector<size_t> simd, other_at;
+    for (size_t k = 0; k < tasks.size(); ++k) {
+        const TileTask& t = tasks[k];
+        const bool fits = s && t.barred.empty() && !t.sink.full && t.rect.rows() % s->rows == 0 &&
+                          t.rect.cols() >= 2 * s->lanes && t.sink.bottom_h && t.sink.bottom_f;
+        (fits ? simd : other_at).push_back(k);
+    }
+    for (const size_t k : other_at) others.push_back(std::move(tasks[k]));
+    CpuTileWaves::run(s0, s1, scoring, others, threads);
+    for (size_t x = 0; x < other_at.size(); ++x) tasks[other_at[x]] = std::move(others[x]);
+    std::atomic<size_t> next{0};
+    for_each_worker(std::max(1, std::min(threads, static_cast<int>(simd.size()))), [&](int) {
+        for (size_t x; (x = next++) < simd.size();) {
+            TileTask& t = tasks[simd[x]];
+            std::vector<int32_t> bus_h(t.edges.top_h + 1, t.edges.top_h + 1 + t.rect.cols());
+            std::vector<int32_t> bus_f(t.edges.top_f + 1, t.edges.top_f + 1 + t.rect.cols());
+            Block b;
+            b.row0 = t.rect.top;
+            b.rows = t.rect.rows();
+            b.col0 = t.rect.left;
+            b.width = t.rect.cols();
+            b.last_row = t.rect.bottom;
+            b.last_col = t.rect.right;
+            b.bus_h = bus_h.data();
+            b.bus_f = bus_f.data();
+            b.left_h = t.edges.left_h;
+            b.left_e = t.edges.left_e;
+            b.corner = t.edges.top_h[0];
+            b.right_h = t.sink.right_h;
+            b.right_e = t.sink.right_e;
+            CellBest best;
+            bands(*s, b, best);
+            std::copy(bus_h.begin(), bus_h.end(), t.sink.bottom_h);
+            std::copy(bus_f.begin(), bus_f.end(), t.sink.bottom_f);
+            t.best = best.score > 0 ? AlignmentEnd{best.score, best.row + 1, best.col + 1} : AlignmentEnd{};
+            t.cell_unknown = false;
+        }
+    });
 }
 
 }  // namespace chromalign::kernels::cpu
