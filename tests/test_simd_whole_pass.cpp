@@ -2,7 +2,8 @@
 //! every instruction set's kernels, 16- and 32-bit lanes, the first pass gives the full
 //! matrices' edges and peaks (expected_whole_pass), tiles of whole and narrow last columns;
 //! tiles whose rows no kernel band divides are left to the portable lanes; and a wave of
-//! tiles, barred or not, gives tile_dp's edges and best cells.
+//! tiles, barred or not, gives tile_dp's edges and best cells, and tiles' rows down to a
+//! peak's lane their best cells.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -100,8 +101,16 @@ TEST(SimdWholePass, AWaveOfTilesGivesTileDpsEdgesAndBestCells) {
                     bests.push_back(tile_dp(s0, s1, ns.scoring, r, e, bars,
                                             TileSink{w, w + r.cols(), w + 2 * r.cols(), w + 2 * r.cols() + r.rows(), nullptr}));
                     tasks.push_back(TileTask{r, e, bars, TileSink{}, {}});
+                    // Its rows down to a peak's lane, as EdgeGrid::find_peaks asks: no edge
+                    // wanted, rows no whole band, the rows past them never the best.
+                    Rect peak = r;
+                    peak.bottom = std::min(r.bottom, r.top + 8 * (1 + static_cast<int64_t>(rng() % 40)));
+                    want.emplace_back();
+                    got.emplace_back();
+                    bests.push_back(tile_dp(s0, s1, ns.scoring, peak, e, {}, TileSink{}));
+                    tasks.push_back(TileTask{peak, e, {}, TileSink{}, {}});
                 }
-            for (size_t k = 0; k < tasks.size(); ++k) {
+            for (size_t k = 0; k < tasks.size(); k += 2) {
                 int32_t* g = got[k].data();
                 const Rect& r = tasks[k].rect;
                 tasks[k].sink = TileSink{g, g + r.cols(), g + 2 * r.cols(), g + 2 * r.cols() + r.rows(), nullptr};

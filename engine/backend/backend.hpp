@@ -50,6 +50,9 @@ public:
     /// A device that computes the K best search's waves of tiles (engine/declump/tile_waves.hpp),
     /// bound to the sequences it is first given; null: the search runs on CPU threads alone.
     virtual std::unique_ptr<TileWaves> tile_waves() { return nullptr; }
+    /// What computes the search's tiles on the host (a peak's cell, the walks' tiles), bound
+    /// as tile_waves(); null: the portable lanes (CpuTileWaves).
+    virtual std::unique_ptr<TileWaves> host_tile_waves() { return nullptr; }
 };
 
 /// How a backend plugs in: each backend folder under kernels/ returns one of these from its

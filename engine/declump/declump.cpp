@@ -36,8 +36,10 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     if (count <= 0 || s0.length() == 0 || s1.length() == 0) return found;
     if (options.tile_rows < 1 || options.tile_cols < 1) throw Error("best_alignments: tiles need a row and a column");
     scoring.check_no_overflow(s0.length(), s1.length());
-    CpuTileWaves cpu(options.cells_per_thread);
+    CpuTileWaves lanes(options.cells_per_thread);
+    TileWaves& cpu = options.host ? *options.host : lanes;
     if (options.device) options.device->bind(s0, s1);
+    if (options.host) options.host->bind(s0, s1);
     const int threads =
         options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     using Clock = std::chrono::steady_clock;

@@ -39,6 +39,8 @@ struct DeclumpOptions {
     /// A device for the first pass and antidiagonals of at least `device_cells` cells
     /// (Backend::tile_waves(), GridWorkers); null: none.
     TileWaves* device = nullptr;
+    /// What computes tiles on the host (Backend::host_tile_waves()); null: CpuTileWaves.
+    TileWaves* host = nullptr;
     int64_t device_cells = 0;  ///< 0: GridWorkers' default
     /// Read between antidiagonals of tiles: once a signal handler sets it, Interrupted.
     const volatile std::sig_atomic_t* stop = nullptr;

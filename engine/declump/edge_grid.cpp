@@ -386,6 +386,7 @@ void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& bar
         TileTask& task = tasks[k];
         task.rect.bottom = task.rect.top + unplaced_[static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second)];
         task.barred = barred.in(task.rect.top, task.rect.bottom, task.rect.left, task.rect.right);
+        task.sink = TileSink{};  // only the cell is wanted
     }
     workers_.cpu->run(s0_, s1_, scoring_, tasks, workers_.threads);
     for (size_t k = 0; k < tiles.size(); ++k) {

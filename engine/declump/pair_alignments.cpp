@@ -123,6 +123,7 @@ std::vector<StrandAlignment> pair_alignments(
         try {
             DeclumpOptions strand_options = options;
             if (strand.device) strand_options.device = strand.device;
+            if (strand.host) strand_options.host = strand.host;
             // Threads asked for are the searches' to share; their first passes run in turn.
             if (options.strands_at_once && options.threads > 0 && options.search_threads == 0)
                 strand_options.search_threads = std::max(1, options.threads / static_cast<int>(searched.size()));

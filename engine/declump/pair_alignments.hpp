@@ -33,6 +33,7 @@ struct StrandSearch {
     /// Its own device's waves (DeclumpOptions::device otherwise): strands searched at once
     /// each need theirs.
     TileWaves* device = nullptr;
+    TileWaves* host = nullptr;  ///< its own host's waves (DeclumpOptions::host otherwise)
 };
 
 /// At most `count` alignments of s0 against each strand's S1, each at least max(min_score, 1),

@@ -261,7 +261,8 @@ private:
         const int32_t least = std::max(options_.min_score, 1);
         const Alignment* traced = answer.alignment ? &*answer.alignment : nullptr;
         std::vector<StrandSearch> strands;
-        std::vector<std::unique_ptr<TileWaves>> devices;  // a GPU's, for wide antidiagonals: one per strand
+        // Per strand: a GPU's waves, for wide antidiagonals, and the host's.
+        std::vector<std::unique_ptr<TileWaves>> devices;
         int64_t searched = 0;
         for (const Strand strand : spec_.strands) {
             StrandSearch search{strand, &compared(target, strand), {}, false,
@@ -273,6 +274,8 @@ private:
             if (!search.done) {
                 devices.push_back(backend_.tile_waves());
                 search.device = devices.back().get();
+                devices.push_back(backend_.host_tile_waves());
+                search.host = devices.back().get();
                 ++searched;
             }
             strands.push_back(std::move(search));

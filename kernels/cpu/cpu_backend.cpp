@@ -148,11 +148,11 @@ public:
 
     SlabEngine* slab_engine() override { return this; }
 
-    /// The K best search's first pass with the SIMD kernels (the tiles computed again stay
-    /// on CpuTileWaves).
+    /// The K best search's first pass, and its tiles with no pair barred, on the SIMD kernels.
     std::unique_ptr<TileWaves> tile_waves() override {
         return std::make_unique<kernels::cpu::SimdTileWaves>(isa_, threads_);
     }
+    std::unique_ptr<TileWaves> host_tile_waves() override { return tile_waves(); }
 
     int slabs_per_process() const override { return slab_count(options_); }
 

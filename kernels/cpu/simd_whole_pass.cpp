@@ -202,15 +202,17 @@ bool SimdTileWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Sco
 
 void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
                         int threads) {
-    // Tiles of whole bands, at least two lane widths wide, with no pair barred, go to the
-    // kernel; the others to the portable lanes, first, with every thread.
+    // Tiles at least two lane widths wide with no pair barred go to the kernel, of whole bands
+    // or with no bottom row wanted (padded to whole bands, the rows past them never the best);
+    // the others to the portable lanes, first, with every thread.
     const Setup* s = tasks.empty() ? nullptr : setup(s0, s1, scoring);
     std::vector<TileTask> others;
     std::vector<size_t> simd, other_at;
     for (size_t k = 0; k < tasks.size(); ++k) {
         const TileTask& t = tasks[k];
-        const bool fits = s && t.barred.empty() && !t.sink.full && t.rect.rows() % s->rows == 0 &&
-                          t.rect.cols() >= 2 * s->lanes && t.sink.bottom_h && t.sink.bottom_f;
+        const bool bottom = t.sink.bottom_h || t.sink.bottom_f;
+        const bool fits = s && t.barred.empty() && !t.sink.full && t.rect.cols() >= 2 * s->lanes &&
+                          (t.rect.rows() % s->rows == 0 || !bottom);
         (fits ? simd : other_at).push_back(k);
     }
     for (const size_t k : other_at) others.push_back(std::move(tasks[k]));
@@ -224,7 +226,7 @@ void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& s
             std::vector<int32_t> bus_f(t.edges.top_f + 1, t.edges.top_f + 1 + t.rect.cols());
             Block b;
             b.row0 = t.rect.top;
-            b.rows = t.rect.rows();
+            b.rows = (t.rect.rows() + s->rows - 1) / s->rows * s->rows;
             b.col0 = t.rect.left;
             b.width = t.rect.cols();
             b.last_row = t.rect.bottom;
@@ -238,8 +240,8 @@ void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& s
             b.right_e = t.sink.right_e;
             CellBest best;
             bands(*s, b, best);
-            std::copy(bus_h.begin(), bus_h.end(), t.sink.bottom_h);
-            std::copy(bus_f.begin(), bus_f.end(), t.sink.bottom_f);
+            if (t.sink.bottom_h) std::copy(bus_h.begin(), bus_h.end(), t.sink.bottom_h);
+            if (t.sink.bottom_f) std::copy(bus_f.begin(), bus_f.end(), t.sink.bottom_f);
             t.best = best.score > 0 ? AlignmentEnd{best.score, best.row + 1, best.col + 1} : AlignmentEnd{};
             t.cell_unknown = false;
         }
