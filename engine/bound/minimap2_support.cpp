@@ -1,12 +1,12 @@
 //! @file minimap2's mapping on every core.
 #include "engine/bound/minimap2_support.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <exception>
 #include <mutex>
 #include <vector>
@@ -33,18 +33,28 @@ constexpr int64_t kBytesPerThread = int64_t{80} << 20;
 constexpr int64_t kMarginBytes = int64_t{64} << 20;
 
 /// Bytes this process may still map under `resource` (RLIMIT_AS or RLIMIT_DATA), of which
-/// `used_field` of /proc/self/statm is in use; INT64_MAX when unlimited or unknown.
+/// `used_field` of /proc/self/statm is in use; INT64_MAX when unlimited. statm is read into
+/// the stack: a stream's buffer can fail to come under the very limit this measures, and
+/// unread it counts as nothing used (the limit itself is then what is left).
 int64_t bytes_left(int resource, int used_field) {
     rlimit limit{};
     if (getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return INT64_MAX;
-    std::ifstream statm("/proc/self/statm");
-    int64_t pages = 0;
-    for (int field = 0; field <= used_field && statm >> pages; ++field) {
-    }
-    if (!statm) return INT64_MAX;
-    const int64_t used = pages * sysconf(_SC_PAGESIZE);
     const int64_t cap = static_cast<int64_t>(std::min<rlim_t>(limit.rlim_cur, INT64_MAX));
-    return std::max<int64_t>(0, cap - used);
+    char text[256] = {};
+    const int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cap;
+    const ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0) return cap;
+    const char* at = text;
+    int64_t pages = -1;
+    for (int field = 0; field <= used_field; ++field) {
+        char* end = nullptr;
+        pages = std::strtoll(at, &end, 10);
+        if (end == at) return cap;
+        at = end;
+    }
+    return std::max<int64_t>(0, cap - pages * sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace
