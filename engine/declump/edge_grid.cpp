@@ -380,13 +380,12 @@ int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dir
 }
 
 void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred) {
-    std::vector<std::vector<int32_t>> out(tiles.size());  // their edges again, not kept
-    std::vector<TileTask> tasks = tasks_of(tiles, barred, out);
-    for (size_t k = 0; k < tiles.size(); ++k) {  // the rows down to the first cell's
-        TileTask& task = tasks[k];
-        task.rect.bottom = task.rect.top + unplaced_[static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second)];
-        task.barred = barred.in(task.rect.top, task.rect.bottom, task.rect.left, task.rect.right);
-        task.sink = TileSink{};  // only the cell is wanted
+    // Each tile's rows down to its first cell's, and only the cell wanted (no edges out).
+    std::vector<TileTask> tasks(tiles.size());
+    for (size_t k = 0; k < tiles.size(); ++k) {
+        Rect r = tile_rect(tiles[k]);
+        r.bottom = r.top + unplaced_[static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second)];
+        tasks[k] = TileTask{r, edges(tiles[k]), barred.in(r.top, r.bottom, r.left, r.right), TileSink{}, {}};
     }
     workers_.cpu->run(s0_, s1_, scoring_, tasks, workers_.threads);
     for (size_t k = 0; k < tiles.size(); ++k) {

@@ -55,26 +55,11 @@ const SimdTileWaves::Setup* SimdTileWaves::setup(const Sequence& s0, const Seque
     s->scoring = &scoring;
     s->lanes = s->kernel->lanes;
     s->rows = int64_t{s->lanes} * kAlpha;
-    const int64_t m = s0.length(), n = s1.length(), L = s->lanes;
-    // S0 a band past its end; S1 as the kernel's window (column c at index -c), two lane
-    // widths past its end (a narrow last tile is padded to that).
-    s->codes0.assign(static_cast<size_t>(m + s->rows), kBaseOther);
-    for (int64_t i = 0; i < m; ++i) s->codes0[static_cast<size_t>(i)] = std::min<uint8_t>(s0.codes[static_cast<size_t>(i)], kBaseOther);
-    const CpuSubstitution& substitution = s->kernel->substitution(s->terms);
-    const int64_t cols = n + 2 * L, origin = cols + L - 1;
-    const auto code = [&](int64_t i) {
-        const int64_t c = origin - i;
-        return substitution.s1_element(c >= 0 && c < n ? s1.codes[static_cast<size_t>(c)] : int{kBaseOther});
-    };
-    if (s->kernel->lane_bits == 16) {
-        s->window16.resize(static_cast<size_t>(cols + 2 * L));
-        for (int64_t i = 0; i < cols + 2 * L; ++i) s->window16[static_cast<size_t>(i)] = static_cast<int16_t>(code(i));
-        s->window = s->window16.data() + origin;
-    } else {
-        s->window32.resize(static_cast<size_t>(cols + 2 * L));
-        for (int64_t i = 0; i < cols + 2 * L; ++i) s->window32[static_cast<size_t>(i)] = code(i);
-        s->window = s->window32.data() + origin;
-    }
+    // S0 a band past its end; S1 two lane widths past its end (a narrow last tile is padded
+    // to that).
+    const int64_t m = s0.length(), n = s1.length();
+    s->codes0 = padded_s0(s0.codes.data(), m, m + s->rows);
+    s->window = S1Window(*s->kernel, s->kernel->substitution(s->terms), s1.codes.data(), n, n + 2 * int64_t{s->lanes});
     setup_ = std::move(s);
     return setup_.get();
 }
@@ -108,7 +93,7 @@ void SimdTileWaves::bands(const Setup& s, const Block& t, CellBest& best) {
             a.n = t.last_col;
             a.cols = static_cast<int32_t>(widths[k]);
             a.s0 = s.codes0.data() + a.row0;
-            a.s1_window = s.window;
+            a.s1_window = s.window.at;
             a.bus_h = t.bus_h + at;
             a.bus_f = t.bus_f + at;
             a.left = k == 0 ? (t.left_h ? left.data() : nullptr) : slots.data() + slot * edge;
@@ -148,7 +133,7 @@ bool SimdTileWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Sco
     run_in_dependency_order(tile_bands, columns, std::max(1, threads_), [&](int64_t b, int64_t c) {
         if (out.stop && *out.stop != 0) search_interrupted(*out.stop);
         const int64_t col0 = c * tc, width = std::min(tc, n - col0), top = b * tr, rows = std::min(tr, m - top);
-        const int64_t padded = std::max(width, call_widths(width, 2 * int64_t{s->lanes}).back());
+        const int64_t padded = std::max(width, 2 * int64_t{s->lanes});  // see call_widths
         // The bus: H and F of the tile's top row, then of each band's bottom one.
         std::vector<int32_t> bus_h(static_cast<size_t>(padded), 0), bus_f(bus_h.size(), kScoreNegInf);
         if (b > 0) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/declump/tile_waves.hpp"
+#include "kernels/cpu/kernel_codes.hpp"
 #include "kernels/cpu/tile_kernel.hpp"
 
 namespace chromalign::kernels::cpu {
@@ -38,9 +39,7 @@ private:
         int lanes = 0;
         int64_t rows = 0;  ///< a band: lanes x 8
         std::vector<uint8_t> codes0;
-        std::vector<int16_t> window16;
-        std::vector<int32_t> window32;
-        const void* window = nullptr;
+        S1Window window;
     };
     /// Rows row0 .. row0 + rows - 1 (0-based, a multiple of a band) by columns col0 .. col0 +
     /// width - 1. The bus (of the padded width) is the row above in, the bottom row out;

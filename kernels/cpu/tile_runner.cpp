@@ -45,23 +45,9 @@ CpuTileRunner::CpuTileRunner(const TileGrid& grid, const CpuScoringTerms& scorin
             throw Error("the starting row cannot be used: " + why);
     }
 
-    s0_.assign(static_cast<size_t>(grid.padded_rows()), kBaseOther);
-    for (int64_t i = 0; i < grid.m; ++i) s0_[i] = std::min<uint8_t>(s0[i], kBaseOther);
-
-    const int64_t lanes = kernel.lanes, cols = grid.padded_cols();
-    const int64_t origin = cols + lanes - 1;  // index of column 0 is origin
-    auto window_code = [&](int64_t c) {
-        return substitution_.s1_element(c >= 0 && c < grid.n ? s1[c] : int{kBaseOther});
-    };
-    if (kernel.lane_bits == 16) {
-        s1_i16_.resize(static_cast<size_t>(cols + 2 * lanes));
-        for (int64_t i = 0; i < cols + 2 * lanes; ++i) s1_i16_[i] = static_cast<int16_t>(window_code(origin - i));
-        s1_window_ = s1_i16_.data() + origin;
-    } else {
-        s1_i32_.resize(static_cast<size_t>(cols + 2 * lanes));
-        for (int64_t i = 0; i < cols + 2 * lanes; ++i) s1_i32_[i] = window_code(origin - i);
-        s1_window_ = s1_i32_.data() + origin;
-    }
+    s0_ = padded_s0(s0, grid.m, grid.padded_rows());
+    const int64_t cols = grid.padded_cols();
+    s1_window_ = S1Window(kernel, substitution_, s1, grid.n, cols);
 
     // Row 0 of the DP (H = 0, F = -inf), or the starting row. Padding columns continue a
     // starting row as H decreasing by open per column (clamped at 0): that keeps the adjacent-H
@@ -125,7 +111,7 @@ bool CpuTileRunner::run_tile(int64_t d, int64_t block, int worker) {
         a.n = grid_.n;
         a.cols = static_cast<int32_t>(kernel_tile_cols(k));
         a.s0 = s0_.data() + a.row0;
-        a.s1_window = s1_window_;
+        a.s1_window = s1_window_.at;
         a.bus_h = bus_h_.data() + a.col0;
         a.bus_f = bus_f_.data() + a.col0;
         a.left = tile_left;

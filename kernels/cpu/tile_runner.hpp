@@ -14,6 +14,7 @@
 #include "engine/scoring/scoring.hpp"
 #include "engine/tiling/tile_executor.hpp"
 #include "engine/tiling/tile_grid.hpp"
+#include "kernels/cpu/kernel_codes.hpp"
 #include "kernels/cpu/tile_kernel.hpp"
 #include "kernels/cpu/worker_pool.hpp"
 
@@ -147,9 +148,7 @@ private:
     CpuKernel kernel_;
     CpuSubstitution substitution_;  ///< kernel_'s variant for scoring_
     std::vector<uint8_t> s0_;        ///< padded_rows codes; others and padding are 4
-    std::vector<int16_t> s1_i16_;    ///< S1 window of 16-bit kernels (see s1_window_)
-    std::vector<int32_t> s1_i32_;    ///< ... of 32-bit kernels
-    const void* s1_window_ = nullptr;  ///< column c (-lanes < c < padded_cols + lanes) at index -c
+    S1Window s1_window_;             ///< S1's columns -lanes < c < padded_cols + lanes
     std::vector<int32_t> bus_h_, bus_f_;  ///< horizontal bus, padded_cols entries
     /// Where fold_region_peaks puts a band's bottom row (track_region_peaks); block 0: none.
     struct RegionMap {
