@@ -1,17 +1,20 @@
 //! @file The K best search's tiles on the cpu backend (kernels/cpu/simd_whole_pass.hpp): with
 //! every instruction set's kernels, 16- and 32-bit lanes, the first pass gives the full
 //! matrices' edges and peaks (expected_whole_pass), tiles of whole and narrow last columns;
-//! tiles whose rows no kernel band divides are left to the portable lanes; and a wave of
-//! tiles, barred or not, gives tile_dp's edges and best cells, and tiles' rows down to a
-//! peak's lane their best cells.
+//! tiles whose rows no kernel band divides are left to the portable lanes; a wave of tiles,
+//! barred or not, gives tile_dp's edges and best cells, and tiles' rows down to a peak's lane
+//! their best cells; and a search whose grids and walks' parts go to the kernel finds the
+//! oracle's alignments.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engine/declump/declump.hpp"
 #include "engine/declump/tile_dp.hpp"
 #include "kernels/cpu/simd_whole_pass.hpp"
+#include "kernels/reference/waterman_eggert.hpp"
 #include "tests/test_support.hpp"
 #include "tests/whole_pass_support.hpp"
 
@@ -128,6 +131,40 @@ TEST(SimdWholePass, AWaveOfTilesGivesTileDpsEdgesAndBestCells) {
                 EXPECT_FALSE(tasks[k].cell_unknown) << what;
             }
         }
+}
+
+TEST(SimdWholePass, ASearchOnTheKernelsGridsAndPartsGivesTheOraclesAlignments) {
+    // No device: the first pass, the tiles computed again and the parts the walks cut their
+    // tiles into (whole bands of the kernel, rows_at_speed) run through SimdTileWaves::run.
+    // S1 repeats pieces of S0, so that later alignments cross tiles with barred pairs.
+    const uint64_t seed = test::seed() + 63;
+    std::mt19937_64 rng(seed);
+    const std::vector<test::NamedScoring> scorings = {{"+1/-3", Scoring(1, -3, 5, 2)}, {"+10/-3", Scoring(10, -3, 5, 2)},
+                                                      {"+1/-1 cheap gaps", Scoring(1, -1, 2, 1)}};
+    for (const test::NamedScoring& ns : scorings) {
+        auto [s0, s1] = test::mutated_pair(1900, 1800, rng);
+        for (const auto& [from, to] : {std::pair{200, 1500}, {100, 400}, {1000, 1300}})
+            s1.codes.insert(s1.codes.end(), s0.codes.begin() + from, s0.codes.begin() + to);
+        const std::vector<Alignment> want = reference_alignments(s0, s1, ns.scoring, 8, 20);
+        ASSERT_GE(want.size(), 3u) << ns.name << ", seed " << seed;
+        for (int isa = 0; isa <= static_cast<int>(kernels::cpu::select_cpu_isa()); ++isa) {
+            kernels::cpu::SimdTileWaves waves(static_cast<CpuIsa>(isa), 2);
+            const int64_t band = waves.rows_at_speed(s0, s1, ns.scoring);
+            ASSERT_GT(band, 1) << "isa " << isa << ", " << ns.name;
+            DeclumpOptions o;
+            o.host = &waves;
+            o.threads = 3;
+            o.tile_rows = o.tile_cols = 2 * band;
+            o.trace_row_spacing = 1;
+            o.walk.leaf_cells = 4096;  // every tile a walk crosses cut into parts
+            o.walk.split = 4;
+            o.walk.least_side = 1;
+            const std::vector<Alignment> got = best_alignments(s0, s1, ns.scoring, 8, 20, o);
+            const std::string what = "isa " + std::to_string(isa) + ", " + ns.name + ", seed " + std::to_string(seed);
+            ASSERT_EQ(got.size(), want.size()) << what;
+            for (size_t k = 0; k < want.size(); ++k) ASSERT_TRUE(got[k] == want[k]) << what << ": alignment " << k + 1;
+        }
+    }
 }
 
 }  // namespace

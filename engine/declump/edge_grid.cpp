@@ -183,8 +183,12 @@ std::unique_ptr<EdgeGrid> EdgeGrid::part(const Tile& t, const Rect& r, int64_t s
     const size_t rows = static_cast<size_t>(r.rows()), cols = static_cast<size_t>(r.cols());
     GridWorkers within = workers;
     within.on_cells = nullptr;  // a part's cells are a walk's, not a pass's
+    // Parts of whole bands of the host's kernel, which computes them several times faster
+    // than the lanes where they bar no pair (SimdTileWaves): fewer parts, never none.
+    const int64_t band = std::max<int64_t>(1, workers.cpu->rows_at_speed(s0_, s1_, scoring_));
+    const int64_t part_rows = std::min(r.rows(), ((r.rows() + split - 1) / split + band - 1) / band * band);
     return std::make_unique<EdgeGrid>(
-        s0_, s1_, scoring_, r, (r.rows() + split - 1) / split, (r.cols() + split - 1) / split,
+        s0_, s1_, scoring_, r, part_rows, (r.cols() + split - 1) / split,
         std::vector<int32_t>(e.top_h, e.top_h + cols + 1), std::vector<int32_t>(e.top_f, e.top_f + cols + 1),
         std::vector<int32_t>(e.left_h, e.left_h + rows), std::vector<int32_t>(e.left_e, e.left_e + rows), within);
 }
@@ -346,7 +350,9 @@ void EdgeGrid::compute_on_threads(const BarredPairs& barred, const std::function
             sink.right_e = col_e_[static_cast<size_t>(c + 1)].data() + row0;
         }
         const size_t at = static_cast<size_t>(b * tile_columns_ + c);
-        best_[at] = tile_dp_lanes(s0_, s1_, scoring_, r, edges({b, c}), barred.in(r.top, r.bottom, r.left, r.right), sink);
+        std::vector<TileTask> task{TileTask{r, edges({b, c}), barred.in(r.top, r.bottom, r.left, r.right), sink, {}}};
+        workers_.cpu->run(s0_, s1_, scoring_, task, 1);  // each thread a tile: the kernel where it can
+        best_[at] = task[0].best;
         unplaced_[at] = 0;
         const int64_t cells = done += r.rows() * r.cols();
         if (!meanwhile) return;

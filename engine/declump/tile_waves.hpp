@@ -101,6 +101,14 @@ public:
         (void)out;
         return false;
     }
+    /// Tiles whose rows are a multiple of this, and which bar no pair, are computed at this
+    /// implementation's best rate by run() (1: any tile).
+    virtual int64_t rows_at_speed(const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+        (void)s0;
+        (void)s1;
+        (void)scoring;
+        return 1;
+    }
     /// Whether the last whole_pass kept its edges (WholePass::keep), which bind() lets go.
     virtual bool kept() const { return false; }
     /// Computes `tiles` (of one antidiagonal of the kept matrix) from the kept edges, as run()

@@ -185,6 +185,11 @@ bool SimdTileWaves::whole_pass(const Sequence& s0, const Sequence& s1, const Sco
     return true;
 }
 
+int64_t SimdTileWaves::rows_at_speed(const Sequence& s0, const Sequence& s1, const Scoring& scoring) {
+    const Setup* s = setup(s0, s1, scoring);
+    return s ? s->rows : 1;
+}
+
 void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
                         int threads) {
     // Tiles at least two lane widths wide with no pair barred go to the kernel, of whole bands

@@ -26,6 +26,8 @@ public:
     void bind(const Sequence& s0, const Sequence& s1) override;
     void run(const Sequence& s0, const Sequence& s1, const Scoring& scoring, std::vector<TileTask>& tasks,
              int threads) override;
+    /// The kernel's band (lanes x 8 rows).
+    int64_t rows_at_speed(const Sequence& s0, const Sequence& s1, const Scoring& scoring) override;
 
 private:
     /// What the tiles of one matrix share: the kernel, S0's codes a band past its end, S1 as
