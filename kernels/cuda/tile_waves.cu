@@ -247,15 +247,23 @@ __global__ void __launch_bounds__(kWarp) lane_waves(const LaneWaveArgs a) {
     }
 }
 
+/// A search's stream of its own: another strand's search runs its waves beside these.
+struct OwnStream {
+    cudaStream_t stream = nullptr;
+
+    explicit OwnStream(int device) {
+        CUDA_CHECK(cudaSetDevice(device));
+        CUDA_CHECK(cudaFree(nullptr));  // the context now: a device that cannot be used says so here
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    }
+    ~OwnStream() { cudaStreamDestroy(stream); }
+    OwnStream(const OwnStream&) = delete;
+    OwnStream& operator=(const OwnStream&) = delete;
+};
+
 class CudaTileWaves : public TileWaves {
 public:
-    explicit CudaTileWaves(int device) : device_(device) {
-        CUDA_CHECK(cudaSetDevice(device_));
-        CUDA_CHECK(cudaFree(nullptr));  // the context now: a device that cannot be used says so here
-        // A stream of its own: another strand's search runs its waves beside these.
-        CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    }
-    ~CudaTileWaves() override { cudaStreamDestroy(stream_); }
+    explicit CudaTileWaves(int device) : device_(device), own_(device) {}
     CudaTileWaves(const CudaTileWaves&) = delete;
     CudaTileWaves& operator=(const CudaTileWaves&) = delete;
 
@@ -522,19 +530,20 @@ private:
     }
 
     int device_;
-    cudaStream_t stream_ = nullptr;  ///< every copy and launch of this object's
-    DeviceBuffer<uint8_t> s0_, s1_;
+    OwnStream own_;  ///< before the buffers ordered on it, which it outlives
+    cudaStream_t stream_ = own_.stream;  ///< every copy and launch of this object's
+    DeviceBuffer<uint8_t> s0_{stream_}, s1_{stream_};
     const Sequence* bound0_ = nullptr;  ///< what s0_ and s1_ hold
     const Sequence* bound1_ = nullptr;
     KeptEdges kept_;                      ///< the last whole pass's edges (bind() drops them)
-    DeviceBuffer<int32_t> zeros_, no_gaps_;  ///< row 0 and column 0 of the kept matrix: H 0, no gap
-    DeviceBuffer<char> block_d_;  ///< a wave's tiles, units, bars, then its zeroed counters
+    DeviceBuffer<int32_t> zeros_{stream_}, no_gaps_{stream_};  ///< row 0 and column 0 of the kept matrix: H 0, no gap
+    DeviceBuffer<char> block_d_{stream_};  ///< a wave's tiles, units, bars, then its zeroed counters
     PinnedBuffer<char> staged_;   ///< the same, on the host
     PinnedBuffer<int32_t> fetched_;  ///< peaks and changes, or kept edges, on their way home
     unsigned long long* peaks_ = nullptr;  ///< the last wave's peak keys, then its changes
     int resident_ = 0;            ///< warps the device holds at once (0: not asked yet)
-    DeviceBuffer<int2> ring_d_;
-    DeviceBuffer<int32_t> table_, in_d_, out_d_;
+    DeviceBuffer<int2> ring_d_{stream_};
+    DeviceBuffer<int32_t> table_{stream_}, in_d_{stream_}, out_d_{stream_};
     std::vector<int32_t> in_, out_, bar_at_;
     std::vector<int2> bars_;
 };
