@@ -6,11 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engine/backend/host_memory.hpp"
 #include "engine/job/strand.hpp"
 #include "io/genome_plot.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
@@ -286,6 +288,38 @@ TEST(AlignmentsCli, ASearchsPlanAndFirstProgressPromiseNoTime) {
               std::string::npos)
         << run.err;
     EXPECT_EQ(run.err.find("ETA 0 s"), std::string::npos) << run.err;
+}
+
+// The search's memory is what --alignments-memory names, else (auto) the backend's share of the
+// host's; the report says which, with the tiles it gave.
+TEST(AlignmentsCli, TheSearchKeepsItsEdgesInTheMemoryNamedOrAQuarterOfTheHosts) {
+    const uint64_t seed = test::seed() + 98;
+    std::mt19937_64 rng(seed);
+    test::ResumeHarness h(10, 10, seed);
+    const std::string target = gen::random_dna(12000, rng);
+    test::write_text(h.path("q.fa"), ">q\n" + mutated(target.substr(1000, 9000), 90, rng) + "\n");
+    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+    const auto search = [&](const std::vector<std::string>& memory) {
+        std::vector<std::string> args = {"-b", "cpu", "--alignments", "3", "--traceback", h.path("out.paf")};
+        args.insert(args.end(), memory.begin(), memory.end());
+        args.insert(args.end(), {h.path("q.fa"), h.path("t.fa")});
+        return h.run_command(args);
+    };
+    const int64_t host = host_memory_bytes();
+    ASSERT_GT(host, 0);
+    char quarter[64];
+    std::snprintf(quarter, sizeof quarter, "(tiles of 512, edges in %.3g GiB)",
+                  static_cast<double>(std::max<int64_t>(host / 4, int64_t{256} << 20)) / (1 << 30));
+    const test::ChildRun automatic = search({});
+    ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
+    EXPECT_NE(automatic.err.find(quarter), std::string::npos) << quarter << "\n" << automatic.err;
+    // 192 KiB, 96 a strand: a side of 16 x 9000 x 12000 / 98304 = 17578, rounded up to 512s.
+    const test::ChildRun named = search({"--alignments-memory", "192K"});
+    ASSERT_EQ(named.exit_code, 0) << named.err;
+    EXPECT_NE(named.err.find("(tiles of 17920, edges in 0.000183 GiB)"), std::string::npos) << named.err;
+    const test::ChildRun none = search({"--alignments-memory", "0"});
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_NE(none.err.find("--alignments-memory must be more than 0 (or auto)"), std::string::npos) << none.err;
 }
 
 }  // namespace

@@ -226,7 +226,7 @@ std::vector<std::string> preset_names() {
 
 Options parse_options(int argc, const char* const* argv, bool sequences_optional) {
     Options o;
-    std::string format = "text", config_file, every = "60s", disk = "16G", strand = "both", pairs, search_memory = "2G";
+    std::string format = "text", config_file, every = "60s", disk = "16G", strand = "both", pairs, search_memory = "auto";
     std::vector<std::string> s0_records, s1_records;
     bool no_pruning = false, no_stack = false;
     po::options_description meta("Options");
@@ -244,7 +244,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         ("strand", po::value<std::string>(&strand)->default_value(strand), "strand of S1 to compare S0 with: both, forward or reverse (S1's reverse complement); with both, a pair's answer is its better strand, forward on a tie")
         ("min-score", po::value<int32_t>(&o.min_score)->default_value(0), "leave pairs scoring below this out of the alignment output (--traceback; default: every pair); with --alignments, also the alignments below it")
         ("alignments", po::value<int>(&o.alignments)->default_value(1), "write each pair's K best alignments that share no aligned pair, over its strands (Waterman-Eggert; needs --traceback): the best primary, the others secondary with HI:i:rank; 1: the best alone")
-        ("alignments-memory", po::value<std::string>(&search_memory)->default_value(search_memory), "memory the search for --alignments keeps its tiles' edges in (per record pair, shared by its strands, which are searched at once; with cuda on the GPU when a GiB stays free there, the host holding only the edges it reads); more memory, smaller tiles, less computed again after each alignment")
+        ("alignments-memory", po::value<std::string>(&search_memory)->default_value(search_memory), "memory the search for --alignments keeps its tiles' edges in (per record pair, shared by its strands, which are searched at once; with cuda on the GPU when a GiB stays free there, the host holding only the edges it reads); more memory, smaller tiles, less computed again after each alignment; auto: a quarter of the host's memory, with cuda of the GPU's if less")
         ("backend,b", po::value<std::string>(&o.backend)->default_value(o.backend), backend_help().c_str())
         ("device", po::value<int>(&o.backend_options.device)->default_value(0), "CUDA device index (under mpirun or srun: the rank's index on its node)")
         ("threads,t", po::value<int>(&o.backend_options.threads)->default_value(0), "CPU threads (0: every core this process may use, shared among its slabs)")
@@ -346,8 +346,10 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     o.format = parse_format(format);
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
     o.traceback_disk = parse_size(disk, "--traceback-disk");
-    o.alignments_memory = parse_size(search_memory, "--alignments-memory");
-    if (o.alignments_memory <= 0) throw UsageError("--alignments-memory must be more than 0");
+    if (search_memory != "auto") {
+        o.alignments_memory = parse_size(search_memory, "--alignments-memory");
+        if (o.alignments_memory <= 0) throw UsageError("--alignments-memory must be more than 0 (or auto)");
+    }
     o.backend_options.pruning = !no_pruning;
     o.stack = !no_stack;
     if (o.bound != "minimap2" && o.bound != "none")

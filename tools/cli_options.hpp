@@ -34,7 +34,7 @@ struct Options {
     std::vector<Strand> strands{Strand::kForward, Strand::kReverse};  ///< --strand
     int32_t min_score = 0;     ///< --min-score: pairs below it stay out of the alignment output
     int alignments = 1;        ///< --alignments: each traced pair's K best non-intersecting alignments
-    int64_t alignments_memory = 0;  ///< --alignments-memory, in bytes
+    int64_t alignments_memory = 0;  ///< --alignments-memory, in bytes (0: auto, the backend's choice)
     bool stack = true;         ///< short S0 records stacked (engine/job/stack.hpp); --no-stack: one by one
     std::string bound = "minimap2";  ///< --bound: where pruning's first lower bound comes from (engine/bound)
     Scoring scoring;

@@ -1,12 +1,15 @@
 //! @file The one small interface through which tools drive any backend.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/backend/host_memory.hpp"
 #include "engine/backend/options.hpp"
 #include "engine/declump/tile_waves.hpp"
 #include "engine/result.hpp"
@@ -53,6 +56,12 @@ public:
     /// What computes the search's tiles on the host (a peak's cell, the walks' tiles), bound
     /// as tile_waves(); null: the portable lanes (CpuTileWaves).
     virtual std::unique_ptr<TileWaves> host_tile_waves() { return nullptr; }
+    /// The memory the K best search keeps a pair's tiles' edges in where the user names none
+    /// (--alignments-memory auto): a quarter of the host's (2 GiB where that is unknown).
+    virtual int64_t search_memory() const {
+        const int64_t host = host_memory_bytes();
+        return host > 0 ? std::max<int64_t>(host / 4, int64_t{256} << 20) : int64_t{2} << 30;
+    }
 };
 
 /// How a backend plugs in: each backend folder under kernels/ returns one of these from its

@@ -281,8 +281,9 @@ private:
             strands.push_back(std::move(search));
         }
         // The strands are searched at once: each one's edges take its share of the memory.
+        const int64_t memory = options_.declump_bytes > 0 ? options_.declump_bytes : backend_.search_memory();
         DeclumpOptions options = tiles_within(s0.length(), spec_.s1[target].length(),
-                                              options_.declump_bytes / std::max<int64_t>(1, searched));
+                                              memory / std::max<int64_t>(1, searched));
         options.strands_at_once = true;
         options.threads = options_.backend.threads;
         options.stop = options_.backend.checkpoint.stop;
@@ -346,12 +347,15 @@ private:
         answer.others = std::move(all);
         answer.declump_seconds = seconds_since(start);
         const DeclumpCounts& d = answer.declump;
-        char text[320];
+        char text[400];
         std::snprintf(text, sizeof text,
-                      " alignments sharing no pair found in %.3f s: a first pass of %.3g cells (%.3f s), "
+                      " alignments sharing no pair found in %.3f s (tiles of %lld, edges in %.3g GiB): "
+                      "a first pass of %.3g cells (%.3f s), "
                       "tracebacks (%.3f s; %lld tiles computed ahead, %lld of them walked ahead), "
                       "%.3g cells computed again (%.3f s)",
-                      answer.declump_seconds, static_cast<double>(d.first_cells), d.first_seconds, d.walk_seconds,
+                      answer.declump_seconds, static_cast<long long>(options.tile_rows),
+                      static_cast<double>(memory) / (1 << 30), static_cast<double>(d.first_cells), d.first_seconds,
+                      d.walk_seconds,
                       static_cast<long long>(d.walk.tiles_ahead), static_cast<long long>(d.walk.trails_met),
                       static_cast<double>(d.recomputed_cells), d.recompute_seconds);
         note(describe(answer.pair, answer.strand) + ": " + std::to_string(answer.others.size() + 1) + " of " +
