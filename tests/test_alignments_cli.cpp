@@ -267,15 +267,21 @@ TEST(AlignmentsCli, AskingForNoneOrWithoutAnOutputIsAUsageError) {
     EXPECT_NE(missing.err.find("--alignments needs --traceback"), std::string::npos) << missing.err;
 }
 
+/// t.fa, random bases of `length`, and q.fa, its [from, from + count) with `changes` bases drawn again.
+void write_piece_of_target(test::ResumeHarness& h, std::mt19937_64& rng, size_t length, size_t from, size_t count,
+                           int changes) {
+    const std::string target = gen::random_dna(static_cast<int64_t>(length), rng);
+    test::write_text(h.path("q.fa"), ">q\n" + mutated(target.substr(from, count), changes, rng) + "\n");
+    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+}
+
 // The plan of a search says what it does, not a time at stage 1's rate, and the first progress
 // line, before any cell is computed, says no ETA rather than 0 s.
 TEST(AlignmentsCli, ASearchsPlanAndFirstProgressPromiseNoTime) {
     const uint64_t seed = test::seed() + 97;
     std::mt19937_64 rng(seed);
     test::ResumeHarness h(10, 10, seed);
-    const std::string target = gen::random_dna(3000, rng);
-    test::write_text(h.path("q.fa"), ">q\n" + mutated(target.substr(500, 1500), 15, rng) + "\n");
-    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+    write_piece_of_target(h, rng, 3000, 500, 1500, 15);
     const test::ChildRun run = h.run_command({"-b", "cpu", "--alignments", "4", "--traceback", h.path("out.paf"),
                                               h.path("q.fa"), h.path("t.fa")});
     ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -296,9 +302,7 @@ TEST(AlignmentsCli, TheSearchKeepsItsEdgesInTheMemoryNamedOrAQuarterOfTheHosts) 
     const uint64_t seed = test::seed() + 98;
     std::mt19937_64 rng(seed);
     test::ResumeHarness h(10, 10, seed);
-    const std::string target = gen::random_dna(12000, rng);
-    test::write_text(h.path("q.fa"), ">q\n" + mutated(target.substr(1000, 9000), 90, rng) + "\n");
-    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+    write_piece_of_target(h, rng, 12000, 1000, 9000, 90);
     const auto search = [&](const std::vector<std::string>& memory) {
         std::vector<std::string> args = {"-b", "cpu", "--alignments", "3", "--traceback", h.path("out.paf")};
         args.insert(args.end(), memory.begin(), memory.end());
