@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/backend/host_memory.hpp"
+#include "engine/declump/pair_alignments.hpp"
 #include "engine/job/strand.hpp"
 #include "io/genome_plot.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
@@ -296,9 +297,9 @@ TEST(AlignmentsCli, ASearchsPlanAndFirstProgressPromiseNoTime) {
     EXPECT_EQ(run.err.find("ETA 0 s"), std::string::npos) << run.err;
 }
 
-// The search's memory is what --alignments-memory names, else (auto) the backend's share of the
-// host's; the report says which, with the tiles it gave.
-TEST(AlignmentsCli, TheSearchKeepsItsEdgesInTheMemoryNamedOrAQuarterOfTheHosts) {
+// The search's tiles are those --alignments-memory allows, else (auto) of 3072, larger only
+// where their edges would pass the backend's share of the host's memory; the report says so.
+TEST(AlignmentsCli, TheSearchsTilesFitTheMemoryNamedElseAreOf3072) {
     const uint64_t seed = test::seed() + 98;
     std::mt19937_64 rng(seed);
     test::ResumeHarness h(10, 10, seed);
@@ -309,18 +310,26 @@ TEST(AlignmentsCli, TheSearchKeepsItsEdgesInTheMemoryNamedOrAQuarterOfTheHosts) 
         args.insert(args.end(), {h.path("q.fa"), h.path("t.fa")});
         return h.run_command(args);
     };
-    const int64_t host = host_memory_bytes();
-    ASSERT_GT(host, 0);
-    char quarter[64];
-    std::snprintf(quarter, sizeof quarter, "(tiles of 512, edges in %.3g GiB)",
-                  static_cast<double>(std::max<int64_t>(host / 4, int64_t{256} << 20)) / (1 << 30));
+    // Both strands' edges in tiles of 3072: 3 bands and 4 columns of them, 8 bytes a value.
     const test::ChildRun automatic = search({});
     ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
-    EXPECT_NE(automatic.err.find(quarter), std::string::npos) << quarter << "\n" << automatic.err;
-    // 192 KiB, 96 a strand: a side of 16 x 9000 x 12000 / 98304 = 17578, rounded up to 512s.
+    char auto_note[64];
+    std::snprintf(auto_note, sizeof auto_note, "(tiles of 3072, %.3g GiB of edges)",
+                  2 * 8 * (2.0 * 12001 + 3.0 * 9000) / (1 << 30));
+    EXPECT_NE(automatic.err.find(auto_note), std::string::npos) << auto_note << "\n" << automatic.err;
+    // 192 KiB, 96 a strand: a side of 16 x 9000 x 12000 / 98304 = 17578, rounded up to 512s;
+    // one tile keeps no edges.
     const test::ChildRun named = search({"--alignments-memory", "192K"});
     ASSERT_EQ(named.exit_code, 0) << named.err;
-    EXPECT_NE(named.err.find("(tiles of 17920, edges in 0.000183 GiB)"), std::string::npos) << named.err;
+    EXPECT_NE(named.err.find("(tiles of 17920, 0 GiB of edges)"), std::string::npos) << named.err;
+    // Auto's tiles grow where those of 3072 would pass the backend's share: a quarter of the
+    // host's memory, the two strands half of it each.
+    const int64_t most = std::max<int64_t>(host_memory_bytes() / 4, int64_t{256} << 20) / 2;
+    EXPECT_EQ(auto_tiles(9000, 12000, most).tile_rows, 3072);
+    EXPECT_EQ(auto_tiles(9000, 12000, 98304).tile_rows, 17920);
+    EXPECT_EQ(auto_tiles(int64_t{1} << 30, int64_t{1} << 30, most).tile_rows,
+              tiles_within(int64_t{1} << 30, int64_t{1} << 30, most).tile_rows);
+    EXPECT_GT(tiles_within(int64_t{1} << 30, int64_t{1} << 30, most).tile_rows, 3072);
     const test::ChildRun none = search({"--alignments-memory", "0"});
     EXPECT_EQ(none.exit_code, 2);
     EXPECT_NE(none.err.find("--alignments-memory must be more than 0 (or auto)"), std::string::npos) << none.err;

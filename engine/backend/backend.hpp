@@ -56,8 +56,9 @@ public:
     /// What computes the search's tiles on the host (a peak's cell, the walks' tiles), bound
     /// as tile_waves(); null: the portable lanes (CpuTileWaves).
     virtual std::unique_ptr<TileWaves> host_tile_waves() { return nullptr; }
-    /// The memory the K best search keeps a pair's tiles' edges in where the user names none
-    /// (--alignments-memory auto): a quarter of the host's (2 GiB where that is unknown).
+    /// The most memory the K best search keeps a pair's tiles' edges in where the user names
+    /// none (--alignments-memory auto, auto_tiles): a quarter of the host's (2 GiB where that
+    /// is unknown).
     virtual int64_t search_memory() const {
         const int64_t host = host_memory_bytes();
         return host > 0 ? std::max<int64_t>(host / 4, int64_t{256} << 20) : int64_t{2} << 30;

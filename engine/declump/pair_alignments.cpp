@@ -20,6 +20,17 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
     return o;
 }
 
+DeclumpOptions auto_tiles(int64_t m, int64_t n, int64_t most) {
+    DeclumpOptions o = tiles_within(m, n, most);
+    o.tile_rows = o.tile_cols = std::max(o.tile_rows, kAutoTileSide);
+    return o;
+}
+
+int64_t edge_bytes(int64_t m, int64_t n, int64_t side) {
+    const int64_t bands = (m + side - 1) / side, columns = (n + side - 1) / side;
+    return 8 * ((bands - 1) * (n + 1) + (columns - 1) * m);
+}
+
 namespace {
 
 /// What the strands' searches share: the scores each has found (best first), which rank the

@@ -22,6 +22,18 @@ struct StrandAlignment {
 /// of a kept column), square, of a multiple of 512 (a device's whole pass needs 128).
 DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes);
 
+/// The tiles of `--alignments-memory auto`: of side kAutoTileSide, or the least larger side
+/// (tiles_within) whose edges stay within `most` bytes. That side was the fastest on both
+/// backends: H. pylori's search (both strands, 100 alignments, an H200) took 7.3 s with tiles
+/// of 3072, 9.9 s with 5120 and 27.1 s with 1024; its first 200 kbp on the cpu backend (2
+/// cores) 12.9 s with 512, 7.5 s with 1536, 6.9 s with 3072 and 7.9 s with 4096.
+constexpr int64_t kAutoTileSide = 3072;
+DeclumpOptions auto_tiles(int64_t m, int64_t n, int64_t most);
+
+/// The bytes the edges of an m x n matrix's tiles of `side` take (EdgeGrid's kept rows and
+/// columns, H and F or E, 4 bytes each).
+int64_t edge_bytes(int64_t m, int64_t n, int64_t side);
+
 /// One strand's search as the pair's search sees it.
 struct StrandSearch {
     Strand strand = Strand::kForward;

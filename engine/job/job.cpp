@@ -281,9 +281,10 @@ private:
             strands.push_back(std::move(search));
         }
         // The strands are searched at once: each one's edges take its share of the memory.
-        const int64_t memory = options_.declump_bytes > 0 ? options_.declump_bytes : backend_.search_memory();
-        DeclumpOptions options = tiles_within(s0.length(), spec_.s1[target].length(),
-                                              memory / std::max<int64_t>(1, searched));
+        const int64_t m = s0.length(), n = spec_.s1[target].length(), strands_searched = std::max<int64_t>(1, searched);
+        DeclumpOptions options = options_.declump_bytes > 0
+                                     ? tiles_within(m, n, options_.declump_bytes / strands_searched)
+                                     : auto_tiles(m, n, backend_.search_memory() / strands_searched);
         options.strands_at_once = true;
         options.threads = options_.backend.threads;
         options.stop = options_.backend.checkpoint.stop;
@@ -349,12 +350,13 @@ private:
         const DeclumpCounts& d = answer.declump;
         char text[400];
         std::snprintf(text, sizeof text,
-                      " alignments sharing no pair found in %.3f s (tiles of %lld, edges in %.3g GiB): "
+                      " alignments sharing no pair found in %.3f s (tiles of %lld, %.3g GiB of edges): "
                       "a first pass of %.3g cells (%.3f s), "
                       "tracebacks (%.3f s; %lld tiles computed ahead, %lld of them walked ahead), "
                       "%.3g cells computed again (%.3f s)",
                       answer.declump_seconds, static_cast<long long>(options.tile_rows),
-                      static_cast<double>(memory) / (1 << 30), static_cast<double>(d.first_cells), d.first_seconds,
+                      static_cast<double>(searched * edge_bytes(m, n, options.tile_rows)) / (1 << 30),
+                      static_cast<double>(d.first_cells), d.first_seconds,
                       d.walk_seconds,
                       static_cast<long long>(d.walk.tiles_ahead), static_cast<long long>(d.walk.trails_met),
                       static_cast<double>(d.recomputed_cells), d.recompute_seconds);

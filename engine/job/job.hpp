@@ -110,7 +110,8 @@ struct JobOptions {
     /// Alignments per traced pair (--alignments): the best `alignments` that share no aligned
     /// pair, over the pair's strands; 1: the traceback's alone.
     int alignments = 1;
-    /// The edges the search for them may keep, per record pair (0: Backend::search_memory()).
+    /// The edges the search for them may keep, per record pair (0: auto_tiles within
+    /// Backend::search_memory()).
     int64_t declump_bytes = int64_t{1} << 30;
     /// With alignments > 1, the search alone finds them all, alignment 1 too, with no stage 1
     /// (JobRun::search_alone says where it cannot); false: stage 1 and the traceback first, as

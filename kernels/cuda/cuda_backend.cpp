@@ -76,10 +76,8 @@ public:
 
     SlabEngine* slab_engine() override { return this; }
     std::unique_ptr<TileWaves> tile_waves() override { return kernels::make_cuda_tile_waves(options_.device); }
-    /// A quarter of the GPU's memory, where the edges stay, and no more than the host's share,
-    /// which holds them where they do not fit beside another process's memory. On H. pylori
-    /// (both strands, 100 alignments) an H200 machine (125 GiB of host memory) takes 31.5 GiB,
-    /// tiles of 3072: 7.75 and 7.91 s, against 19.2 s at 2G (tiles of 41472), the old default.
+    /// At most a quarter of the GPU's memory, where the edges stay, and no more than the host's
+    /// share, which holds them where they do not fit beside another process's memory.
     int64_t search_memory() const override {
         return std::min<int64_t>(static_cast<int64_t>(info_.total_memory / 4), Backend::search_memory());
     }
