@@ -31,8 +31,8 @@ public:
     /// At least `count` elements (their values undefined after a growth).
     T* reserve(size_t count) {
         if (count > capacity_) {
-            release();
             const size_t take = kPinned ? std::max(count, 2 * capacity_) : count;
+            release();
             void* p = nullptr;
             if (kPinned)
                 CUDA_CHECK(cudaMallocHost(&p, take * sizeof(T)));
