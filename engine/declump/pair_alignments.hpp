@@ -23,10 +23,11 @@ struct StrandAlignment {
 DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes);
 
 /// The tiles of `--alignments-memory auto`: of side kAutoTileSide, or the least larger side
-/// (tiles_within) whose edges stay within `most` bytes. That side was the fastest on both
-/// backends: H. pylori's search (both strands, 100 alignments, an H200) took 7.3 s with tiles
-/// of 3072, 9.9 s with 5120 and 27.1 s with 1024; its first 200 kbp on the cpu backend (2
-/// cores) 12.9 s with 512, 7.5 s with 1536, 6.9 s with 3072 and 7.9 s with 4096.
+/// (tiles_within) whose edges stay within `most` bytes. That side was the fastest on the GPU
+/// and among the fastest on the cpu backend: H. pylori's search (both strands, 100
+/// alignments, an H200) took 7.3 s with tiles of 3072, 9.9 s with 5120 and 27.1 s with 1024;
+/// its first 200 kbp on the cpu backend (2 cores, runs taking turns) 6.41-6.72 s with 1536,
+/// 6.61-6.70 s with 3072 and 6.86-7.04 s with 4096, and 12.9-13.6 s with 512.
 constexpr int64_t kAutoTileSide = 3072;
 DeclumpOptions auto_tiles(int64_t m, int64_t n, int64_t most);
 
