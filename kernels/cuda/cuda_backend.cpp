@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <mutex>
-#include <thread>
 
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/tiling/tile_grid.hpp"
 
+#include "kernels/cpu/cores.hpp"
 #include "kernels/cpu/simd_whole_pass.hpp"
 #include "kernels/cuda/tile_runner.hpp"
 #include "kernels/cuda/tile_waves.hpp"
@@ -84,8 +84,8 @@ public:
     /// The search's tiles too few for a wave on the device, and its peaks' placement: the cpu
     /// backend's SIMD kernels, on the threads each call is given.
     std::unique_ptr<TileWaves> host_tile_waves() override {
-        const int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
-        return std::make_unique<kernels::cpu::SimdTileWaves>(kernels::cpu::select_cpu_isa(), std::max(1, threads));
+        return std::make_unique<kernels::cpu::SimdTileWaves>(kernels::cpu::select_cpu_isa(),
+                                                             options_.threads > 0 ? options_.threads : usable_cores());
     }
 
     int slabs_per_process() const override { return slabs_; }

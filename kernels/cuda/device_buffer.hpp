@@ -32,7 +32,7 @@ public:
     T* reserve(size_t count) {
         if (count > capacity_) {
             const size_t take = kPinned ? std::max(count, 2 * capacity_) : count;
-            release();
+            CUDA_CHECK(release());
             void* p = nullptr;
             if (kPinned)
                 CUDA_CHECK(cudaMallocHost(&p, take * sizeof(T)));
@@ -55,17 +55,15 @@ public:
     }
 
 private:
-    void release() {
-        if (!data_) return;
-        // Errors cannot be reported from a destructor; freeing is best effort.
-        if (kPinned)
-            cudaFreeHost(data_);
-        else if (stream_)
-            cudaFreeAsync(data_, stream_);
-        else
-            cudaFree(data_);
+    /// Frees the memory held; the destructor cannot report what this returns.
+    cudaError_t release() {
+        if (!data_) return cudaSuccess;
+        const cudaError_t freed = kPinned  ? cudaFreeHost(data_)
+                                  : stream_ ? cudaFreeAsync(data_, stream_)
+                                            : cudaFree(data_);
         data_ = nullptr;
         capacity_ = 0;
+        return freed;
     }
 
     T* data_ = nullptr;
