@@ -35,13 +35,15 @@ using cuda::Substitution;
 /// Rows per lane: more bands to a tile than alpha 16 gives, for the narrow waves of a
 /// recomputation, where a tile's bands are most of the parallelism. Fewer rows a lane make
 /// shorter steps but a longer chain of bands: on H. pylori (both strands, 100 alignments, one
-/// H200) the tiles computed again took 3.10-3.14 s at 8, 3.21-3.26 s at 4, 3.87-3.90 s at 2.
+/// H200, with inner_chunk) the tiles computed again took 2.19-2.24 s at 8, 2.32-2.34 s at
+/// 4; before it, 3.10-3.14 s at 8, 3.21-3.26 s at 4, 3.87-3.90 s at 2.
 constexpr int kAlpha = 8;
 constexpr int kBandRows = kAlpha * kWarp;
 /// Steps between a band's waits for the band above and its releases: a band starts two chunks
 /// after the one above, so a tile's chain is its columns and two chunks a band. On H. pylori
-/// (both strands, 100 alignments, one H200) the tiles computed again took 3.48 and 3.50 s at
-/// 64 (the edge pass's chunk), 3.22 and 3.26 s at 32, 3.52 and 3.52 s at 16.
+/// (both strands, 100 alignments, one H200) the tiles computed again took 2.19-2.24 s at 32
+/// and 2.30-2.33 s at 64; before inner_chunk, 3.48 and 3.50 s at 64, 3.22 and 3.26 s at 32,
+/// 3.52 and 3.52 s at 16.
 constexpr int kLaneChunk = 32;
 static_assert(kLaneChunk <= cuda::kEdgeChunk, "a chunk's steps are staged in an EdgeStage");
 
@@ -129,6 +131,62 @@ __device__ __forceinline__ void keep_edges(const LaneTile& T, int band, int R, c
     if (t == 0 && changed != 0) atomicOr(changes, changed);
 }
 
+/// What a band of one tile writes as it goes, and which of its lanes write it.
+struct BandSinks {
+    int2* below;           ///< the ring's slot the band below reads, by tile column
+    int32_t *bottom_h, *bottom_f;
+    bool feeds_below;      ///< lane T-1 of a band with a band below
+    bool holds_bottom;     ///< the lane whose rows end with the tile's last row
+    int valid;             ///< the lane's rows in the tile (0 .. A)
+};
+
+/// What a step writes once L holds column j: the ring for the band below (lane T-1), and on
+/// the lane holding the tile's last row, that row's H and its F, from the true H above.
+template <int A>
+__device__ __forceinline__ void band_outputs(const cuda::Lane<A>& L, const BandSinks& o, int j, int32_t up_o,
+                                             int32_t up_f, int32_t open, int32_t ext) {
+    if (o.feeds_below) o.below[j] = make_int2(L.ho[A - 1] + open, L.fbot);
+    if (o.holds_bottom) {  // F down the lane's rows to its last valid one
+        int32_t f = max(up_f - ext, up_o);
+#pragma unroll
+        for (int r = 1; r < A; ++r)
+            if (r < o.valid) f = max(f - ext, L.ho[r - 1]);
+        int32_t h = L.ho[0];
+#pragma unroll
+        for (int r = 1; r < A; ++r)
+            if (r < o.valid) h = L.ho[r];
+        o.bottom_h[j] = h + open;
+        o.bottom_f[j] = f;
+    }
+}
+
+/// The steps c0 .. c0 + kLaneChunk - 1 of a chunk in which every lane is inside the tile, short
+/// of its last column, and bars no cell: no test but which lanes write. kBottom: the tile's
+/// last band, where a lane holds its last row. Same invariant as lane_band's. A lone warp's
+/// step is bound by its instructions' latency, and the tests cost half of them: a tile of
+/// 3072 x 3072 alone on an H200 took 1.42 ms with every step tested, 0.8 ms with this (and
+/// H. pylori's tiles computed again 2.25 s against 3.14 s). The same split of the edge pass,
+/// whose many warps hide latency, made its first pass slower (3.85-3.92 s against 3.75-3.78).
+template <int A, Substitution kSub, bool kBottom>
+__device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, const cuda::EdgeStage& stage, int c0,
+                                            const BandSinks& o, const cuda::PhaseArgs& p, const int32_t* table) {
+    const int t = threadIdx.x;
+    const int32_t open = p.terms.open;
+#pragma unroll 8
+    for (int u = 0; u < kLaneChunk; ++u) {
+        const int2 bus = stage.bus[u];
+        int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
+        int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
+        up_o = t == 0 ? bus.x - open : up_o;
+        up_f = t == 0 ? bus.y : up_f;
+        cuda::step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table);
+        peak_o = cuda::lane_peak(L, peak_o, o.valid);
+        BandSinks kept = o;
+        if constexpr (!kBottom) kept.holds_bottom = false;
+        band_outputs(L, kept, c0 + u - t, up_o, up_f, open, p.terms.ext);
+    }
+}
+
 /// One band of one tile. Invariant before step s (lanes with s - t in [0, cols)): L holds the
 /// lane's rows at tile column s - t as step() wants them; peak_o = max(H - open) of its rows in
 /// the tile so far; `bar` is its first barred cell at column s - t + 1 or after.
@@ -138,7 +196,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     constexpr int R = A * kWarp;
     const int t = threadIdx.x;
     const LaneTile T = a.tiles[tile];
-    const int32_t open = a.p.terms.open, ext = a.p.terms.ext;
+    const int32_t open = a.p.terms.open;
     const int first = band * R + t * A;  // the lane's rows: first + 1 .. first + A of the tile
     const int valid = min(max(T.rows - first, 0), A);
     const int32_t* const left_h = T.left_h;
@@ -149,8 +207,10 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     int32_t* const right_e = right_h + T.rows;
     const int2* const in = a.ring + T.ring + ((band + 1) & 1) * T.cols;
     int2* const out = a.ring + T.ring + (band & 1) * T.cols;
-    const bool holds_bottom = valid > 0 && first + valid == T.rows;  // the tile's last row is its row valid - 1
-    const bool feeds_below = t == kWarp - 1 && band + 1 < T.bands;
+    const bool last_band = band + 1 == T.bands;
+    const BandSinks sinks{out, bottom_h, bottom_f, t == kWarp - 1 && !last_band,
+                          valid > 0 && first + valid == T.rows,  // the tile's last row is its row valid - 1
+                          valid};
     const int list = T.bar_lists + band * kWarp + t;
     const int2* bar = a.bars + a.bar_at[list];
     const int2* const bar_end = a.bars + a.bar_at[list + 1];
@@ -179,45 +239,43 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         }
         for (int u = t; u < count + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[T.left + c0 + u - (kWarp - 1)];
         __syncwarp();
-        for (int u = 0; u < count; ++u) {
-            const int s = c0 + u, j = s - t;
-            int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
-            int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
-            if (t == 0) {
-                up_o = stage.bus[u].x - open;
-                up_f = stage.bus[u].y;
-            }
-            if (s < t || j >= T.cols) continue;  // left of the tile or done with it
-            const int32_t code = stage.s1[u - t + kWarp - 1];
-            if (j + 1 == next_bar) {
-                uint32_t barred = 0;
-                for (; bar < bar_end && bar->x == j + 1; ++bar) barred |= static_cast<uint32_t>(bar->y);
-                next_bar = bar < bar_end ? bar->x : INT_MAX;
-                cuda::step<A, kSub, true>(L, up_o, up_f, code, a.p, table, barred);
-            } else {
-                cuda::step<A, kSub>(L, up_o, up_f, code, a.p, table);
-            }
-            peak_o = cuda::lane_peak(L, peak_o, valid);
-            if (feeds_below) out[j] = make_int2(L.ho[A - 1] + open, L.fbot);
-            if (holds_bottom) {  // F down the lane's rows to its last valid one, from the true H
-                int32_t f = max(up_f - ext, up_o);
+        // Lane t's columns this chunk are c0 - t .. c0 + kLaneChunk - 1 - t; its bars' are 1-based.
+        const bool inner = count == kLaneChunk && c0 >= kWarp - 1 && c0 + kLaneChunk < T.cols &&
+                           __all_sync(0xffffffffu, next_bar > c0 + kLaneChunk - t);
+        if (inner) {
+            if (last_band)
+                inner_chunk<A, kSub, true>(L, peak_o, stage, c0, sinks, a.p, table);
+            else
+                inner_chunk<A, kSub, false>(L, peak_o, stage, c0, sinks, a.p, table);
+        } else {
+            for (int u = 0; u < count; ++u) {
+                const int s = c0 + u, j = s - t;
+                int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
+                int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
+                if (t == 0) {
+                    up_o = stage.bus[u].x - open;
+                    up_f = stage.bus[u].y;
+                }
+                if (s < t || j >= T.cols) continue;  // left of the tile or done with it
+                const int32_t code = stage.s1[u - t + kWarp - 1];
+                if (j + 1 == next_bar) {
+                    uint32_t barred = 0;
+                    for (; bar < bar_end && bar->x == j + 1; ++bar) barred |= static_cast<uint32_t>(bar->y);
+                    next_bar = bar < bar_end ? bar->x : INT_MAX;
+                    cuda::step<A, kSub, true>(L, up_o, up_f, code, a.p, table, barred);
+                } else {
+                    cuda::step<A, kSub>(L, up_o, up_f, code, a.p, table);
+                }
+                peak_o = cuda::lane_peak(L, peak_o, valid);
+                band_outputs(L, sinks, j, up_o, up_f, open, a.p.terms.ext);
+                if (j == T.cols - 1) {
 #pragma unroll
-                for (int r = 1; r < A; ++r)
-                    if (r < valid) f = max(f - ext, L.ho[r - 1]);
-                int32_t h = L.ho[0];
-#pragma unroll
-                for (int r = 1; r < A; ++r)
-                    if (r < valid) h = L.ho[r];
-                bottom_h[j] = h + open;
-                bottom_f[j] = f;
-            }
-            if (j == T.cols - 1) {
-#pragma unroll
-                for (int r = 0; r < A; ++r)
-                    if (r < valid) {
-                        right_h[first + r] = L.ho[r] + open;
-                        right_e[first + r] = L.e[r];
-                    }
+                    for (int r = 0; r < A; ++r)
+                        if (r < valid) {
+                            right_h[first + r] = L.ho[r] + open;
+                            right_e[first + r] = L.e[r];
+                        }
+                }
             }
         }
         __syncwarp();  // the stage is refilled next chunk
@@ -382,6 +440,7 @@ public:
             barred[k] = &kept[k].barred;
         }
         launch_wave(scoring, tiles, barred);
+        const auto p1 = std::chrono::steady_clock::now();
         // Peaks, then changes: adjacent on the device.
         char* const home = reinterpret_cast<char*>(fetched_.reserve(3 * kept.size()));
         CUDA_CHECK(cudaMemcpyAsync(home, peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost, stream_));
