@@ -116,12 +116,15 @@ double parse_duration(const std::string& text, const char* flag) {
     return *value;
 }
 
-/// "8G", "500M", "1T", "0", "123" (bytes); binary units.
-int64_t parse_size(const std::string& text, const char* flag) {
+/// "8G", "500m", "1T", "0", "123" (bytes); binary units, either case, as samtools reads them.
+/// `positive`: 0 is refused too, and the message offers what the flag takes.
+int64_t parse_size(const std::string& text, const char* flag, bool positive = false,
+                   const char* examples = "8G, 500M or 0") {
     const std::optional<double> value =
-        scaled_number(text, {{"K", 0x1p10}, {"M", 0x1p20}, {"G", 0x1p30}, {"T", 0x1p40}});
-    if (!value || !(*value >= 0) || *value > 0x1p60)
-        throw UsageError(std::string(flag) + " must be a size such as 8G, 500M or 0 (got '" + text + "')");
+        scaled_number(text, {{"K", 0x1p10}, {"M", 0x1p20}, {"G", 0x1p30}, {"T", 0x1p40},
+                             {"k", 0x1p10}, {"m", 0x1p20}, {"g", 0x1p30}, {"t", 0x1p40}});
+    if (!value || !(*value >= 0) || *value > 0x1p60 || (positive && static_cast<int64_t>(*value) <= 0))
+        throw UsageError(std::string(flag) + " must be a size such as " + examples + " (got '" + text + "')");
     return static_cast<int64_t>(*value);
 }
 
@@ -347,8 +350,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     o.backend_options.checkpoint.every_seconds = parse_duration(every, "--checkpoint-every");
     o.traceback_disk = parse_size(disk, "--traceback-disk");
     if (search_memory != "auto") {
-        o.alignments_memory = parse_size(search_memory, "--alignments-memory");
-        if (o.alignments_memory <= 0) throw UsageError("--alignments-memory must be more than 0 (or auto)");
+        o.alignments_memory = parse_size(search_memory, "--alignments-memory", true, "8G or 500M, or auto");
     }
     o.backend_options.pruning = !no_pruning;
     o.stack = !no_stack;
