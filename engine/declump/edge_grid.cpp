@@ -108,6 +108,11 @@ EdgeGrid EdgeGrid::whole(const Sequence& s0, const Sequence& s1, const Scoring& 
                     std::vector<int32_t>(static_cast<size_t>(m), kNoGap), workers, false);
 }
 
+int64_t EdgeGrid::edge_bytes(int64_t m, int64_t n, int64_t side) {
+    const int64_t bands = (m + side - 1) / side, columns = (n + side - 1) / side;
+    return 8 * ((bands - 1) * (n + 1) + (columns - 1) * m);
+}
+
 Rect EdgeGrid::tile_rect(const Tile& t) const {
     const int64_t top = area_.top + t.first * tile_rows_, left = area_.left + t.second * tile_cols_;
     return Rect{top, std::min(top + tile_rows_, area_.bottom), left, std::min(left + tile_cols_, area_.right)};

@@ -57,6 +57,10 @@ public:
     static EdgeGrid whole(const Sequence& s0, const Sequence& s1, const Scoring& scoring, int64_t tile_rows,
                           int64_t tile_cols, const GridWorkers& workers);
 
+    /// The bytes the inner edges of an m x n matrix in tiles of `side` take (rows and columns
+    /// kept, H and F or E, 4 bytes each).
+    static int64_t edge_bytes(int64_t m, int64_t n, int64_t side);
+
     const GridWorkers& workers() const { return workers_; }
     /// Threads from now on (GridWorkers::threads), while nothing of this grid runs.
     void set_threads(int threads) { workers_.threads = threads; }

@@ -26,11 +26,6 @@ DeclumpOptions auto_tiles(int64_t m, int64_t n, int64_t most) {
     return o;
 }
 
-int64_t edge_bytes(int64_t m, int64_t n, int64_t side) {
-    const int64_t bands = (m + side - 1) / side, columns = (n + side - 1) / side;
-    return 8 * ((bands - 1) * (n + 1) + (columns - 1) * m);
-}
-
 namespace {
 
 /// What the strands' searches share: the scores each has found (best first), which rank the

@@ -31,10 +31,6 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes);
 constexpr int64_t kAutoTileSide = 3072;
 DeclumpOptions auto_tiles(int64_t m, int64_t n, int64_t most);
 
-/// The bytes the edges of an m x n matrix's tiles of `side` take (EdgeGrid's kept rows and
-/// columns, H and F or E, 4 bytes each).
-int64_t edge_bytes(int64_t m, int64_t n, int64_t side);
-
 /// One strand's search as the pair's search sees it.
 struct StrandSearch {
     Strand strand = Strand::kForward;

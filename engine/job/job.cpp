@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/declump/edge_grid.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job_files.hpp"
 #include "engine/job/job_state.hpp"
@@ -355,7 +356,7 @@ private:
                       "tracebacks (%.3f s; %lld tiles computed ahead, %lld of them walked ahead), "
                       "%.3g cells computed again (%.3f s)",
                       answer.declump_seconds, static_cast<long long>(options.tile_rows),
-                      static_cast<double>(searched * edge_bytes(m, n, options.tile_rows)) / (1 << 30),
+                      static_cast<double>(searched * EdgeGrid::edge_bytes(m, n, options.tile_rows)) / (1 << 30),
                       static_cast<double>(d.first_cells), d.first_seconds,
                       d.walk_seconds,
                       static_cast<long long>(d.walk.tiles_ahead), static_cast<long long>(d.walk.trails_met),
