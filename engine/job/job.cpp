@@ -287,6 +287,7 @@ private:
                                      ? tiles_within(m, n, options_.declump_bytes / strands_searched)
                                      : auto_tiles(m, n, backend_.search_memory() / strands_searched);
         options.strands_at_once = true;
+        options.trace_row_spacing = backend_.trace_row_spacing();
         options.threads = options_.backend.threads;
         options.stop = options_.backend.checkpoint.stop;
         if (SlabEngine* engine = backend_.slab_engine())

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "engine/declump/declump.hpp"
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "engine/tiling/tile_grid.hpp"
@@ -81,6 +82,9 @@ public:
     int64_t search_memory() const override {
         return std::min<int64_t>(static_cast<int64_t>(info_.total_memory / 4), Backend::search_memory());
     }
+    /// A window swept here costs launches whatever its size, and a kept row a copy home of the
+    /// whole row: few rows, far apart (DeclumpOptions' default).
+    int64_t trace_row_spacing() const override { return DeclumpOptions{}.trace_row_spacing; }
     /// The search's tiles too few for a wave on the device, and its peaks' placement: the cpu
     /// backend's SIMD kernels, on the threads each call is given.
     std::unique_ptr<TileWaves> host_tile_waves() override {
