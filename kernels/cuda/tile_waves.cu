@@ -440,7 +440,6 @@ public:
             barred[k] = &kept[k].barred;
         }
         launch_wave(scoring, tiles, barred);
-        const auto p1 = std::chrono::steady_clock::now();
         // Peaks, then changes: adjacent on the device.
         char* const home = reinterpret_cast<char*>(fetched_.reserve(3 * kept.size()));
         CUDA_CHECK(cudaMemcpyAsync(home, peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost, stream_));
