@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/host_memory.hpp"
 #include "engine/declump/pair_alignments.hpp"
 #include "engine/job/strand.hpp"
 #include "io/genome_plot.hpp"
 #include "kernels/reference/waterman_eggert.hpp"
+#include "kernels/registry.hpp"
 #include "tests/resume_harness.hpp"
 #include "tests/test_support.hpp"
 #include "tools/mutate.hpp"
@@ -322,9 +322,9 @@ TEST(AlignmentsCli, TheSearchsTilesFitTheMemoryNamedElseAreOf3072) {
     const test::ChildRun named = search({"--alignments-memory", "192k"});  // either case, as samtools
     ASSERT_EQ(named.exit_code, 0) << named.err;
     EXPECT_NE(named.err.find("(tiles of 17920, 0 GiB of edges)"), std::string::npos) << named.err;
-    // Auto's tiles grow where those of 3072 would pass the backend's share: a quarter of the
-    // host's memory, the two strands half of it each.
-    const int64_t most = std::max<int64_t>(host_memory_bytes() / 4, int64_t{256} << 20) / 2;
+    // Auto's tiles grow where those of 3072 would pass the backend's share, the two strands
+    // half of it each.
+    const int64_t most = make_backend("cpu", BackendOptions{})->search_memory() / 2;
     EXPECT_EQ(auto_tiles(9000, 12000, most).tile_rows, 3072);
     EXPECT_EQ(auto_tiles(9000, 12000, 98304).tile_rows, 17920);
     EXPECT_EQ(auto_tiles(int64_t{1} << 30, int64_t{1} << 30, most).tile_rows,
