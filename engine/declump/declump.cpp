@@ -48,7 +48,7 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     auto start = Clock::now();  // the first pass: the grid's edges made, then computed
     EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols,
                                     GridWorkers{&cpu, options.device, threads, options.device_cells, options.stop,
-                                                options.on_first_pass});
+                                                options.on_first_pass, options.on_first_pass_queued});
     BarredPairs barred(options.tile_rows);
     grid.compute(barred);
     if (options.search_threads > 0) grid.set_threads(options.search_threads);

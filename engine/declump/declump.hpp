@@ -46,6 +46,8 @@ struct DeclumpOptions {
     const volatile std::sig_atomic_t* stop = nullptr;
     /// When set, told of the first pass's cells computed so far (GridWorkers::on_cells).
     std::function<void(int64_t cells)> on_first_pass;
+    /// When set, told once a device has queued all of the first pass (GridWorkers::on_queued).
+    std::function<void()> on_first_pass_queued;
     /// Rows at least this far apart (whole bands of tiles) are those alignment 1's traceback
     /// starts from (grid_rows.hpp): about what stage 1 keeps for a bacterial pair.
     int64_t trace_row_spacing = int64_t{1} << 16;

@@ -296,7 +296,7 @@ void EdgeGrid::compute_all(const BarredPairs& barred, const std::function<void(i
     if (whole_matrix && barred.empty() && workers_.device && bands_ > 0 && tile_columns_ > 0) {
         std::vector<int32_t> peaks;
         WholePass pass{tile_rows_, tile_cols_, &row_h_, &row_f_, &col_h_, &col_e_, &peaks, 0, 0, {}, workers_.stop,
-                       meanwhile};
+                       meanwhile, workers_.on_queued};
         pass.keep = true;  // the device says, before meanwhile, whether it will
         if (!edges_made_) pass.meanwhile = [this, &pass] { make_edges(pass.keep); };
         if (workers_.device->whole_pass(s0_, s1_, scoring_, pass)) {

@@ -37,6 +37,8 @@ struct GridWorkers {
     /// When set, told of the cells compute() has computed so far: 0 when it starts, fewer than
     /// all at most about once a second meanwhile (one call at a time), and all once, at its end.
     std::function<void(int64_t cells)> on_cells;
+    /// When set, told once a device has queued all of compute()'s whole pass (WholePass::queued).
+    std::function<void()> on_queued;
 };
 
 class EdgeGrid {

@@ -144,6 +144,9 @@ std::vector<StrandAlignment> pair_alignments(
                 if (passing) shared.tell([&] { passing(strand.strand, cells); });
                 if (cells == cells_all) end_turn();
             };
+            // The next strand's pass queues behind this one's last launch, so that the device
+            // fills with it as this one's last units end.
+            strand_options.on_first_pass_queued = end_turn;
             DeclumpCounts c;
             DeclumpResume resume{strand.known, {}, {}, strand.traced};
             resume.found = [&](const std::vector<Alignment>& so_far) {

@@ -48,6 +48,9 @@ struct WholePass {
     const volatile std::sig_atomic_t* stop = nullptr;
     /// When set, told after each of a device's launches of the cells computed so far.
     std::function<void(int64_t cells)> on_cells;
+    /// When set, told once a device has queued the last of the pass's work: another pass
+    /// queued behind it starts as its last units end.
+    std::function<void()> queued;
     /// Whether the device may keep these edges after the pass, so that tiles are computed
     /// again from them where they are (TileWaves::kept, run_kept). A device that does writes
     /// none into the vectors above (meanwhile need not make them): fetch_kept brings them as

@@ -24,18 +24,19 @@ namespace chromalign::kernels::cuda {
 /// resident warp is busy only while a unit (slab_cols steps) outlasts (resident warps) x 2 x
 /// kEdgeChunk steps of them. On H. pylori (11 slabs of 150k columns, 2112 warps, an H200),
 /// 128 left 69% of ncu's stall samples on the flags' spin; 64 took a strand's first pass
-/// (its edges' copies included) from 4.0 s to 3.25 s.
-constexpr int kEdgeChunk = 64;
+/// (its edges' copies included) from 4.0 s to 3.25 s, and 32 the whole search (both
+/// strands, 6 slabs) from 6.80-6.84 s to 6.53-6.71 s.
+constexpr int kEdgeChunk = 32;
 
 struct EdgePassArgs {
     PhaseArgs p;  ///< s0 and s1 (padded device codes; s1 readable 32 either side), terms, diag_table
     int64_t m, n;  ///< the matrix's rows and columns
     int64_t bands, slabs, slab_cols;
-    int64_t unit_end;  ///< this launch's units: from where next_unit starts, up to here
+    int64_t unit_end;  ///< this launch's warps take units below this
     int64_t tile_rows, tile_cols, tile_columns;  ///< tile_rows is a multiple of R
     int2* ring;          ///< 2 rows of n: (H, F) of a band's bottom row
     int32_t* progress;   ///< per band: 1 + the last column of its bottom row written, released
-    unsigned long long* next_unit;
+    unsigned long long* next_unit;  ///< the pass's units taken so far, over all its launches
     int32_t* state;      ///< per band, kSlotWords<A>: its lanes after its last slab's last column
     int32_t *row_h, *row_f;  ///< [(b - 1) * n + j]: row b * tile_rows, 0-based column j
     int32_t *col_h, *col_e;  ///< [(c - 1) * m + i]: 0-based row i, column c * tile_cols
@@ -159,8 +160,11 @@ __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, i
     }
 }
 
-/// The launch's units, taken in order by whichever warp is free. Units before them are done
-/// (an earlier launch), so the waits stay on units taken before.
+/// The pass's units, taken in order by whichever warp is free, this launch's warps while fewer
+/// than a.unit_end are taken. The units taken are always a prefix of the order, each held by
+/// a resident warp until done, and a unit waits only for units before it: whichever launches
+/// run at once, and however many of their warps are resident, every wait ends. So the next
+/// launch may start while this one's last units run.
 template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) edge_pass(const EdgePassArgs a) {
     __shared__ EdgeStage stage;
@@ -172,7 +176,14 @@ __global__ void __launch_bounds__(kWarp) edge_pass(const EdgePassArgs a) {
     const unsigned long long units = static_cast<unsigned long long>(a.unit_end);
     for (;;) {
         unsigned long long unit = 0;
-        if (t == 0) unit = atomicAdd(a.next_unit, 1ull);
+        if (t == 0) {  // take the next unit only if it is this launch's: no unit is left untaken
+            unit = *reinterpret_cast<volatile unsigned long long*>(a.next_unit);
+            while (unit < units) {
+                const unsigned long long seen = atomicCAS(a.next_unit, unit, unit + 1);
+                if (seen == unit) break;
+                unit = seen;
+            }
+        }
         unit = __shfl_sync(0xffffffffu, unit, 0);
         if (unit >= units) return;
         const int64_t u = static_cast<int64_t>(unit);
