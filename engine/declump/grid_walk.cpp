@@ -67,7 +67,7 @@ struct GridWalker {
     /// trail did; each part it enters is kept in `record`.
     void walk(const EdgeGrid& grid, Walk& w, const Trail* follow = nullptr, Trail* record = nullptr) const {
         std::unique_ptr<TilesAhead> ahead;
-        bool first = true;
+        int64_t crossed = 0;  // tiles of this grid the walk has been in
         while (!w.done && grid.area().holds(w.i, w.j)) {
             if (grid.workers().stop && *grid.workers().stop != 0) search_interrupted(*grid.workers().stop);
             if (record) {
@@ -101,7 +101,8 @@ struct GridWalker {
                 continue;
             }
             TileAhead taken;
-            if (!first && whole <= limits.ahead_cells && limits.ahead > 0 && grid.workers().threads > 1) {
+            if (crossed >= limits.ahead_after && whole <= limits.ahead_cells && limits.ahead > 0 &&
+                grid.workers().threads > 1) {
                 if (!ahead)
                     ahead = std::make_unique<TilesAhead>(grid, barred, limits, [this](const EdgeGrid& part, Walk& from, Trail& trail) {
                         walk(part, from, nullptr, &trail);
@@ -115,7 +116,7 @@ struct GridWalker {
                 taken.grid = grid.part(tile, r, walk_split(r, limits), grid.workers());
                 taken.grid->compute(barred);
             }
-            first = false;
+            ++crossed;
             walk(*taken.grid, w, taken.trail.stops.empty() ? nullptr : &taken.trail);
         }
     }

@@ -26,9 +26,13 @@ struct WalkLimits {
     /// 5.5 s; on V. cholerae's second chromosomes (tiles of 512), 16 x 16 took 10.8 s.
     int64_t split = 32;
     int64_t least_side = 192;
-    /// Once the walk has left its first tile, tiles of at most `ahead_cells` cells that it is
-    /// guessed to cross next, up to `ahead` of them, are computed whole, each on one thread
-    /// (tiles_ahead.hpp); 0 in either: never.
+    /// Once the walk has crossed `ahead_after` tiles, tiles of at most `ahead_cells` cells that
+    /// it is guessed to cross next, up to `ahead` of them, are computed whole, each on one
+    /// thread (tiles_ahead.hpp); 0 in either of the last two: never. Most walks that leave
+    /// their first tile are short alignments that end in the next one, whose part the
+    /// helpers' whole tiles would leave few cores: on H. pylori (an H200 machine's 16 cores),
+    /// such walks took 8-16 ms with helpers from the second tile on, 2-4 ms in one tile.
+    int64_t ahead_after = 2;
     int64_t ahead_cells = int64_t{1} << 26;
     int64_t ahead = 32;
     /// Tests: a tile guessed but not started yet is waited for, not computed by the walk, so
