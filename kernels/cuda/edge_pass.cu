@@ -197,9 +197,9 @@ void launch(int device, cudaStream_t stream, EdgePassArgs& a, const WholePass& o
     CUDA_CHECK(cudaMemsetAsync(a.next_unit, 0, sizeof *a.next_unit, stream));
     LaunchTurns turns(stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));  // the counter is zero for the other stream too
-    // ends[k]: launch k's last unit. Once launch k has ended, every unit below ends[k - 1] is
-    // done: launch k + 1 was queued only after launch k - 1 had ended, when the units taken
-    // (by launches k - 1 and k, now ended) already reached ends[k - 1].
+    // ends[k]: launch k's warps take units below it. Once launch k has ended, every unit
+    // below ends[k - 1] is done: launch k + 1 was queued only after launch k - 1 had ended,
+    // when the units taken (by launches k - 1 and k, now ended) already reached ends[k - 1].
     std::vector<int64_t> ends;
     for (int64_t k = 0, first = 0; first < units; ++k, first += per_launch) {
         if (out.stop && *out.stop != 0) {
