@@ -248,6 +248,16 @@ TEST(Declump, TilesComputedAndWalkedAheadGiveTheOraclesAlignments) {
         best_alignments(s0, s1, scoring, 6, 20, ahead, &again);
         EXPECT_EQ(again.walk.tiles_ahead, with.walk.tiles_ahead) << what;
         EXPECT_EQ(again.walk.trails_met, with.walk.trails_met) << what;
+        // Helpers start only once a walk has crossed ahead_after tiles: from the second tile
+        // on they take more, and a walk that never crosses that many takes none.
+        DeclumpOptions early = ahead, never = ahead;
+        early.walk.ahead_after = 1;
+        never.walk.ahead_after = int64_t{1} << 40;
+        DeclumpCounts from_second, none;
+        ASSERT_EQ(best_alignments(s0, s1, scoring, 6, 20, early, &from_second).size(), want.size()) << what;
+        ASSERT_EQ(best_alignments(s0, s1, scoring, 6, 20, never, &none).size(), want.size()) << what;
+        EXPECT_GT(from_second.walk.tiles_ahead, with.walk.tiles_ahead) << what;
+        EXPECT_EQ(none.walk.tiles_ahead, 0) << what;
         std::printf("[ ahead    ] %s: %lld tiles taken computed ahead, %lld walked ahead\n", what.c_str(),
                     static_cast<long long>(with.walk.tiles_ahead), static_cast<long long>(with.walk.trails_met));
     }
