@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/declump/dependency_order.hpp"
+#include "engine/declump/tile_lanes.hpp"
 #include "engine/threads/for_each_worker.hpp"
 #include "engine/tiling/tile_executor.hpp"
 
@@ -18,6 +19,8 @@ constexpr int kAlpha = 8;
 /// Columns of one kernel call at most: a tile's width is cut into calls of about this many,
 /// so that 16-bit lanes (relative to each call's corner) fit the default scoring's tiles.
 constexpr int64_t kCallCols = 2048;
+/// Columns of a barred tile's blocks (SimdTileWaves::barred_blocks), at least two lane widths.
+constexpr int64_t kBarredStrip = 256;
 
 /// A tile's width cut into kernel calls: none wider than kCallCols, none narrower than `least`
 /// but where the whole width is (then padded to `least`).
@@ -201,7 +204,7 @@ void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& s
     for (size_t k = 0; k < tasks.size(); ++k) {
         const TileTask& t = tasks[k];
         const bool bottom = t.sink.bottom_h || t.sink.bottom_f;
-        const bool fits = s && t.barred.empty() && !t.sink.full && t.rect.cols() >= 2 * s->lanes &&
+        const bool fits = s && !t.sink.full && t.rect.cols() >= 2 * s->lanes &&
                           (t.rect.rows() % s->rows == 0 || !bottom);
         (fits ? simd : other_at).push_back(k);
     }
@@ -212,6 +215,10 @@ void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& s
     for_each_worker(std::max(1, std::min(threads, static_cast<int>(simd.size()))), [&](int) {
         for (size_t x; (x = next++) < simd.size();) {
             TileTask& t = tasks[simd[x]];
+            if (!t.barred.empty()) {
+                barred_blocks(*s, t, std::max(1, threads / static_cast<int>(simd.size())));
+                continue;
+            }
             std::vector<int32_t> bus_h(t.edges.top_h + 1, t.edges.top_h + 1 + t.rect.cols());
             std::vector<int32_t> bus_f(t.edges.top_f + 1, t.edges.top_f + 1 + t.rect.cols());
             Block b;
@@ -236,6 +243,78 @@ void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& s
             t.cell_unknown = false;
         }
     });
+}
+
+void SimdTileWaves::barred_blocks(const Setup& s, TileTask& t, int threads) {
+    const int64_t cols = t.rect.cols(), rows = (t.rect.rows() + s.rows - 1) / s.rows * s.rows;
+    std::vector<int32_t> bus_h(t.edges.top_h + 1, t.edges.top_h + 1 + cols);
+    std::vector<int32_t> bus_f(t.edges.top_f + 1, t.edges.top_f + 1 + cols);
+    const int64_t across = std::max<int64_t>(1, cols / std::max(kBarredStrip, 2 * int64_t{s.lanes})), down = rows / s.rows;
+    std::vector<int64_t> at(static_cast<size_t>(across + 1), 0);  // strip b: columns at[b] .. at[b + 1] - 1
+    for (int64_t b = 0; b < across; ++b) at[static_cast<size_t>(b + 1)] = cols * (b + 1) / across;
+    // Between strips b and b + 1: strip b's last column, H and E, over all rows.
+    std::vector<std::vector<int32_t>> edge_h(static_cast<size_t>(across - 1), std::vector<int32_t>(static_cast<size_t>(rows)));
+    std::vector<std::vector<int32_t>> edge_e = edge_h;
+    std::vector<AlignmentEnd> bests(static_cast<size_t>(down * across));
+    run_in_dependency_order(down, across, threads, [&](int64_t a, int64_t b) {
+        const int64_t top = a * s.rows, left = at[static_cast<size_t>(b)], width = at[static_cast<size_t>(b + 1)] - left;
+        const size_t before = static_cast<size_t>(b - 1);
+        const int32_t* left_h = b > 0 ? edge_h[before].data() + top : t.edges.left_h ? t.edges.left_h + top : nullptr;
+        const int32_t* left_e = b > 0 ? edge_e[before].data() + top : t.edges.left_e ? t.edges.left_e + top : nullptr;
+        // H(row0 - 1, col0 - 1): the top edge, the left edge, or the strip before's last column.
+        const int32_t corner = a == 0 ? t.edges.top_h[left] : left_h ? left_h[-1] : 0;
+        int32_t* right_h = b + 1 < across ? edge_h[static_cast<size_t>(b)].data() + top : t.sink.right_h ? t.sink.right_h + top : nullptr;
+        int32_t* right_e = b + 1 < across ? edge_e[static_cast<size_t>(b)].data() + top : t.sink.right_e ? t.sink.right_e + top : nullptr;
+        const Rect r{t.rect.top + top, std::min(t.rect.top + top + s.rows, t.rect.bottom), t.rect.left + left,
+                     t.rect.left + left + width};
+        const auto first = std::lower_bound(t.barred.begin(), t.barred.end(), std::make_pair(r.top + 1, int64_t{0}));
+        const auto last = std::lower_bound(first, t.barred.end(), std::make_pair(r.bottom + 1, int64_t{0}));
+        std::vector<std::pair<int64_t, int64_t>> bars;
+        for (auto p = first; p != last; ++p)
+            if (p->second > r.left && p->second <= r.right) bars.push_back(*p);
+        AlignmentEnd& best = bests[static_cast<size_t>(a * across + b)];
+        if (bars.empty()) {
+            Block k;
+            k.row0 = r.top;
+            k.rows = s.rows;  // the last band's rows past the tile are padding
+            k.col0 = r.left;
+            k.width = width;
+            k.last_row = t.rect.bottom;
+            k.last_col = t.rect.right;
+            k.bus_h = bus_h.data() + left;
+            k.bus_f = bus_f.data() + left;
+            k.left_h = left_h;
+            k.left_e = left_e;
+            k.corner = corner;
+            k.right_h = right_h;
+            k.right_e = right_e;
+            CellBest c;
+            bands(s, k, c);
+            if (c.score > 0) best = AlignmentEnd{c.score, c.row + 1, c.col + 1};
+            return;
+        }
+        // The lanes read the row above with its corner first, and write the bottom row apart.
+        std::vector<int32_t> above_h(static_cast<size_t>(width + 1)), above_f(above_h.size());
+        above_h[0] = corner;
+        std::copy(bus_h.begin() + left, bus_h.begin() + left + width, above_h.begin() + 1);
+        std::copy(bus_f.begin() + left, bus_f.begin() + left + width, above_f.begin() + 1);
+        std::vector<int32_t> zeros, no_gaps;  // column 0 of the matrix, where there is no left edge
+        if (!left_h) {
+            zeros.assign(static_cast<size_t>(r.rows()), 0);
+            no_gaps.assign(static_cast<size_t>(r.rows()), kNoGap);
+        }
+        const TileEdges edges{above_h.data(), above_f.data(), left_h ? left_h : zeros.data(), left_e ? left_e : no_gaps.data()};
+        best = tile_dp_lanes(*s.s0, *s.s1, *s.scoring, r, edges, bars,
+                             TileSink{bus_h.data() + left, bus_f.data() + left, right_h, right_e, nullptr});
+    });
+    if (t.sink.bottom_h) std::copy(bus_h.begin(), bus_h.end(), t.sink.bottom_h);
+    if (t.sink.bottom_f) std::copy(bus_f.begin(), bus_f.end(), t.sink.bottom_f);
+    // The tie rule orders every cell: the best of the blocks' bests is the tile's.
+    AlignmentEnd best;
+    for (const AlignmentEnd& e : bests)
+        if (e.score > 0) best = better_of(e, best);
+    t.best = best;
+    t.cell_unknown = false;
 }
 
 }  // namespace chromalign::kernels::cpu
