@@ -80,4 +80,13 @@ AlignmentEnd tile_dp(const Sequence& s0, const Sequence& s1, const Scoring& sc, 
     return best;
 }
 
+std::vector<std::pair<int64_t, int64_t>> barred_in(const std::vector<std::pair<int64_t, int64_t>>& barred,
+                                                   const Rect& rect) {
+    std::vector<std::pair<int64_t, int64_t>> in;
+    for (auto it = std::lower_bound(barred.begin(), barred.end(), std::make_pair(rect.top + 1, int64_t{0}));
+         it != barred.end() && it->first <= rect.bottom; ++it)
+        if (it->second > rect.left && it->second <= rect.right) in.push_back(*it);
+    return in;
+}
+
 }  // namespace chromalign

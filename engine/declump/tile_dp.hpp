@@ -66,4 +66,9 @@ AlignmentEnd tile_dp(const Sequence& s0, const Sequence& s1, const Scoring& scor
                      const TileEdges& edges, const std::vector<std::pair<int64_t, int64_t>>& barred,
                      const TileSink& sink);
 
+/// The pairs of `barred` (row-major) in rect's cells, rows top + 1 .. bottom and columns
+/// left + 1 .. right, row-major: a sub-tile's share of its tile's.
+std::vector<std::pair<int64_t, int64_t>> barred_in(const std::vector<std::pair<int64_t, int64_t>>& barred,
+                                                   const Rect& rect);
+
 }  // namespace chromalign

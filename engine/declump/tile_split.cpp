@@ -42,10 +42,7 @@ AlignmentEnd tile_dp_split(const Sequence& s0, const Sequence& s1, const Scoring
         const size_t c0 = static_cast<size_t>(col_of(b)), r0 = static_cast<size_t>(row_of(a));
         const TileEdges e{row_h[static_cast<size_t>(a)].data() + c0, row_f[static_cast<size_t>(a)].data() + c0,
                           col_h[static_cast<size_t>(b)].data() + r0, col_e[static_cast<size_t>(b)].data() + r0};
-        std::vector<std::pair<int64_t, int64_t>> bars;
-        for (auto it = std::lower_bound(barred.begin(), barred.end(), std::make_pair(r.top + 1, int64_t{0}));
-             it != barred.end() && it->first <= r.bottom; ++it)
-            if (it->second > r.left && it->second <= r.right) bars.push_back(*it);
+        const std::vector<std::pair<int64_t, int64_t>> bars = barred_in(barred, r);
         const TileSink out{row_h[static_cast<size_t>(a + 1)].data() + c0 + 1, row_f[static_cast<size_t>(a + 1)].data() + c0 + 1,
                            col_h[static_cast<size_t>(b + 1)].data() + r0, col_e[static_cast<size_t>(b + 1)].data() + r0,
                            nullptr};

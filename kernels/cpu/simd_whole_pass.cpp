@@ -19,7 +19,7 @@ constexpr int kAlpha = 8;
 /// Columns of one kernel call at most: a tile's width is cut into calls of about this many,
 /// so that 16-bit lanes (relative to each call's corner) fit the default scoring's tiles.
 constexpr int64_t kCallCols = 2048;
-/// Columns of a barred tile's blocks (SimdTileWaves::barred_blocks), at least two lane widths.
+/// Columns of a barred tile's blocks (SimdTileWaves::compute), at least two lane widths.
 constexpr int64_t kBarredStrip = 256;
 
 /// A tile's width cut into kernel calls: none wider than kCallCols, none narrower than `least`
@@ -214,42 +214,20 @@ void SimdTileWaves::run(const Sequence& s0, const Sequence& s1, const Scoring& s
     std::atomic<size_t> next{0};
     for_each_worker(std::max(1, std::min(threads, static_cast<int>(simd.size()))), [&](int) {
         for (size_t x; (x = next++) < simd.size();) {
-            TileTask& t = tasks[simd[x]];
-            if (!t.barred.empty()) {
-                barred_blocks(*s, t, std::max(1, threads / static_cast<int>(simd.size())));
-                continue;
-            }
-            std::vector<int32_t> bus_h(t.edges.top_h + 1, t.edges.top_h + 1 + t.rect.cols());
-            std::vector<int32_t> bus_f(t.edges.top_f + 1, t.edges.top_f + 1 + t.rect.cols());
-            Block b;
-            b.row0 = t.rect.top;
-            b.rows = (t.rect.rows() + s->rows - 1) / s->rows * s->rows;
-            b.col0 = t.rect.left;
-            b.width = t.rect.cols();
-            b.last_row = t.rect.bottom;
-            b.last_col = t.rect.right;
-            b.bus_h = bus_h.data();
-            b.bus_f = bus_f.data();
-            b.left_h = t.edges.left_h;
-            b.left_e = t.edges.left_e;
-            b.corner = t.edges.top_h[0];
-            b.right_h = t.sink.right_h;
-            b.right_e = t.sink.right_e;
-            CellBest best;
-            bands(*s, b, best);
-            if (t.sink.bottom_h) std::copy(bus_h.begin(), bus_h.end(), t.sink.bottom_h);
-            if (t.sink.bottom_f) std::copy(bus_f.begin(), bus_f.end(), t.sink.bottom_f);
-            t.best = best.score > 0 ? AlignmentEnd{best.score, best.row + 1, best.col + 1} : AlignmentEnd{};
-            t.cell_unknown = false;
+            compute(*s, tasks[simd[x]], std::max(1, threads / static_cast<int>(simd.size())));
         }
     });
 }
 
-void SimdTileWaves::barred_blocks(const Setup& s, TileTask& t, int threads) {
+void SimdTileWaves::compute(const Setup& s, TileTask& t, int threads) {
+    // Rows padded to whole bands: those past the tile are never the best, and the bottom row
+    // is wanted only of tiles of whole bands.
     const int64_t cols = t.rect.cols(), rows = (t.rect.rows() + s.rows - 1) / s.rows * s.rows;
     std::vector<int32_t> bus_h(t.edges.top_h + 1, t.edges.top_h + 1 + cols);
     std::vector<int32_t> bus_f(t.edges.top_f + 1, t.edges.top_f + 1 + cols);
-    const int64_t across = std::max<int64_t>(1, cols / std::max(kBarredStrip, 2 * int64_t{s.lanes})), down = rows / s.rows;
+    const bool barred = !t.barred.empty();
+    const int64_t chunk = barred ? s.rows : rows, down = rows / chunk;
+    const int64_t across = barred ? std::max<int64_t>(1, cols / std::max(kBarredStrip, 2 * int64_t{s.lanes})) : 1;
     std::vector<int64_t> at(static_cast<size_t>(across + 1), 0);  // strip b: columns at[b] .. at[b + 1] - 1
     for (int64_t b = 0; b < across; ++b) at[static_cast<size_t>(b + 1)] = cols * (b + 1) / across;
     // Between strips b and b + 1: strip b's last column, H and E, over all rows.
@@ -257,7 +235,7 @@ void SimdTileWaves::barred_blocks(const Setup& s, TileTask& t, int threads) {
     std::vector<std::vector<int32_t>> edge_e = edge_h;
     std::vector<AlignmentEnd> bests(static_cast<size_t>(down * across));
     run_in_dependency_order(down, across, threads, [&](int64_t a, int64_t b) {
-        const int64_t top = a * s.rows, left = at[static_cast<size_t>(b)], width = at[static_cast<size_t>(b + 1)] - left;
+        const int64_t top = a * chunk, left = at[static_cast<size_t>(b)], width = at[static_cast<size_t>(b + 1)] - left;
         const size_t before = static_cast<size_t>(b - 1);
         const int32_t* left_h = b > 0 ? edge_h[before].data() + top : t.edges.left_h ? t.edges.left_h + top : nullptr;
         const int32_t* left_e = b > 0 ? edge_e[before].data() + top : t.edges.left_e ? t.edges.left_e + top : nullptr;
@@ -265,18 +243,14 @@ void SimdTileWaves::barred_blocks(const Setup& s, TileTask& t, int threads) {
         const int32_t corner = a == 0 ? t.edges.top_h[left] : left_h ? left_h[-1] : 0;
         int32_t* right_h = b + 1 < across ? edge_h[static_cast<size_t>(b)].data() + top : t.sink.right_h ? t.sink.right_h + top : nullptr;
         int32_t* right_e = b + 1 < across ? edge_e[static_cast<size_t>(b)].data() + top : t.sink.right_e ? t.sink.right_e + top : nullptr;
-        const Rect r{t.rect.top + top, std::min(t.rect.top + top + s.rows, t.rect.bottom), t.rect.left + left,
+        const Rect r{t.rect.top + top, std::min(t.rect.top + top + chunk, t.rect.bottom), t.rect.left + left,
                      t.rect.left + left + width};
-        const auto first = std::lower_bound(t.barred.begin(), t.barred.end(), std::make_pair(r.top + 1, int64_t{0}));
-        const auto last = std::lower_bound(first, t.barred.end(), std::make_pair(r.bottom + 1, int64_t{0}));
-        std::vector<std::pair<int64_t, int64_t>> bars;
-        for (auto p = first; p != last; ++p)
-            if (p->second > r.left && p->second <= r.right) bars.push_back(*p);
+        const std::vector<std::pair<int64_t, int64_t>> bars = barred_in(t.barred, r);
         AlignmentEnd& best = bests[static_cast<size_t>(a * across + b)];
         if (bars.empty()) {
             Block k;
             k.row0 = r.top;
-            k.rows = s.rows;  // the last band's rows past the tile are padding
+            k.rows = chunk;  // the last band's rows past the tile are padding
             k.col0 = r.left;
             k.width = width;
             k.last_row = t.rect.bottom;

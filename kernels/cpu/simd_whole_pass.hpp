@@ -60,12 +60,12 @@ private:
     const Setup* setup(const Sequence& s0, const Sequence& s1, const Scoring& scoring);
     /// Computes a block band by band; `best` takes its best cell under the tie rule.
     static void bands(const Setup& s, const Block& t, CellBest& best);
-    /// Task t, which bars pairs but is otherwise the kernel's, on `threads` threads: a grid of
-    /// blocks of one band by kBarredStrip columns in dependency order, those that bar a pair
-    /// on the portable lanes (tile_dp_lanes), the others on the kernel. An alignment's pairs
-    /// are a diagonal line: the barred tiles next to it (a peak's, a walk's parts) took some
-    /// four times the kernel's time on the lanes alone.
-    static void barred_blocks(const Setup& s, TileTask& t, int threads);
+    /// Task t, one the kernel takes but for its barred pairs, on `threads` threads: with no
+    /// pair barred, one block; else a grid of blocks of one band by kBarredStrip columns in
+    /// dependency order, those that bar a pair on the portable lanes (tile_dp_lanes), the
+    /// others on the kernel. An alignment's pairs are a diagonal line: the barred tiles next
+    /// to it (a peak's, a walk's parts) took some four times the kernel's time on the lanes.
+    static void compute(const Setup& s, TileTask& t, int threads);
 
     CpuIsa isa_;
     int threads_;
