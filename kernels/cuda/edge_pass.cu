@@ -197,17 +197,16 @@ void launch(int device, cudaStream_t stream, EdgePassArgs& a, const WholePass& o
     CUDA_CHECK(cudaMemsetAsync(a.next_unit, 0, sizeof *a.next_unit, stream));
     LaunchTurns turns(stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));  // the counter is zero for the other stream too
-    // ends[k]: launch k's warps take units below it. Once launch k has ended, every unit
-    // below ends[k - 1] is done: launch k + 1 was queued only after launch k - 1 had ended,
-    // when the units taken (by launches k - 1 and k, now ended) already reached ends[k - 1].
-    std::vector<int64_t> ends;
+    // Launch k's warps take units below min(units, (k + 1) per_launch). Once launch k has
+    // ended, every unit below launch k - 1's end, k per_launch, is done: launch k + 1 was
+    // queued only after launch k - 1 had ended, when the units taken (by launches k - 1 and
+    // k, now ended) already reached it.
     for (int64_t k = 0, first = 0; first < units; ++k, first += per_launch) {
         if (out.stop && *out.stop != 0) {
             turns.wait_all();
             search_interrupted(*out.stop);
         }
         a.unit_end = std::min(units, first + per_launch);
-        ends.push_back(a.unit_end);
         kernel<<<static_cast<unsigned>(std::min(warps, a.unit_end - first)), kWarp, 0, turns.stream(k)>>>(a);
         CUDA_CHECK(cudaGetLastError());
         turns.ended_after(k);
@@ -215,7 +214,7 @@ void launch(int device, cudaStream_t stream, EdgePassArgs& a, const WholePass& o
         if (a.unit_end == units && out.queued) out.queued();
         if (k >= 1) {
             turns.wait_for(k - 1);
-            const int64_t done = k >= 2 ? ends[static_cast<size_t>(k - 2)] : 0;
+            const int64_t done = first - per_launch;  // launch k - 2's end (0 before launch 1)
             landed(done);
             report(done);
         }
