@@ -259,10 +259,13 @@ bool cuda_whole_pass(int device, cudaStream_t stream, const Sequence& s0, const 
     out.keep = keep;  // said before meanwhile runs
 
     const CudaScoringTerms terms = cuda_scoring_terms(scoring);
-    DeviceBuffer<uint8_t> d_s0, d_s1;
-    DeviceBuffer<int32_t> d_table, d_progress, d_state, d_row_h, d_row_f, d_col_h, d_col_e, d_peaks;
-    DeviceBuffer<int2> d_ring;
-    DeviceBuffer<unsigned long long> d_next;
+    // In the stream's order, as are the kept edges after the pass: a plain cudaFree would wait
+    // for the whole device, and so for another strand's pass queued behind this one.
+    DeviceBuffer<uint8_t> d_s0{stream}, d_s1{stream};
+    DeviceBuffer<int32_t> d_table{stream}, d_progress{stream}, d_state{stream}, d_row_h{stream}, d_row_f{stream},
+        d_col_h{stream}, d_col_e{stream}, d_peaks{stream};
+    DeviceBuffer<int2> d_ring{stream};
+    DeviceBuffer<unsigned long long> d_next{stream};
     const std::vector<uint8_t> h_s0 = padded_codes(s0.codes.data(), m, bands * rows, 4);
     // S1 with kWarp codes either side: a chunk stages codes 31 left of its slab and past its end.
     std::vector<uint8_t> h_s1(static_cast<size_t>(n + 4 * kWarp), cuda::kS1Other);
