@@ -5,12 +5,13 @@
 //! (edge_pass.cuh): lane t holds rows band * R + t * A + 1 .. + A of the tile, and at step s
 //! computes its column s - t + 1. Units (tile, band) are taken in order, band by band over the
 //! tiles, so a band waits only for the band above it, taken earlier; the two-slot ring and the
-//! released column counts are the edge pass's. Barred pairs come as per-lane lists by column.
-//! A tile gives its bottom row, right column and highest H; where that H lies, the host finds
-//! when it needs it (EdgeGrid::best). A tile of the matrix whose whole pass kept its edges here
-//! (run_kept) reads them where they are, and each band then writes what it computed of the
-//! tile's right column (the last band, its bottom row) over them, telling whether they changed:
-//! a wave costs the host its tiles and their bars up, their changes and peaks home.
+//! released column counts are the edge pass's, with lighter fences (release_band). Barred
+//! pairs come as per-lane lists by column. A tile gives its bottom row, right column and
+//! highest H; where that H lies, the host finds when it needs it (EdgeGrid::best). A tile of
+//! the matrix whose whole pass kept its edges here (run_kept) reads them where they are, and
+//! each band then writes what it computed of the tile's right column (the last band, its
+//! bottom row) over them, telling whether they changed: a wave costs the host its tiles and
+//! their bars up, their changes and peaks home.
 #include "kernels/cuda/tile_waves.hpp"
 
 #include <algorithm>
@@ -146,8 +147,8 @@ __device__ __forceinline__ int32_t band_peak(const cuda::Lane<A>& L, int32_t pea
 }
 
 /// The flags between a tile's bands, with fences that order only what message passing needs
-/// (fence.acq_rel, where __threadfence is fence.sc): ncu on H. pylori's waves put a tenth of a
-/// lone warp's samples on the sequentially consistent fences of acquire_flag and release_flag.
+/// (fence.acq_rel, where __threadfence is fence.sc): ncu on a wave of H. pylori's put 8% of its
+/// lone warps' samples on acquire_flag's and release_flag's sequentially consistent fences.
 __device__ __forceinline__ void release_band(int32_t* flag, int32_t value) {
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
     __syncwarp();
