@@ -297,9 +297,10 @@ TEST(AlignmentsCli, ASearchsPlanAndFirstProgressPromiseNoTime) {
     EXPECT_EQ(run.err.find("ETA 0 s"), std::string::npos) << run.err;
 }
 
-// The search's tiles are those --alignments-memory allows, else (auto) of 3072, larger only
-// where their edges would pass the backend's share of the host's memory; the report says so.
-TEST(AlignmentsCli, TheSearchsTilesFitTheMemoryNamedElseAreOf3072) {
+// The search's tiles are those --alignments-memory allows, else (auto) of 3072, or a 64th of
+// a shorter pair's longer sequence (at least 512), larger only where their edges would pass
+// the backend's share of the host's memory; the report says so.
+TEST(AlignmentsCli, TheSearchsTilesFitTheMemoryNamedElseAreOf3072OrAShare) {
     const uint64_t seed = test::seed() + 98;
     std::mt19937_64 rng(seed);
     test::ResumeHarness h(10, 10, seed);
@@ -310,12 +311,13 @@ TEST(AlignmentsCli, TheSearchsTilesFitTheMemoryNamedElseAreOf3072) {
         args.insert(args.end(), {h.path("q.fa"), h.path("t.fa")});
         return h.run_command(args);
     };
-    // Both strands' edges in tiles of 3072: 3 bands and 4 columns of them, 8 bytes a value.
+    // 12000 / 64 is under 512: both strands' edges in tiles of 512, 18 bands and 24 columns of
+    // them, 8 bytes a value.
     const test::ChildRun automatic = search({});
     ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
     char auto_note[64];
-    std::snprintf(auto_note, sizeof auto_note, "(tiles of 3072, %.3g GiB of edges)",
-                  2 * 8 * (2.0 * 12001 + 3.0 * 9000) / (1 << 30));
+    std::snprintf(auto_note, sizeof auto_note, "(tiles of 512, %.3g GiB of edges)",
+                  2 * 8 * (17.0 * 12001 + 23.0 * 9000) / (1 << 30));
     EXPECT_NE(automatic.err.find(auto_note), std::string::npos) << auto_note << "\n" << automatic.err;
     // 192 KiB, 96 a strand: a side of 16 x 9000 x 12000 / 98304 = 17578, rounded up to 512s;
     // one tile keeps no edges.
@@ -325,8 +327,12 @@ TEST(AlignmentsCli, TheSearchsTilesFitTheMemoryNamedElseAreOf3072) {
     // Auto's tiles grow where those of 3072 would pass the backend's share, the two strands
     // half of it each.
     const int64_t most = make_backend("cpu", BackendOptions{})->search_memory() / 2;
-    EXPECT_EQ(auto_tiles(9000, 12000, most).tile_rows, 3072);
+    EXPECT_EQ(auto_tiles(9000, 12000, most).tile_rows, 512);
     EXPECT_EQ(auto_tiles(9000, 12000, 98304).tile_rows, 17920);
+    EXPECT_EQ(auto_tiles(20000, 50000, most).tile_rows, 1024);  // 50000 / 64 = 781
+    EXPECT_EQ(auto_tiles(131072, 1000, most).tile_rows, 2048);
+    EXPECT_EQ(auto_tiles(131136, 1000, most).tile_rows, 2560);  // 2049, in 512s
+    EXPECT_EQ(auto_tiles(200000, 200000, most).tile_rows, 3072);
     EXPECT_EQ(auto_tiles(int64_t{1} << 30, int64_t{1} << 30, most).tile_rows,
               tiles_within(int64_t{1} << 30, int64_t{1} << 30, most).tile_rows);
     EXPECT_GT(tiles_within(int64_t{1} << 30, int64_t{1} << 30, most).tile_rows, 3072);

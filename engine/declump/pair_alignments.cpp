@@ -22,7 +22,8 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes) {
 
 DeclumpOptions auto_tiles(int64_t m, int64_t n, int64_t most) {
     DeclumpOptions o = tiles_within(m, n, most);
-    o.tile_rows = o.tile_cols = std::max(o.tile_rows, kAutoTileSide);
+    const int64_t share = (std::max(m, n) / kAutoTilesAcross + 511) / 512 * 512;
+    o.tile_rows = o.tile_cols = std::max(o.tile_rows, std::clamp<int64_t>(share, 512, kAutoTileSide));
     return o;
 }
 

@@ -29,6 +29,13 @@ DeclumpOptions tiles_within(int64_t m, int64_t n, int64_t bytes);
 /// its first 200 kbp on the cpu backend (2 cores, runs taking turns) 6.41-6.72 s with 1536,
 /// 6.61-6.70 s with 3072 and 6.86-7.04 s with 4096, and 12.9-13.6 s with 512.
 constexpr int64_t kAutoTileSide = 3072;
+/// A pair shorter than this many tiles of kAutoTileSide (196 kbp) takes tiles of about that
+/// share of its longer sequence, in 512s (at least 512): a tile is what each alignment computes
+/// again at the least, and a pair of one tile computes all of it again each time. On the cpu
+/// backend (2 cores, both strands): a 3 kbp pair's 2000 alignments took 38.1 s with tiles of
+/// 3072 and 1.6 s with 512; H. pylori's first 20 kbp, 300 alignments, 2.41 s with 3072, 0.85 s
+/// with 1024 and 0.66 s with 512; its first 100 kbp, 2048 and 3072 alike (8.8-10.5 s).
+constexpr int64_t kAutoTilesAcross = 64;
 DeclumpOptions auto_tiles(int64_t m, int64_t n, int64_t most);
 
 /// One strand's search as the pair's search sees it.
