@@ -62,12 +62,35 @@ __device__ __forceinline__ void load_state_l2(Lane<A>& L, const int32_t* slot, i
     L.fbot = __ldcg(slot + (2 * A + 1) * kWarp + t);
 }
 
+/// The largest of v[0 .. N): three-way maxima a level at a time, what a level leaves over
+/// passed on, so (N - 1) / 2 of them for odd N, as a chain takes, at depth log3 N. A lone
+/// warp's step (the search's waves) waits on each link of a chain; the edge pass's many warps
+/// hide it.
+template <int N>
+__device__ __forceinline__ int32_t max_tree(const int32_t (&v)[N]) {
+    if constexpr (N == 1) {
+        return v[0];
+    } else if constexpr (N == 2) {
+        return max(v[0], v[1]);
+    } else {
+        int32_t next[N / 3 + N % 3];
+#pragma unroll
+        for (int k = 0; k < N / 3; ++k) next[k] = __vimax3_s32(v[3 * k], v[3 * k + 1], v[3 * k + 2]);
+#pragma unroll
+        for (int k = 0; k < N % 3; ++k) next[N / 3 + k] = v[N - N % 3 + k];
+        return max_tree(next);
+    }
+}
+
 /// max(peak_o, H(r, j) - open) over the lane's rows that are in the matrix (r < valid).
 template <int A>
 __device__ __forceinline__ int32_t lane_peak(const Lane<A>& L, int32_t peak_o, int valid) {
     if (valid == A) {
+        int32_t v[A + 1];
 #pragma unroll
-        for (int r = 0; r + 1 < A; r += 2) peak_o = __vimax3_s32(peak_o, L.ho[r], L.ho[r + 1]);
+        for (int r = 0; r < A; ++r) v[r] = L.ho[r];
+        v[A] = peak_o;
+        return max_tree(v);
     } else {
 #pragma unroll
         for (int r = 0; r < A; ++r)

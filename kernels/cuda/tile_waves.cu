@@ -5,7 +5,7 @@
 //! (edge_pass.cuh): lane t holds rows band * R + t * A + 1 .. + A of the tile, and at step s
 //! computes its column s - t + 1. Units (tile, band) are taken in order, band by band over the
 //! tiles, so a band waits only for the band above it, taken earlier; the two-slot ring and the
-//! released column counts are the edge pass's, with lighter fences (release_band). Barred
+//! released column counts are the edge pass's. Barred
 //! pairs come as per-lane lists by column. A tile gives its bottom row, right column and
 //! highest H; where that H lies, the host finds when it needs it (EdgeGrid::best). A tile of
 //! the matrix whose whole pass kept its edges here (run_kept) reads them where they are, and
@@ -132,35 +132,6 @@ __device__ __forceinline__ void keep_edges(const LaneTile& T, int band, int R, c
     if (t == 0 && changed != 0) atomicOr(changes, changed);
 }
 
-/// The lane's highest H - open so far, its rows at this column added: a tree of depth two,
-/// where edge_pass's lane_peak chains A / 2 three-way maxima through peak_o. A lone warp's step
-/// waits on each link of such a chain; the edge pass, bound by its integer pipe, takes the
-/// chain's fewer instructions at other alphas.
-template <int A>
-__device__ __forceinline__ int32_t band_peak(const cuda::Lane<A>& L, int32_t peak_o, int valid) {
-    if constexpr (A == 8) {
-        if (valid == A)
-            return __vimax3_s32(__vimax3_s32(L.ho[0], L.ho[1], L.ho[2]), __vimax3_s32(L.ho[3], L.ho[4], L.ho[5]),
-                                __vimax3_s32(L.ho[6], L.ho[7], peak_o));
-    }
-    return cuda::lane_peak(L, peak_o, valid);
-}
-
-/// The flags between a tile's bands, with fences that order only what message passing needs
-/// (fence.acq_rel, where __threadfence is fence.sc): ncu on a wave of H. pylori's put 8% of its
-/// lone warps' samples on acquire_flag's and release_flag's sequentially consistent fences.
-__device__ __forceinline__ void release_band(int32_t* flag, int32_t value) {
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    __syncwarp();
-    if (threadIdx.x == 0) *reinterpret_cast<volatile int32_t*>(flag) = value;
-}
-
-__device__ __forceinline__ void acquire_band(const int32_t* flag, int32_t value) {
-    while (*reinterpret_cast<const volatile int32_t*>(flag) < value) {
-    }
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-}
-
 /// What a band of one tile writes as it goes, and which of its lanes write it.
 struct BandSinks {
     int2* below;           ///< the ring's slot the band below reads, by tile column
@@ -210,7 +181,7 @@ __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, c
         up_o = t == 0 ? bus.x - open : up_o;
         up_f = t == 0 ? bus.y : up_f;
         cuda::step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table);
-        peak_o = band_peak(L, peak_o, o.valid);
+        peak_o = cuda::lane_peak(L, peak_o, o.valid);
         BandSinks kept = o;
         if constexpr (!kBottom) kept.holds_bottom = false;
         band_outputs(L, kept, c0 + u - t, up_o, up_f, open, p.terms.ext);
@@ -262,10 +233,15 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     // load's latency passes while the chunk before it runs.
     static_assert(kLaneChunk == kWarp, "a lane stages codes u = t and t + 32 of a chunk");
     const uint8_t* const codes = a.p.s1 + T.left - (kWarp - 1) + t;
-    uint8_t code_lo = codes[0], code_hi = t + kWarp < min(kLaneChunk, steps) + kWarp - 1 ? codes[kWarp] : 0;
+    uint8_t code_lo = 0, code_hi = 0;
+    const auto read_codes = [&](int c0) {  // the chunk at step c0
+        code_lo = codes[c0];
+        code_hi = t + kWarp < min(kLaneChunk, steps - c0) + kWarp - 1 ? codes[c0 + kWarp] : 0;
+    };
+    read_codes(0);
     for (int c0 = 0; c0 < steps; c0 += kLaneChunk) {
         const int count = min(kLaneChunk, steps - c0);
-        if (band > 0 && c0 < T.cols) acquire_band(a.flags + T.flags + band - 1, min(c0 + count, T.cols));
+        if (band > 0 && c0 < T.cols) cuda::acquire_flag(a.flags + T.flags + band - 1, min(c0 + count, T.cols));
         for (int u = t; u < count; u += kWarp) {
             const int j = c0 + u;
             stage.bus[u] = j >= T.cols ? make_int2(0, kNegInf)
@@ -274,11 +250,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         }
         stage.s1[t] = code_lo;
         if (t + kWarp < count + kWarp - 1) stage.s1[t + kWarp] = code_hi;
-        if (c0 + kLaneChunk < steps) {
-            const int next = min(kLaneChunk, steps - c0 - kLaneChunk);
-            code_lo = codes[c0 + kLaneChunk];
-            code_hi = t + kWarp < next + kWarp - 1 ? codes[c0 + kLaneChunk + kWarp] : 0;
-        }
+        if (c0 + kLaneChunk < steps) read_codes(c0 + kLaneChunk);
         __syncwarp();
         // Lane t's columns this chunk are c0 - t .. c0 + kLaneChunk - 1 - t; its bars' are 1-based.
         const bool inner = count == kLaneChunk && c0 >= kWarp - 1 && c0 + kLaneChunk < T.cols &&
@@ -307,7 +279,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
                 } else {
                     cuda::step<A, kSub>(L, up_o, up_f, code, a.p, table);
                 }
-                peak_o = band_peak(L, peak_o, valid);
+                peak_o = cuda::lane_peak(L, peak_o, valid);
                 band_outputs(L, sinks, j, up_o, up_f, open, a.p.terms.ext);
                 if (j == T.cols - 1) {
 #pragma unroll
@@ -321,7 +293,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         }
         __syncwarp();  // the stage is refilled next chunk
         const int written = min(c0 + count - (kWarp - 1), T.cols);  // lane T-1's columns
-        if (written > 0) release_band(a.flags + T.flags + band, written);
+        if (written > 0) cuda::release_flag(a.flags + T.flags + band, written);
     }
     if (T.keep_right_h != nullptr || T.keep_bottom_h != nullptr) {
         __syncwarp();
