@@ -401,7 +401,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.min_score = o.min_score;
     jo.alignments = o.alignments;
     jo.declump_bytes = o.alignments_memory;
-    jo.search_alone = ranks.link == nullptr;
+    jo.search_alone = ranks.link == nullptr && o.traceback_dir.empty();
     jo.rows_dir = rows_dir.path;
     jo.rows_kept = rows_dir.kept();
     jo.drop_traced_rows = rows_dir.temporary || rows_dir.until_done;

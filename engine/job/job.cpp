@@ -242,11 +242,10 @@ private:
     /// Whether a pair's K best alignments are searched for without its stage 1: the search's
     /// first pass computes every cell of each strand, and its best alignment is the one stage 1
     /// and the traceback give (the same tie and path rules), so they would only compute it
-    /// again. Not over several processes, whose ranks run each stage 1 together, nor where
-    /// stage 1's rows are kept for a later traceback or read from there.
+    /// again. Not where JobOptions::search_alone says so (several processes, rows kept for a
+    /// later traceback), nor for a traceback from stage 1's records.
     bool search_alone() const {
-        return options_.alignments > 1 && options_.traceback && options_.search_alone && !options_.rows_kept &&
-               !options_.traceback_only;
+        return options_.alignments > 1 && options_.traceback && options_.search_alone && !options_.traceback_only;
     }
 
     /// The pair's K best alignments over its strands. After a traceback (answer.alignment), the

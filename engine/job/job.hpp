@@ -115,7 +115,9 @@ struct JobOptions {
     int64_t declump_bytes = int64_t{1} << 30;
     /// With alignments > 1, the search alone finds them all, alignment 1 too, with no stage 1
     /// (JobRun::search_alone says where it cannot); false: stage 1 and the traceback first, as
-    /// several ranks need (they run each stage 1 together).
+    /// several ranks need (they run each stage 1 together), and rows kept for a later
+    /// traceback (--traceback-dir). A checkpoint's rows (rows_kept until the job is done) need
+    /// no stage 1: the search saves what it found (JobState) and takes it up.
     bool search_alone = true;
     /// Stack short S0 records (engine/job/stack.hpp) rather than compare them one by one.
     bool stack = true;
