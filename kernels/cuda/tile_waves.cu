@@ -4,14 +4,14 @@
 //! tile's columns with stage 1's cell step (cell_step.cuh), as the edge pass does a whole matrix
 //! (edge_pass.cuh): lane t holds rows band * R + t * A + 1 .. + A of the tile, and at step s
 //! computes its column s - t + 1. Units (tile, band) are taken in order, band by band over the
-//! tiles, so a band waits only for the band above it, taken earlier; the two-slot ring and the
-//! released column counts are the edge pass's. Barred
-//! pairs come as per-lane lists by column. A tile gives its bottom row, right column and
-//! highest H; where that H lies, the host finds when it needs it (EdgeGrid::best). A tile of
-//! the matrix whose whole pass kept its edges here (run_kept) reads them where they are, and
-//! each band then writes what it computed of the tile's right column (the last band, its
-//! bottom row) over them, telling whether they changed: a wave costs the host its tiles and
-//! their bars up, their changes and peaks home.
+//! tiles, so a band waits only for the band above it, taken earlier; the two-slot ring, the
+//! released column counts and their flags are the edge pass's. Barred pairs come as per-lane
+//! lists by column. A tile gives its bottom row, right column and highest H; where that H lies,
+//! the host finds when it needs it (EdgeGrid::best). A tile of the matrix whose whole pass kept
+//! its edges here (run_kept) reads them where they are, and each band then writes what it
+//! computed of the tile's right column (the last band, its bottom row) over them, telling
+//! whether they changed: a wave costs the host its tiles and their bars up, their changes and
+//! peaks home.
 #include "kernels/cuda/tile_waves.hpp"
 
 #include <algorithm>
