@@ -188,10 +188,17 @@ cli::Options traceback_command(int argc, char** argv) {
     return o;
 }
 
+/// Whether the search for --alignments finds every alignment alone, with no stage 1 and so no
+/// special rows (JobOptions::search_alone): not over several ranks, which run each stage 1
+/// together, nor where --traceback-dir keeps stage 1's rows for a later traceback.
+bool searches_alone(const cli::Options& o, bool several_ranks) {
+    return o.alignments > 1 && !several_ranks && o.traceback_dir.empty();
+}
+
 /// Where stage 1 keeps its special rows and records: --traceback-dir (made if missing, kept);
-/// else for --traceback, FILE.rows beside a --checkpoint FILE (kept until the job is done, so
-/// that a resumed job traces back from the rows of the comparisons it finished earlier), or a
-/// fresh temporary directory, removed at the end.
+/// else for --traceback, unless the search runs alone, FILE.rows beside a --checkpoint FILE
+/// (kept until the job is done, so that a resumed job traces back from the rows of the
+/// comparisons it finished earlier), or a fresh temporary directory, removed at the end.
 struct SpecialRowsDir {
     std::string path;
     bool temporary = false;  ///< removed when this goes
@@ -199,7 +206,7 @@ struct SpecialRowsDir {
 
     SpecialRowsDir(const cli::Options& o, bool several_ranks) {
         const std::string& checkpoint = o.backend_options.checkpoint.path;
-        const bool rows = !o.traceback.empty() && o.traceback_disk > 0;
+        const bool rows = !o.traceback.empty() && o.traceback_disk > 0 && !searches_alone(o, several_ranks);
         if (!o.traceback_dir.empty()) {
             make(o.traceback_dir, "--traceback-dir");
         } else if (rows && !checkpoint.empty()) {
@@ -401,7 +408,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     jo.min_score = o.min_score;
     jo.alignments = o.alignments;
     jo.declump_bytes = o.alignments_memory;
-    jo.search_alone = ranks.link == nullptr && o.traceback_dir.empty();
+    jo.search_alone = searches_alone(o, ranks.link != nullptr);
     jo.rows_dir = rows_dir.path;
     jo.rows_kept = rows_dir.kept();
     jo.drop_traced_rows = rows_dir.temporary || rows_dir.until_done;
