@@ -48,8 +48,11 @@ TEST(DeclumpGpu, AWaveOfRandomTilesGivesTheRowByRowValues) {
         std::vector<std::vector<int32_t>> edges(count), want(count), got(count);
         std::vector<AlignmentEnd> bests(count);
         for (size_t k = 0; k < count; ++k) {
-            // Sizes around a lane's 8 rows, a band's 256 and a chunk's 128 columns.
-            const int64_t rows = 1 + static_cast<int64_t>(rng() % (k % 3 == 0 ? 700 : 70));
+            // Sizes around a lane's 8 rows, a band's 256 and a chunk's 128 columns; every fifth
+            // tile whole bands with few bars, whose chunks run untested (inner_chunk).
+            const bool whole_bands = k % 5 == 4;
+            const int64_t rows = whole_bands ? 256 * (1 + static_cast<int64_t>(rng() % 3))
+                                             : 1 + static_cast<int64_t>(rng() % (k % 3 == 0 ? 700 : 70));
             const int64_t cols = 1 + static_cast<int64_t>(rng() % (k % 2 == 0 ? 400 : 70));
             const int64_t top = static_cast<int64_t>(rng() % (2900 - rows)), left = static_cast<int64_t>(rng() % (2900 - cols));
             const Rect rect{top, top + rows, left, left + cols};
@@ -66,7 +69,7 @@ TEST(DeclumpGpu, AWaveOfRandomTilesGivesTheRowByRowValues) {
             std::vector<std::pair<int64_t, int64_t>> bars;
             for (int64_t i = rect.top + 1; i <= rect.bottom; ++i)
                 for (int64_t j = rect.left + 1; j <= rect.right; ++j)
-                    if (rng() % 7 == 0) bars.emplace_back(i, j);
+                    if (rng() % (whole_bands ? 2000 : 7) == 0) bars.emplace_back(i, j);
             want[k].assign(static_cast<size_t>(2 * cols + 2 * rows), 0);
             got[k].assign(want[k].size(), -7);
             int32_t* w = want[k].data();

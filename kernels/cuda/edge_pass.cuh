@@ -82,15 +82,21 @@ __device__ __forceinline__ int32_t max_tree(const int32_t (&v)[N]) {
     }
 }
 
+/// max(peak_o, H(r, j) - open) over all the lane's rows.
+template <int A>
+__device__ __forceinline__ int32_t max_tree_with(const Lane<A>& L, int32_t peak_o) {
+    int32_t v[A + 1];
+#pragma unroll
+    for (int r = 0; r < A; ++r) v[r] = L.ho[r];
+    v[A] = peak_o;
+    return max_tree(v);
+}
+
 /// max(peak_o, H(r, j) - open) over the lane's rows that are in the matrix (r < valid).
 template <int A>
 __device__ __forceinline__ int32_t lane_peak(const Lane<A>& L, int32_t peak_o, int valid) {
     if (valid == A) {
-        int32_t v[A + 1];
-#pragma unroll
-        for (int r = 0; r < A; ++r) v[r] = L.ho[r];
-        v[A] = peak_o;
-        return max_tree(v);
+        return max_tree_with(L, peak_o);
     } else {
 #pragma unroll
         for (int r = 0; r < A; ++r)
@@ -99,24 +105,31 @@ __device__ __forceinline__ int32_t lane_peak(const Lane<A>& L, int32_t peak_o, i
     return peak_o;
 }
 
-/// One unit. Invariant before step s (lanes with s - t in [0, width)): L holds the lane's rows
-/// at column j - 1 as step() wants them, peak_o = max(H - open) of its real rows over the
-/// columns since the last cut (a tile's last column or the slab's), and `cut` is the next.
-template <int A, Substitution kSub>
+/// One unit. Invariant before step s (lanes with k = s - t in [0, width)): L holds the lane's
+/// rows at column j0 + k - 1 as step() wants them, peak_o = max(H - open) of its real rows over
+/// the columns since the last cut (a tile's last column or the slab's), and `cut` is the next,
+/// counted from j0 as k is. kFull: every lane's rows are in the matrix (every band but a last
+/// one that m cuts), so the peak takes all A of them with no test; the steps count within the
+/// slab in 32 bits, which a step's tests and stores want fewer instructions for than the
+/// matrix's 64-bit columns.
+template <int A, Substitution kSub, bool kFull>
 __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, int64_t slab, const int32_t* table,
                                           EdgeStage& stage) {
     constexpr int R = A * kWarp;
     const int t = threadIdx.x;
     const int32_t open = a.p.terms.open;
-    const int64_t j0 = slab * a.slab_cols, j1 = min(j0 + a.slab_cols, a.n), width = j1 - j0;
+    const int64_t j0 = slab * a.slab_cols, j1 = min(j0 + a.slab_cols, a.n);
+    const int width = static_cast<int>(j1 - j0);  // a slab's columns: EdgePassArgs::slab_cols fits
     const int64_t first = band * R + t * A;  // the lane's rows: first + 1 .. first + A
-    const int valid = static_cast<int>(min(max(a.m - first, int64_t{0}), int64_t{A}));
+    const int valid = kFull ? A : static_cast<int>(min(max(a.m - first, int64_t{0}), int64_t{A}));
     const int64_t bottom = (band + 1) * R;
     const bool kept = t == kWarp - 1 && bottom < a.m && bottom % a.tile_rows == 0;
-    const int64_t kept_at = kept ? (bottom / a.tile_rows - 1) * a.n : 0;
+    // Pointers at the slab's column j0, indexed by k.
+    int32_t* const kept_h = a.row_h + (kept ? (bottom / a.tile_rows - 1) * a.n : 0) + j0;
+    int32_t* const kept_f = a.row_f + (kept_h - a.row_h);
     int32_t* const peaks = a.peaks + (valid > 0 ? first / a.tile_rows : 0) * a.tile_columns;
     const int2* const in = a.ring + ((band + 1) & 1) * a.n;
-    int2* const out = a.ring + (band & 1) * a.n;
+    int2* const out = a.ring + (band & 1) * a.n + j0;
     int32_t* const slot = a.state + band * kSlotWords<A>;
 
     Lane<A> L;
@@ -128,40 +141,41 @@ __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, i
     }
     load_codes<A, kSub>(L, a.p, a.p.s0 + first);
     int32_t peak_o = -open;
-    int64_t cut = min((j0 / a.tile_cols + 1) * a.tile_cols, j1) - 1;
+    int cut = static_cast<int>(min((j0 / a.tile_cols + 1) * a.tile_cols, j1) - 1 - j0);
 
-    const int64_t steps = width + kWarp - 1;
-    for (int64_t c0 = 0; c0 < steps; c0 += kEdgeChunk) {
-        const int count = static_cast<int>(min(int64_t{kEdgeChunk}, steps - c0));
+    const int steps = width + kWarp - 1;
+    for (int c0 = 0; c0 < steps; c0 += kEdgeChunk) {
+        const int count = min(kEdgeChunk, steps - c0);
         if (band > 0 && c0 < width)
-            acquire_flag(a.progress + band - 1, static_cast<int32_t>(min(j0 + c0 + count, j1)));
+            acquire_flag(a.progress + band - 1, static_cast<int32_t>(j0 + min(c0 + count, width)));
         for (int u = t; u < count; u += kWarp) {
-            const int64_t j = j0 + c0 + u;
-            stage.bus[u] = band == 0 || j >= j1 ? make_int2(0, kNegInf) : __ldcg(in + j);
+            const int k = c0 + u;
+            stage.bus[u] = band == 0 || k >= width ? make_int2(0, kNegInf) : __ldcg(in + j0 + k);
         }
         for (int u = t; u < count + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[j0 + c0 + u - (kWarp - 1)];
         __syncwarp();
 #pragma unroll 4
         for (int u = 0; u < count; ++u) {
-            const int64_t s = c0 + u, j = j0 + s - t;
+            const int k = c0 + u - t;
             int32_t up_o = __shfl_up_sync(0xffffffffu, L.ho[A - 1], 1);
             int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
             if (t == 0) {
                 up_o = stage.bus[u].x - open;
                 up_f = stage.bus[u].y;
             }
-            if (s < t || j >= j1) continue;  // left of the slab or done with it
+            if (static_cast<unsigned>(k) >= static_cast<unsigned>(width)) continue;  // left of the slab or done with it
             step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], a.p, table);
-            peak_o = lane_peak(L, peak_o, valid);
+            peak_o = kFull ? max_tree_with(L, peak_o) : lane_peak(L, peak_o, valid);
             if (t == kWarp - 1) {
                 const int2 v = make_int2(L.ho[A - 1] + open, L.fbot);
-                out[j] = v;
+                out[k] = v;
                 if (kept) {
-                    a.row_h[kept_at + j] = v.x;
-                    a.row_f[kept_at + j] = v.y;
+                    kept_h[k] = v.x;
+                    kept_f[k] = v.y;
                 }
             }
-            if (j == cut) {
+            if (k == cut) {
+                const int64_t j = j0 + k;
                 if (valid > 0 && peak_o + open > 0) atomicMax(peaks + j / a.tile_cols, peak_o + open);
                 peak_o = -open;
                 if ((j + 1) % a.tile_cols == 0 && j + 1 < a.n) {  // the left edge of tile column c
@@ -174,11 +188,11 @@ __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, i
                         }
                 }
                 if (j + 1 == j1 && j1 < a.n) save_state(L, slot, t);  // for the slab to the right
-                cut = min(((j + 1) / a.tile_cols + 1) * a.tile_cols, j1) - 1;
+                cut = static_cast<int>(min(((j + 1) / a.tile_cols + 1) * a.tile_cols, j1) - 1 - j0);
             }
         }
         __syncwarp();  // the stage is refilled next chunk
-        const int64_t written = min(c0 + count - (kWarp - 1), width);  // lane T-1's columns
+        const int written = min(c0 + count - (kWarp - 1), width);  // lane T-1's columns
         if (written > 0) release_flag(a.progress + band, static_cast<int32_t>(j0 + written));
     }
 }
@@ -210,7 +224,11 @@ __global__ void __launch_bounds__(kWarp) edge_pass(const EdgePassArgs a) {
         unit = __shfl_sync(0xffffffffu, unit, 0);
         if (unit >= units) return;
         const int64_t u = static_cast<int64_t>(unit);
-        edge_unit<A, kSub>(a, u % a.bands, u / a.bands, table, stage);
+        const int64_t band = u % a.bands;
+        if ((band + 1) * A * kWarp <= a.m)
+            edge_unit<A, kSub, true>(a, band, u / a.bands, table, stage);
+        else
+            edge_unit<A, kSub, false>(a, band, u / a.bands, table, stage);
     }
 }
 

@@ -162,17 +162,25 @@ __device__ __forceinline__ void band_outputs(const cuda::Lane<A>& L, const BandS
 }
 
 /// The steps c0 .. c0 + kLaneChunk - 1 of a chunk in which every lane is inside the tile, short
-/// of its last column, and bars no cell: no test but which lanes write. kBottom: the tile's
-/// last band, where a lane holds its last row. Same invariant as lane_band's. A lone warp's
-/// step is bound by its instructions' latency, and the tests cost half of them: a tile of
-/// 3072 x 3072 alone on an H200 took 1.42 ms with every step tested, 0.8 ms with this (and
-/// H. pylori's tiles computed again 2.25 s against 3.14 s). The same split of the edge pass,
-/// whose many warps hide latency, made its first pass slower (3.85-3.92 s against 3.75-3.78).
+/// of its last column, holds A rows of it, and bars no cell: no test but which lanes write.
+/// kBottom: the tile's last band, where a lane holds its last row. Same invariant as
+/// lane_band's. A lone warp's step is bound by its instructions' latency, and the tests cost
+/// half of them: a tile of 3072 x 3072 alone on an H200 took 1.42 ms with every step tested,
+/// 0.8 ms with this (and H. pylori's tiles computed again 2.25 s against 3.14 s). ncu then put
+/// a fifth of a step's stall samples on the branch that left a lane's rows past the tile out
+/// of its peak, hence whole lanes only. The same split of the edge pass, whose many warps hide
+/// latency, made its first pass slower (3.85-3.92 s against 3.75-3.78).
 template <int A, Substitution kSub, bool kBottom>
 __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, const cuda::EdgeStage& stage, int c0,
                                             const BandSinks& o, const cuda::PhaseArgs& p, const int32_t* table) {
     const int t = threadIdx.x;
     const int32_t open = p.terms.open;
+    BandSinks at = o;  // the sinks at the lane's column of step c0, indexed by u
+    at.below += c0 - t;
+    at.bottom_h += c0 - t;
+    at.bottom_f += c0 - t;
+    at.valid = A;
+    if constexpr (!kBottom) at.holds_bottom = false;
 #pragma unroll 8
     for (int u = 0; u < kLaneChunk; ++u) {
         const int2 bus = stage.bus[u];
@@ -181,10 +189,8 @@ __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, c
         up_o = t == 0 ? bus.x - open : up_o;
         up_f = t == 0 ? bus.y : up_f;
         cuda::step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table);
-        peak_o = cuda::lane_peak(L, peak_o, o.valid);
-        BandSinks kept = o;
-        if constexpr (!kBottom) kept.holds_bottom = false;
-        band_outputs(L, kept, c0 + u - t, up_o, up_f, open, p.terms.ext);
+        peak_o = cuda::max_tree_with(L, peak_o);
+        band_outputs(L, at, u, up_o, up_f, open, p.terms.ext);
     }
 }
 
@@ -254,7 +260,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         __syncwarp();
         // Lane t's columns this chunk are c0 - t .. c0 + kLaneChunk - 1 - t; its bars' are 1-based.
         const bool inner = count == kLaneChunk && c0 >= kWarp - 1 && c0 + kLaneChunk < T.cols &&
-                           __all_sync(0xffffffffu, next_bar > c0 + kLaneChunk - t);
+                           __all_sync(0xffffffffu, valid == A && next_bar > c0 + kLaneChunk - t);
         if (inner) {
             if (last_band)
                 inner_chunk<A, kSub, true>(L, peak_o, stage, c0, sinks, a.p, table);
