@@ -34,6 +34,8 @@ EdgeGrid::EdgeGrid(const Sequence& s0, const Sequence& s1, const Scoring& scorin
     col_e_.resize(col_h_.size());
     best_.assign(static_cast<size_t>(bands_ * tile_columns_), AlignmentEnd{});
     unplaced_.assign(best_.size(), 0);
+    block_top_.assign((best_.size() + kBestBlock - 1) / kBestBlock, 0);
+    block_stale_.assign(block_top_.size(), 1);
     if (bands_ == 0 || tile_columns_ == 0) return;
     row_h_[0] = std::move(top_h);
     row_f_[0] = std::move(top_f);
@@ -231,6 +233,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
         const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
         const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
         best_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].best;
+        best_changed(b * static_cast<size_t>(tile_columns_) + c);
         unplaced_[b * static_cast<size_t>(tile_columns_) + c] =
             !tasks[k].cell_unknown ? 0 : tasks[k].peak_rows > 0 ? tasks[k].peak_rows : r.rows();
         if (t.first + 1 < bands_) {
@@ -268,6 +271,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_kept(const std::vector<Tile>& t
     for (size_t k = 0; k < tiles.size(); ++k) {
         const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);
         best_[at] = kept[k].peak > 0 ? AlignmentEnd{kept[k].peak, -1, -1} : AlignmentEnd{};
+        best_changed(at);
         unplaced_[at] = kept[k].peak <= 0 ? 0 : kept[k].peak_rows > 0 ? kept[k].peak_rows : tile_rect(tiles[k]).rows();
         // The last band's bottom and the last column's right edge are kept nowhere.
         changed[k] = Changed{kept[k].bottom && tiles[k].first + 1 < bands_, kept[k].corner && tiles[k].first + 1 < bands_,
@@ -278,6 +282,7 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_kept(const std::vector<Tile>& t
 }
 
 void EdgeGrid::compute(const BarredPairs& barred) {
+    std::fill(block_stale_.begin(), block_stale_.end(), 1);  // its threads write best_ as they go
     if (!workers_.on_cells) {
         compute_all(barred, {});
         return;
@@ -412,16 +417,29 @@ void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& bar
 
 AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
     int32_t top = 0;
-    for (const AlignmentEnd& e : best_) top = std::max(top, e.score);
+    for (size_t b = 0; b < block_top_.size(); ++b) {
+        if (block_stale_[b] != 0) {
+            const size_t end = std::min(best_.size(), (b + 1) * kBestBlock);
+            block_top_[b] = 0;
+            for (size_t k = b * kBestBlock; k < end; ++k) block_top_[b] = std::max(block_top_[b], best_[k].score);
+            block_stale_[b] = 0;
+        }
+        top = std::max(top, block_top_[b]);
+    }
     if (top <= 0) return AlignmentEnd{};
-    std::vector<Tile> unplaced;  // the tiles that tie for the best without a cell
-    for (size_t k = 0; k < best_.size(); ++k)
-        if (unplaced_[k] > 0 && best_[k].score == top)
+    std::vector<size_t> tied;  // the tiles that reach it
+    for (size_t b = 0; b < block_top_.size(); ++b)
+        if (block_top_[b] == top)
+            for (size_t k = b * kBestBlock; k < std::min(best_.size(), (b + 1) * kBestBlock); ++k)
+                if (best_[k].score == top) tied.push_back(k);
+    std::vector<Tile> unplaced;  // those without a cell yet
+    for (const size_t k : tied)
+        if (unplaced_[k] > 0)
             unplaced.emplace_back(static_cast<int64_t>(k) / tile_columns_, static_cast<int64_t>(k) % tile_columns_);
     if (!unplaced.empty()) find_peaks(unplaced, barred);
     AlignmentEnd best;
-    for (const AlignmentEnd& e : best_)
-        if (e.score == top && better_end(e, best)) best = e;
+    for (const size_t k : tied)
+        if (better_end(best_[k], best)) best = best_[k];
     return best;
 }
 
