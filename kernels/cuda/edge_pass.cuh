@@ -82,21 +82,16 @@ __device__ __forceinline__ int32_t max_tree(const int32_t (&v)[N]) {
     }
 }
 
-/// max(peak_o, H(r, j) - open) over all the lane's rows.
-template <int A>
-__device__ __forceinline__ int32_t max_tree_with(const Lane<A>& L, int32_t peak_o) {
-    int32_t v[A + 1];
-#pragma unroll
-    for (int r = 0; r < A; ++r) v[r] = L.ho[r];
-    v[A] = peak_o;
-    return max_tree(v);
-}
-
-/// max(peak_o, H(r, j) - open) over the lane's rows that are in the matrix (r < valid).
+/// max(peak_o, H(r, j) - open) over the lane's rows that are in the matrix (r < valid). Where
+/// the caller's `valid` is the constant A, the test folds away and no branch is left.
 template <int A>
 __device__ __forceinline__ int32_t lane_peak(const Lane<A>& L, int32_t peak_o, int valid) {
     if (valid == A) {
-        return max_tree_with(L, peak_o);
+        int32_t v[A + 1];
+#pragma unroll
+        for (int r = 0; r < A; ++r) v[r] = L.ho[r];
+        v[A] = peak_o;
+        return max_tree(v);
     } else {
 #pragma unroll
         for (int r = 0; r < A; ++r)
@@ -165,7 +160,7 @@ __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, i
             }
             if (static_cast<unsigned>(k) >= static_cast<unsigned>(width)) continue;  // left of the slab or done with it
             step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], a.p, table);
-            peak_o = kFull ? max_tree_with(L, peak_o) : lane_peak(L, peak_o, valid);
+            peak_o = lane_peak(L, peak_o, valid);
             if (t == kWarp - 1) {
                 const int2 v = make_int2(L.ho[A - 1] + open, L.fbot);
                 out[k] = v;

@@ -189,7 +189,7 @@ __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, c
         up_o = t == 0 ? bus.x - open : up_o;
         up_f = t == 0 ? bus.y : up_f;
         cuda::step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table);
-        peak_o = cuda::max_tree_with(L, peak_o);
+        peak_o = cuda::lane_peak(L, peak_o, at.valid);
         band_outputs(L, at, u, up_o, up_f, open, p.terms.ext);
     }
 }
