@@ -232,10 +232,10 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
         const TileSink& o = tasks[k].sink;
         const size_t b = static_cast<size_t>(t.first), c = static_cast<size_t>(t.second);
         const size_t cols = static_cast<size_t>(r.cols()), rows = static_cast<size_t>(r.rows());
-        best_[b * static_cast<size_t>(tile_columns_) + c] = tasks[k].best;
-        best_changed(b * static_cast<size_t>(tile_columns_) + c);
-        unplaced_[b * static_cast<size_t>(tile_columns_) + c] =
-            !tasks[k].cell_unknown ? 0 : tasks[k].peak_rows > 0 ? tasks[k].peak_rows : r.rows();
+        const size_t at = b * static_cast<size_t>(tile_columns_) + c;
+        best_[at] = tasks[k].best;
+        best_changed(at);
+        unplaced_[at] = !tasks[k].cell_unknown ? 0 : tasks[k].peak_rows > 0 ? tasks[k].peak_rows : r.rows();
         if (t.first + 1 < bands_) {
             int32_t* h = row_h_[b + 1].data() + (r.left - area_.left) + 1;
             int32_t* f = row_f_[b + 1].data() + (r.left - area_.left) + 1;
