@@ -47,6 +47,10 @@ constexpr int kBandRows = kAlpha * kWarp;
 /// 3.52 and 3.52 s at 16.
 constexpr int kLaneChunk = 32;
 static_assert(kLaneChunk <= cuda::kEdgeChunk, "a chunk's steps are staged in an EdgeStage");
+/// Bars a band reads from shared memory at most (8 KiB a warp): an alignment crossing a band of
+/// 256 rows bars at most 256 of its cells.
+constexpr int kStagedBars = 1024;
+static_assert(kAlpha <= 8, "a lane's barred rows at a step fit in a byte");
 
 /// A tile as the kernel reads it: rows top + 1 .. top + rows, columns left + 1 .. left + cols.
 struct LaneTile {
@@ -162,7 +166,7 @@ __device__ __forceinline__ void band_outputs(const cuda::Lane<A>& L, const BandS
 }
 
 /// The steps c0 .. c0 + kLaneChunk - 1 of a chunk in which every lane is inside the tile, short
-/// of its last column, holds A rows of it, and bars no cell: no test but which lanes write.
+/// of its last column, and holds A rows of it: no test but which lanes write.
 /// kBottom: the tile's last band, where a lane holds its last row. Same invariant as
 /// lane_band's. A lone warp's step is bound by its instructions' latency, and the tests cost
 /// half of them: a tile of 3072 x 3072 alone on an H200 took 1.42 ms with every step tested,
@@ -170,9 +174,14 @@ __device__ __forceinline__ void band_outputs(const cuda::Lane<A>& L, const BandS
 /// a fifth of a step's stall samples on the branch that left a lane's rows past the tile out
 /// of its peak, hence whole lanes only. The same split of the edge pass, whose many warps hide
 /// latency, made its first pass slower (3.85-3.92 s against 3.75-3.78).
-template <int A, Substitution kSub, bool kBottom>
+/// kBarred: the chunk bars cells, bits[u] (the lane's) the rows it bars at step c0 + u. An
+/// alignment crosses every band of its tiles in turn, so a chunk of each bars some cells; run
+/// with every step tested, those chunks held up each tile's chain of bands (a wave with such a
+/// tile took 1.4-1.6 ms, another 0.7 ms).
+template <int A, Substitution kSub, bool kBottom, bool kBarred>
 __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, const cuda::EdgeStage& stage, int c0,
-                                            const BandSinks& o, const cuda::PhaseArgs& p, const int32_t* table) {
+                                            const BandSinks& o, const cuda::PhaseArgs& p, const int32_t* table,
+                                            const uint8_t* bits) {
     const int t = threadIdx.x;
     const int32_t open = p.terms.open;
     BandSinks at = o;  // the sinks at the lane's column of step c0, indexed by u
@@ -188,7 +197,10 @@ __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, c
         int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
         up_o = t == 0 ? bus.x - open : up_o;
         up_f = t == 0 ? bus.y : up_f;
-        cuda::step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table);
+        if constexpr (kBarred)
+            cuda::step<A, kSub, true>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table, bits[u]);
+        else
+            cuda::step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table);
         peak_o = cuda::lane_peak(L, peak_o, at.valid);
         band_outputs(L, at, u, up_o, up_f, open, p.terms.ext);
     }
@@ -199,7 +211,7 @@ __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, c
 /// the tile so far; `bar` is its first barred cell at column s - t + 1 or after.
 template <int A, Substitution kSub>
 __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int band, const int32_t* table,
-                                          cuda::EdgeStage& stage) {
+                                          cuda::EdgeStage& stage, int2* staged_bars, uint8_t* staged_bits) {
     constexpr int R = A * kWarp;
     const int t = threadIdx.x;
     const LaneTile T = a.tiles[tile];
@@ -218,9 +230,23 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     const BandSinks sinks{out, bottom_h, bottom_f, t == kWarp - 1 && !last_band,
                           valid > 0 && first + valid == T.rows,  // the tile's last row is its row valid - 1
                           valid};
-    const int list = T.bar_lists + band * kWarp + t;
-    const int2* bar = a.bars + a.bar_at[list];
-    const int2* const bar_end = a.bars + a.bar_at[list + 1];
+    // The band's lists, one after another in `bars`, are read from shared memory where they
+    // fit: a lane reads its next bar at the step that meets one, and from global memory each
+    // such read cost a trip to L2 while the warp waited. Those steps run along an alignment
+    // through every band of its tiles, so they held up each tile's chain of bands (a tile
+    // with a long alignment's pairs took 1.6-2.8 ms, another 0.9 ms).
+    const int lists = T.bar_lists + band * kWarp;
+    const int2* const band_bars = a.bars + a.bar_at[lists];
+    const int band_count = a.bar_at[lists + kWarp] - a.bar_at[lists];
+    const int2* bars = band_bars;
+    if (band_count <= kStagedBars) {
+        __syncwarp();  // the band before's lanes are done with theirs
+        for (int k = t; k < band_count; k += kWarp) staged_bars[k] = band_bars[k];
+        __syncwarp();
+        bars = staged_bars;
+    }
+    const int2* bar = bars + (a.bar_at[lists + t] - a.bar_at[lists]);
+    const int2* const bar_end = bars + (a.bar_at[lists + t + 1] - a.bar_at[lists]);
     int next_bar = bar < bar_end ? bar->x : INT_MAX;
 
     cuda::Lane<A> L;
@@ -259,13 +285,25 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         if (c0 + kLaneChunk < steps) read_codes(c0 + kLaneChunk);
         __syncwarp();
         // Lane t's columns this chunk are c0 - t .. c0 + kLaneChunk - 1 - t; its bars' are 1-based.
-        const bool inner = count == kLaneChunk && c0 >= kWarp - 1 && c0 + kLaneChunk < T.cols &&
-                           __all_sync(0xffffffffu, valid == A && next_bar > c0 + kLaneChunk - t);
+        const bool whole = count == kLaneChunk && c0 >= kWarp - 1 && c0 + kLaneChunk < T.cols &&
+                           __all_sync(0xffffffffu, valid == A);
+        const bool inner = whole && __all_sync(0xffffffffu, next_bar > c0 + kLaneChunk - t);
         if (inner) {
             if (last_band)
-                inner_chunk<A, kSub, true>(L, peak_o, stage, c0, sinks, a.p, table);
+                inner_chunk<A, kSub, true, false>(L, peak_o, stage, c0, sinks, a.p, table, nullptr);
             else
-                inner_chunk<A, kSub, false>(L, peak_o, stage, c0, sinks, a.p, table);
+                inner_chunk<A, kSub, false, false>(L, peak_o, stage, c0, sinks, a.p, table, nullptr);
+        } else if (whole) {  // the lane's bars of this chunk as rows a step
+            uint8_t* const bits = staged_bits + t * kLaneChunk;
+            for (int k = 0; k < kLaneChunk / 4; ++k) reinterpret_cast<uint32_t*>(bits)[k] = 0;
+            const int first_col = c0 - t + 1;  // 1-based, step c0's: the bars before it are taken
+            for (; bar < bar_end && bar->x < first_col + kLaneChunk; ++bar)
+                bits[bar->x - first_col] |= static_cast<uint8_t>(bar->y);
+            next_bar = bar < bar_end ? bar->x : INT_MAX;
+            if (last_band)
+                inner_chunk<A, kSub, true, true>(L, peak_o, stage, c0, sinks, a.p, table, bits);
+            else
+                inner_chunk<A, kSub, false, true>(L, peak_o, stage, c0, sinks, a.p, table, bits);
         } else {
             for (int u = 0; u < count; ++u) {
                 const int s = c0 + u, j = s - t;
@@ -277,14 +315,15 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
                 }
                 if (s < t || j >= T.cols) continue;  // left of the tile or done with it
                 const int32_t code = stage.s1[u - t + kWarp - 1];
+                // Every lane takes the barred step, with no bit where it meets no bar: lanes
+                // meet an alignment's pairs at different steps, and two steps a step where
+                // one does cost more than the barred step's selects.
+                uint32_t barred = 0;
                 if (j + 1 == next_bar) {
-                    uint32_t barred = 0;
                     for (; bar < bar_end && bar->x == j + 1; ++bar) barred |= static_cast<uint32_t>(bar->y);
                     next_bar = bar < bar_end ? bar->x : INT_MAX;
-                    cuda::step<A, kSub, true>(L, up_o, up_f, code, a.p, table, barred);
-                } else {
-                    cuda::step<A, kSub>(L, up_o, up_f, code, a.p, table);
                 }
+                cuda::step<A, kSub, true>(L, up_o, up_f, code, a.p, table, barred);
                 peak_o = cuda::lane_peak(L, peak_o, valid);
                 band_outputs(L, sinks, j, up_o, up_f, open, a.p.terms.ext);
                 if (j == T.cols - 1) {
@@ -311,6 +350,8 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
 template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) lane_waves(const LaneWaveArgs a) {
     __shared__ cuda::EdgeStage stage;
+    __shared__ int2 staged_bars[kStagedBars];
+    __shared__ uint32_t staged_bits[kWarp * kLaneChunk / 4];  // per lane, a chunk's barred rows a step
     const int t = threadIdx.x;
     int32_t* const table = cuda::block_table<kSub>();
     if constexpr (kSub == Substitution::kTable)
@@ -322,7 +363,7 @@ __global__ void __launch_bounds__(kWarp) lane_waves(const LaneWaveArgs a) {
         unit = __shfl_sync(0xffffffffu, unit, 0);
         if (unit >= static_cast<unsigned long long>(a.units_count)) return;
         const int2 u = a.units[unit];
-        lane_band<A, kSub>(a, u.x, u.y, table, stage);
+        lane_band<A, kSub>(a, u.x, u.y, table, stage, staged_bars, reinterpret_cast<uint8_t*>(staged_bits));
     }
 }
 
