@@ -23,7 +23,10 @@ struct ShortStage {
 /// lane fences its own bus writes, the warp barrier orders them before lane 0's store of the
 /// flag (the pattern of CUDA's threadFenceReduction sample). The fences order only what
 /// message passing needs (fence.acq_rel; __threadfence is fence.sc): ncu on a wave of the
-/// search's lone warps put 8% of their samples on the sequentially consistent ones.
+/// search's lone warps put 8% of their samples on the sequentially consistent ones. Its
+/// callers' blocks are one warp each, whose lane 0 is the block's thread 0: in a block of
+/// several warps only warp 0 would ever store, and a waiter on another warp's flag would spin
+/// for good.
 __device__ __forceinline__ void release_flag(int32_t* flag, int32_t value) {
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
     __syncwarp();
