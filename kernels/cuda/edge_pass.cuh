@@ -103,10 +103,10 @@ __device__ __forceinline__ int32_t lane_peak(const Lane<A>& L, int32_t peak_o, i
 /// One unit. Invariant before step s (lanes with k = s - t in [0, width)): L holds the lane's
 /// rows at column j0 + k - 1 as step() wants them, peak_o = max(H - open) of its real rows over
 /// the columns since the last cut (a tile's last column or the slab's), `cut` is the next,
-/// counted from j0 as k is, and `tile` the tile column of the columns up to it. kFull: every lane's rows are in the matrix (every band but a last
-/// one that m cuts), so the peak takes all A of them with no test; the steps count within the
-/// slab in 32 bits, which a step's tests and stores want fewer instructions for than the
-/// matrix's 64-bit columns.
+/// counted from j0 as k is, and `tile` the tile column of the columns up to it. kFull: every
+/// lane's rows are in the matrix (every band but a last one that m cuts), so the peak takes all
+/// A of them with no test; the steps count within the slab in 32 bits, which a step's tests and
+/// stores want fewer instructions for than the matrix's 64-bit columns.
 template <int A, Substitution kSub, bool kFull>
 __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, int64_t slab, const int32_t* table,
                                           EdgeStage& stage) {

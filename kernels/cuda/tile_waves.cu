@@ -197,10 +197,11 @@ __device__ __forceinline__ void inner_chunk(cuda::Lane<A>& L, int32_t& peak_o, c
         int32_t up_f = __shfl_up_sync(0xffffffffu, L.fbot, 1);
         up_o = t == 0 ? bus.x - open : up_o;
         up_f = t == 0 ? bus.y : up_f;
+        const int32_t code = stage.s1[u - t + kWarp - 1];
         if constexpr (kBarred)
-            cuda::step<A, kSub, true>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table, bits[u]);
+            cuda::step<A, kSub, true>(L, up_o, up_f, code, p, table, bits[u]);
         else
-            cuda::step<A, kSub>(L, up_o, up_f, stage.s1[u - t + kWarp - 1], p, table);
+            cuda::step<A, kSub>(L, up_o, up_f, code, p, table);
         peak_o = cuda::lane_peak(L, peak_o, at.valid);
         band_outputs(L, at, u, up_o, up_f, open, p.terms.ext);
     }
@@ -247,7 +248,9 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     }
     const int2* bar = bars + (a.bar_at[lists + t] - a.bar_at[lists]);
     const int2* const bar_end = bars + (a.bar_at[lists + t + 1] - a.bar_at[lists]);
-    int next_bar = bar < bar_end ? bar->x : INT_MAX;
+    int next_bar = 0;
+    const auto bars_taken = [&] { next_bar = bar < bar_end ? bar->x : INT_MAX; };  // up to `bar`
+    bars_taken();
 
     cuda::Lane<A> L;
 #pragma unroll
@@ -299,7 +302,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
             const int first_col = c0 - t + 1;  // 1-based, step c0's: the bars before it are taken
             for (; bar < bar_end && bar->x < first_col + kLaneChunk; ++bar)
                 bits[bar->x - first_col] |= static_cast<uint8_t>(bar->y);
-            next_bar = bar < bar_end ? bar->x : INT_MAX;
+            bars_taken();
             if (last_band)
                 inner_chunk<A, kSub, true, true>(L, peak_o, stage, c0, sinks, a.p, table, bits);
             else
@@ -321,7 +324,7 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
                 uint32_t barred = 0;
                 if (j + 1 == next_bar) {
                     for (; bar < bar_end && bar->x == j + 1; ++bar) barred |= static_cast<uint32_t>(bar->y);
-                    next_bar = bar < bar_end ? bar->x : INT_MAX;
+                    bars_taken();
                 }
                 cuda::step<A, kSub, true>(L, up_o, up_f, code, a.p, table, barred);
                 peak_o = cuda::lane_peak(L, peak_o, valid);
