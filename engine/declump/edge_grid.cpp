@@ -419,9 +419,8 @@ AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
     int32_t top = 0;
     for (size_t b = 0; b < block_top_.size(); ++b) {
         if (block_stale_[b] != 0) {
-            const size_t end = std::min(best_.size(), (b + 1) * kBestBlock);
             block_top_[b] = 0;
-            for (size_t k = b * kBestBlock; k < end; ++k) block_top_[b] = std::max(block_top_[b], best_[k].score);
+            for (size_t k = b * kBestBlock; k < block_end(b); ++k) block_top_[b] = std::max(block_top_[b], best_[k].score);
             block_stale_[b] = 0;
         }
         top = std::max(top, block_top_[b]);
@@ -430,7 +429,7 @@ AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
     std::vector<size_t> tied;  // the tiles that reach it
     for (size_t b = 0; b < block_top_.size(); ++b)
         if (block_top_[b] == top)
-            for (size_t k = b * kBestBlock; k < std::min(best_.size(), (b + 1) * kBestBlock); ++k)
+            for (size_t k = b * kBestBlock; k < block_end(b); ++k)
                 if (best_[k].score == top) tied.push_back(k);
     std::vector<Tile> unplaced;  // those without a cell yet
     for (const size_t k : tied)

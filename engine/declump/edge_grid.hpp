@@ -4,6 +4,7 @@
 //! barred is followed tile by tile only as far as it changes an edge.
 #pragma once
 
+#include <algorithm>
 #include <csignal>
 #include <cstdint>
 #include <functional>
@@ -164,6 +165,8 @@ private:
 
     /// Marks tile `at`'s best_ changed, for best()'s index; compute() marks them all.
     void best_changed(size_t at) { block_stale_[at / kBestBlock] = 1; }
+    /// One past block b's last tile in best_.
+    size_t block_end(size_t b) const { return std::min(best_.size(), (b + 1) * kBestBlock); }
 
     std::vector<AlignmentEnd> best_;  ///< per tile, row-major
     /// best()'s index of best_: the highest score of each block of kBestBlock tiles, whose
