@@ -26,6 +26,11 @@ WindowRow GridRows::read(int64_t row, int64_t from, int64_t to) {
     return r;
 }
 
+int64_t GridRows::crossing_column(int64_t row, int64_t from, const CrossingBias& bias) {
+    // Index c of a band's top row is column c.
+    return best_crossing(grid_.band_top_h(row / grid_.tile_rows()) + from, from, bias.j, bias);
+}
+
 int64_t GridRows::edge_term(int64_t row, int64_t to, int64_t gap) {
     if (gap_ != gap) {
         blocks_.clear();

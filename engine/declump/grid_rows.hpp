@@ -28,6 +28,9 @@ public:
     WindowRow read(int64_t row, int64_t from, int64_t to) override;
     /// From the maxima of whole blocks of kBlock columns, each row's made once as far as asked.
     int64_t edge_term(int64_t row, int64_t to, int64_t gap) override;
+    /// Over the grid's row itself: the walk's first window of a row scans up to kGuessReach
+    /// spans of it (on H. pylori, some 645k columns), which a copy made as long again.
+    int64_t crossing_column(int64_t row, int64_t from, const CrossingBias& bias) override;
 
 private:
     static constexpr int64_t kBlock = 4096;
