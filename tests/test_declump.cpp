@@ -478,47 +478,6 @@ TEST(Declump, APairsLaterStrandStopsWhereItsAlignmentsNoLongerRank) {
     }
 }
 
-// Searched at once, the strand that shares the most k-mers with S0 takes the device first
-// (here the reverse one, which holds the longer piece), and the merged list is the same as
-// with the strands searched one after another, forward first.
-TEST(Declump, APairsStrandThatSharesMoreTakesTheFirstPass) {
-    const uint64_t seed = test::seed() + 43;
-    std::mt19937_64 rng(seed);
-    const Scoring scoring(1, -3, 5, 2);
-    const std::string target = gen::random_dna(9000, rng);
-    std::string inverted = target.substr(0, 6000);
-    std::reverse(inverted.begin(), inverted.end());
-    for (char& c : inverted) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
-    for (int c = 0; c < 40; ++c) inverted[rng() % inverted.size()] = "ACGT"[rng() % 4];
-    const std::string query = gen::random_dna(50, rng) + inverted + gen::random_dna(50, rng) + target.substr(7000, 1500);
-    const Sequence s0 = make_sequence("q", query), s1 = make_sequence("t", target), rc = reverse_complement(s1);
-    for (const int count : {1, 6}) {
-        std::vector<std::vector<std::string>> lists;
-        for (const bool at_once : {false, true}) {
-            DeclumpOptions opts = options(1024, 1024);
-            opts.strands_at_once = at_once;
-            const std::string what = "count " + std::to_string(count) + (at_once ? ", at once" : "") + ", seed " +
-                                     std::to_string(seed);
-            std::vector<Strand> passes;  // each strand's first pass, as it starts
-            DeclumpCounts counts;
-            const std::vector<StrandAlignment> got = pair_alignments(
-                s0, {{Strand::kForward, &s1, {}, false}, {Strand::kReverse, &rc, {}, false}}, scoring, count, 20, opts,
-                counts, {}, {}, [&](Strand strand, int64_t cells) {
-                    if (cells == 0) passes.push_back(strand);
-                });
-            EXPECT_EQ(passes, at_once ? (std::vector<Strand>{Strand::kReverse, Strand::kForward})
-                                      : (std::vector<Strand>{Strand::kForward, Strand::kReverse}))
-                << what;
-            ASSERT_FALSE(got.empty()) << what;
-            EXPECT_EQ(got.front().strand, Strand::kReverse) << what;
-            lists.emplace_back();
-            for (const StrandAlignment& a : got)
-                lists.back().push_back((a.strand == Strand::kReverse ? "-" : "+") + describe(a.alignment));
-        }
-        EXPECT_EQ(lists[0], lists[1]) << "count " << count << ", seed " << seed;
-    }
-}
-
 // Searched at once, a strand whose first pass fails ends the pair's search with its error, and
 // the later strand, waiting for its turn, never starts its pass.
 TEST(Declump, AFirstPassThatFailsLeavesTheLaterStrandsUnstarted) {

@@ -6,9 +6,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 
-#include "engine/bound/shared_kmers.hpp"
 #include "engine/threads/for_each_worker.hpp"
 
 namespace chromalign {
@@ -107,26 +105,6 @@ private:
 /// failure is the pair's, and this strand ends quietly.
 struct Abandoned {};
 
-/// The strands of `searched` in the order their first passes take the device: most k-mers
-/// shared with S0 first (shared_kmers), then in order. The strand that shares more likely holds
-/// the longer alignments, whose tracebacks and tiles computed again make its search the longer,
-/// and the first pass to end starts its search while the next pass runs. H. pylori (both
-/// strands, 100 alignments, one H200; the reverse strand shares 6685 sampled k-mers, the
-/// forward 4734, and holds the 880 kbp alignment): 5.19-5.28 s (median 5.23 s) against
-/// 5.26-5.42 s (5.33 s) forward first, runs taking turns. S. aureus's forward strand shares
-/// 35282, its reverse 418. A choice of schedule only: the alignments are the same in any order.
-std::vector<size_t> pass_order(const Sequence& s0, const std::vector<StrandSearch>& strands,
-                               const std::vector<size_t>& searched, int threads) {
-    if (searched.size() < 2) return searched;
-    const int workers = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    std::vector<std::pair<int64_t, size_t>> shares;  // (-shared, strand)
-    for (const size_t k : searched) shares.emplace_back(-shared_kmers(s0, *strands[k].s1, workers).shared, k);
-    std::stable_sort(shares.begin(), shares.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    std::vector<size_t> order;
-    for (const auto& share : shares) order.push_back(share.second);
-    return order;
-}
-
 }  // namespace
 
 std::vector<StrandAlignment> pair_alignments(
@@ -139,11 +117,10 @@ std::vector<StrandAlignment> pair_alignments(
     std::vector<size_t> searched;  // the strands whose search runs, in order
     for (size_t k = 0; k < strands.size(); ++k)
         if (!strands[k].done) searched.push_back(k);
-    const std::vector<size_t> turns = options.strands_at_once ? pass_order(s0, strands, searched, options.threads) : searched;
     std::vector<std::vector<Alignment>> lists(strands.size());
     std::vector<uint8_t> cut(strands.size(), 0);  // a strand's search ended outranked
-    const auto search = [&](size_t order) {  // the strand whose first pass takes turn `order`
-        const size_t k = turns[order];
+    const auto search = [&](size_t order) {
+        const size_t k = searched[order];
         const StrandSearch& strand = strands[k];
         bool turn_ended = false;
         const auto end_turn = [&] {

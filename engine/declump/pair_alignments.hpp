@@ -59,8 +59,7 @@ struct StrandSearch {
 /// strands found so far rank before (the others', as a higher score or an earlier strand's
 /// equal one, and its own): it and every later one would be cut from the merged list. With
 /// options.strands_at_once the strands are searched on threads of their own, their first
-/// passes one after another, the strand that shares the most k-mers with s0 first (its
-/// search likely the longest): the list is the same, and a strand may trace further than it
+/// passes one after another: the list is the same, and a strand may trace further than it
 /// needs where the others have yet to find what outranks it. The callbacks are called one at
 /// a time, from the searches' threads. `found(strand, alignments)` hears of each new one with
 /// the strand's alignments so far (DeclumpResume::found). Once every strand ended,
