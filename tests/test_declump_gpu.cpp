@@ -66,6 +66,9 @@ TEST(DeclumpGpu, AWaveOfRandomTilesGivesTheRowByRowValues) {
             }
             const int32_t* p = e.data();
             const TileEdges te{p, p + cols + 1, p + 2 * (cols + 1), p + 2 * (cols + 1) + rows};
+            // A cell in 7 barred: a band of the larger tiles (up to 256 x 400 cells) holds
+            // thousands of bars, more than the kernel stages in shared memory (kStagedBars,
+            // 1024), and reads them from global memory; the small tiles' bands stage theirs.
             std::vector<std::pair<int64_t, int64_t>> bars;
             for (int64_t i = rect.top + 1; i <= rect.bottom; ++i)
                 for (int64_t j = rect.left + 1; j <= rect.right; ++j)
