@@ -2,8 +2,12 @@
 //! window the walk no longer needs is dropped without waiting for its thread, and told so.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <utility>
+#include <vector>
 #include <thread>
 
 #include "engine/tiling/tile_executor.hpp"
@@ -69,6 +73,69 @@ TEST(Lookahead, DroppedWindowsAreNotWaitedForAndStopTheirWork) {
     }  // the walk is done: what is still ahead is dropped, and its threads end at once
     EXPECT_LT(seconds_since(t0), 2.0) << "the end waited for windows nobody needs";
     EXPECT_EQ(told.load(), 6);
+}
+
+// Given where the walk starts (off the rows), its own first window is swept and walked ahead
+// too, before the windows above it, and serves the walk: from its start cell and value, over
+// the walk's columns.
+TEST(Lookahead, TheWalksOwnFirstWindowIsSweptAheadFromItsStart) {
+    KeptRows rows = rising_rows();
+    const TracebackTerms terms(Scoring(1, -3, 5, 2));
+    std::mutex mutex;
+    std::vector<std::pair<int64_t, int64_t>> windows;  // (top, bottom) of each sweep, in order asked
+    const auto sweep = [&](const WindowSpec& w, WindowRow top, const TracebackPoint& entry, const std::atomic<bool>&) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            windows.emplace_back(w.top, w.bottom);
+        }
+        Lookahead::Swept s;
+        s.rows = std::make_unique<KeptRows>(w, std::move(top));
+        s.walk.entry = entry;
+        return s;
+    };
+    Lookahead ahead(rows, terms, 3, sweep, TracebackPoint{950, 1500, 'H', 77, {}});
+    const Lookahead::Window got = ahead.take(950, 1500, 1300);
+    ASSERT_NE(got.rows, nullptr) << "the walk's own window was not swept ahead";
+    EXPECT_EQ(got.w.top, 900);
+    EXPECT_EQ(got.w.bottom, 950);
+    EXPECT_LE(got.w.lo, 1300);
+    EXPECT_EQ(got.w.hi, 1500);
+    EXPECT_EQ(got.walk.entry.i, 950);
+    EXPECT_EQ(got.walk.entry.j, 1500);
+    EXPECT_EQ(got.walk.entry.v, 77) << "the walk's own value, not a row's";
+    // The windows above it were planned too, from its guessed crossing of row 900.
+    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(5);
+    for (;;) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            std::sort(windows.begin(), windows.end());
+            if (windows.size() >= 4 || Clock::now() > deadline) {
+                ASSERT_GE(windows.size(), 4u);
+                EXPECT_EQ(windows[0], (std::pair<int64_t, int64_t>{600, 700}));
+                EXPECT_EQ(windows[1], (std::pair<int64_t, int64_t>{700, 800}));
+                EXPECT_EQ(windows[2], (std::pair<int64_t, int64_t>{800, 900}));
+                EXPECT_EQ(windows[3], (std::pair<int64_t, int64_t>{900, 950}));
+                break;
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+// Without its start (a walk taken up from a journal), the walk sweeps its own first window.
+TEST(Lookahead, WithoutItsStartTheWalksOwnWindowIsNotSweptAhead) {
+    KeptRows rows = rising_rows();
+    const TracebackTerms terms(Scoring(1, -3, 5, 2));
+    std::atomic<int> own{0};
+    const auto sweep = [&](const WindowSpec& w, WindowRow, const TracebackPoint&, const std::atomic<bool>&) {
+        if (w.bottom == 950) ++own;
+        return Lookahead::Swept{};
+    };
+    {
+        Lookahead ahead(rows, terms, 3, sweep);
+        EXPECT_EQ(ahead.take(950, 1500, 1300).rows, nullptr);
+    }
+    EXPECT_EQ(own.load(), 0);
 }
 
 }  // namespace

@@ -359,7 +359,9 @@ Alignment linear_traceback(const Sequence& s0, const Sequence& s1, const Scoring
                                                     s.walk = walk_ahead(s0, s1, scoring, limits, sweep, *s.rows, entry,
                                                                         dropped);
                                                 return s;
-                                            });
+                                            },
+                                            // A journal's point lies elsewhere: the walk sweeps its own window.
+                                            resumed ? std::nullopt : std::optional<TracebackPoint>(point_of(p, {})));
     Outcome outcome = Outcome::kTop;
     try {
         outcome = walker.walk_rows(rows, p, runs, ahead.get(), journal, true);

@@ -37,6 +37,7 @@ Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
     pop_ready(dropped_, [this](std::future<Swept>& f) {
         if (Swept s = f.get(); s.rows) retire(std::move(s.rows));  // freeing here waits for the GPU
     });
+    if (start_ && ahead_.empty()) plan(i, j);  // the walk's own window first
     while (!ahead_.empty() && ahead_.front().w.bottom > i) {  // behind the walk
         drop(ahead_.front());
         ahead_.pop_front();
@@ -76,7 +77,16 @@ void Lookahead::retire(std::unique_ptr<RowSource> rows) {
 void Lookahead::plan(int64_t i, int64_t j) {
     if (i <= rows_.top()) return;
     int64_t bottom, cap, at;  // the next window's bottom row, column cap, and guessed crossing
-    if (ahead_.empty()) {
+    bool known = false;       // H(bottom, at) is entry_h: the window below read row `bottom`
+    int64_t entry_h = 0;
+    if (ahead_.empty() && start_ && start_->i == i && start_->j == j) {
+        // The walk's own window, entered where the walk stands: its walk taken ahead serves it
+        // (its columns hold the walk's, as the guess below is the walk's own crossing).
+        bottom = i;
+        cap = at = j;
+        known = true;
+        entry_h = start_->v;
+    } else if (ahead_.empty()) {
         bottom = rows_.row_above(i);  // the walk's own window ends here: plan from the one above
         cap = j;
         at = rows_.crossing_column(bottom, std::max(rows_.lo(), j - kGuessReach * window_span(i - bottom)),
@@ -86,8 +96,7 @@ void Lookahead::plan(int64_t i, int64_t j) {
         cap = ahead_.back().cap;
         at = ahead_.back().guess;
     }
-    bool known = false;  // H(bottom, at) is entry_h: the window below read row `bottom`
-    int32_t entry_h = 0;
+    start_.reset();
     while (static_cast<int>(ahead_.size()) < depth_ && bottom > rows_.top()) {
         const int64_t top = rows_.row_above(bottom), height = bottom - top;
         // Guesses of the crossings are often some thousand columns off: a window a quarter of

@@ -29,6 +29,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/traceback/linear_traceback.hpp"
@@ -70,8 +71,12 @@ public:
     using Sweep = std::function<Swept(const WindowSpec& w, WindowRow top, const TracebackPoint& entry,
                                       const std::atomic<bool>& dropped)>;
     /// Keeps `depth` windows of `rows` in flight, swept by `sweep` (called from other threads).
-    Lookahead(RowSource& rows, const TracebackTerms& t, int depth, Sweep sweep)
-        : rows_(rows), t_(t), depth_(depth), sweep_(std::move(sweep)) {}
+    /// `start` (if given, state 'H'): where the walk starts, off the rows as a rule (the end
+    /// cell): its own first window is swept and walked ahead too, first, while the windows
+    /// above it are planned (reading their rows takes the walk's thread milliseconds each).
+    Lookahead(RowSource& rows, const TracebackTerms& t, int depth, Sweep sweep,
+              std::optional<TracebackPoint> start = std::nullopt)
+        : rows_(rows), t_(t), depth_(depth), sweep_(std::move(sweep)), start_(std::move(start)) {}
     /// Drops the windows still ahead, then waits for every thread.
     ~Lookahead();
 
@@ -80,8 +85,9 @@ public:
         std::unique_ptr<RowSource> rows;
         WalkAhead walk;
     };
-    /// The walk is at (i, j), on a row of `rows`, and needs the window below row_above(i) over
-    /// columns [lo, j]: a window swept ahead that holds it (rows null if none). Plans the next.
+    /// The walk is at (i, j), on a row of `rows` or at its start, and needs the window below
+    /// row_above(i) over columns [lo, j]: a window swept ahead that holds it (rows null if
+    /// none). Plans the next.
     Window take(int64_t i, int64_t j, int64_t lo);
     /// Frees a window the walk is done with in a thread of its own: freeing an executor's GPU
     /// memory waits for the whole device, where the windows ahead are being swept.
@@ -107,6 +113,7 @@ private:
     std::deque<Ahead> ahead_;  ///< by falling bottom row: the next window the walk needs first
     std::deque<std::future<void>> retired_;  ///< windows being freed (waited for at the end)
     std::deque<std::future<Swept>> dropped_;  ///< windows no longer needed, still being swept
+    std::optional<TracebackPoint> start_;  ///< the walk's start, until its first window is planned
 };
 
 /// Window [top, bottom] x [lo, hi] cut from `rows` with its bound (WindowSpec::k).
