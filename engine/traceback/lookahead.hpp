@@ -3,15 +3,15 @@
 //! The walk goes through the windows below stage 1's rows one after another, and a window's
 //! columns end where the walk crossed the row below it, so each waits for the last. On a GPU a
 //! window is too small to fill the device, and the walk's CPU work inside a window leaves the
-//! GPU idle. So the windows above the walk are swept ahead, in threads of their own (several
-//! at once on the GPU), on columns guessed from stage 1's rows: the path crosses a row about
-//! where that row's H less what a gap from there to where it crossed the row below would
-//! cost is largest (CrossingBias), up to kGuessReach spans left (a long gap moves the path
-//! that far, and its window must hold where it opens, or no step below it can be
-//! certified). A guess is right when
-//! the walk's own window lies within the swept one, which then serves it: any window does,
-//! since the walk certifies every step. Otherwise the walk sweeps its own window, and the
-//! guesses start again from where it is.
+//! GPU idle. So the windows above the walk (and, from its start, its own first one) are swept
+//! ahead, in threads of their own (several at once on the GPU), on columns guessed from stage
+//! 1's rows: the path crosses a row about where that row's H less what a gap from there to
+//! where it crossed the row below would cost is largest (CrossingBias), up to kGuessReach
+//! spans left (a long gap moves the path that far, and its window must hold where it opens,
+//! or no step below it can be certified). A guess is right when the walk's own window lies
+//! within the swept one, which then serves it: any window does, since the walk certifies
+//! every step. Otherwise the walk sweeps its own window, and the guesses start again from
+//! where it is.
 //!
 //! The thread that swept a window also walks it, from where the path is guessed to enter it
 //! (its bottom row, in state H): the walk from a point depends on nothing else, so when the
