@@ -37,7 +37,7 @@ Lookahead::Window Lookahead::take(int64_t i, int64_t j, int64_t lo) {
     pop_ready(dropped_, [this](std::future<Swept>& f) {
         if (Swept s = f.get(); s.rows) retire(std::move(s.rows));  // freeing here waits for the GPU
     });
-    if (start_ && ahead_.empty()) plan(i, j);  // the walk's own window first
+    if (start_) plan(i, j);  // the walk's own window first (nothing is planned before it)
     while (!ahead_.empty() && ahead_.front().w.bottom > i) {  // behind the walk
         drop(ahead_.front());
         ahead_.pop_front();
@@ -79,7 +79,7 @@ void Lookahead::plan(int64_t i, int64_t j) {
     int64_t bottom, cap, at;  // the next window's bottom row, column cap, and guessed crossing
     bool known = false;       // H(bottom, at) is entry_h: the window below read row `bottom`
     int64_t entry_h = 0;
-    if (ahead_.empty() && start_ && start_->i == i && start_->j == j) {
+    if (start_ && start_->i == i && start_->j == j) {  // nothing is planned yet
         // The walk's own window, entered where the walk stands: its walk taken ahead serves it
         // (its columns hold the walk's, as the guess below is the walk's own crossing).
         bottom = i;
