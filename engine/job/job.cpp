@@ -361,8 +361,11 @@ private:
                       d.walk_seconds,
                       static_cast<long long>(d.walk.tiles_ahead), static_cast<long long>(d.walk.trails_met),
                       static_cast<double>(d.recomputed_cells), d.recompute_seconds);
-        note(describe(answer.pair, answer.strand) + ": " + std::to_string(answer.others.size() + 1) + " of " +
-             std::to_string(count) + text);
+        // The pair's search, over every strand compared: not alignment 1's strand alone.
+        const RecordPair& p = spec_.pairs[answer.pair];
+        note(spec_.s0[p.s0].name + " x " + spec_.s1[p.s1].name + " (" +
+             (spec_.strands.size() > 1 ? std::string("both strands") : strand_name(spec_.strands.front())) +
+             "): " + std::to_string(answer.others.size() + 1) + " of " + std::to_string(count) + text);
         return true;
     }
 
