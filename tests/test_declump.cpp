@@ -393,13 +393,17 @@ TEST(Declump, ASearchStoppedAndTakenUpFindsTheSameAlignments) {
     };
     EXPECT_THROW(best_alignments(s0, s1, scoring, 12, 1, options(50, 70), nullptr, first), Interrupted);
     ASSERT_EQ(saved.size(), 5u);
-    // Taken up: the five are found again, checked, and only the others are new.
+    // Taken up: the five end where the search finds its next, so they are taken, not traced
+    // or walked again; only the others are new, and walked.
     int told = 0;
     DeclumpResume again{saved, [&](const std::vector<Alignment>& so_far) { EXPECT_GT(so_far.size(), 5u); ++told; }, {}};
-    const std::vector<Alignment> resumed = best_alignments(s0, s1, scoring, 12, 1, options(64, 48), nullptr, again);
+    DeclumpCounts counts;
+    const std::vector<Alignment> resumed = best_alignments(s0, s1, scoring, 12, 1, options(64, 48), &counts, again);
     ASSERT_EQ(resumed.size(), whole.size());
     for (size_t k = 0; k < whole.size(); ++k) EXPECT_EQ(describe(resumed[k]), describe(whole[k])) << "seed " << seed;
     EXPECT_EQ(told, 7);
+    EXPECT_EQ(counts.rows_traced, 0);
+    EXPECT_EQ(counts.walk.walks, 7);
     // A saved alignment the search does not find again is refused.
     DeclumpResume forged{saved, {}, {}};
     forged.known[3].runs.back().length += 1;

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "engine/alignment/alignment.hpp"
 #include "engine/declump/edge_grid.hpp"
 #include "engine/declump/grid_rows.hpp"
 #include "engine/traceback/linear_traceback.hpp"
@@ -45,6 +46,16 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     using Clock = std::chrono::steady_clock;
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     DeclumpCounts c;
+    // An alignment found before is taken where it ends at the search's next cell and its runs
+    // score its score there (rescore checks every column); else the search traces its own.
+    const auto takes = [&](const Alignment* known, const AlignmentEnd& end) {
+        if (known == nullptr || !(known->as_end() == end)) return false;
+        try {
+            return rescore(*known, s0, s1, scoring) == known->score;
+        } catch (const Error&) {
+            return false;
+        }
+    };
     auto start = Clock::now();  // the first pass: the grid's edges made, then computed
     EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, options.tile_rows, options.tile_cols,
                                     GridWorkers{&cpu, options.device, threads, options.device_cells, options.stop,
@@ -60,12 +71,12 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
         if (best && found.empty()) *best = end;
         if (end.score < std::max(min_score, 1)) break;
         if (resume.wanted && !resume.wanted(end.score, found.size())) break;
-        const Alignment* traced = found.empty() ? resume.traced : nullptr;
-        Alignment a = traced && traced->as_end() == end ? *traced
+        const size_t k = found.size();
+        const Alignment* traced = k < resume.known.size() ? &resume.known[k] : found.empty() ? resume.traced : nullptr;
+        Alignment a = takes(traced, end) ? *traced
                       : found.empty()                  ? trace_first(grid, end, options, c)
                                                        : walk_back(grid, barred, end, options.walk, &c.walk);
         c.walk_seconds += since(start);
-        const size_t k = found.size();
         if (k < resume.known.size() && resume.known[k] != a)
             throw Error("the saved alignment " + std::to_string(k + 1) + " (score " +
                         std::to_string(resume.known[k].score) + ") is not the one the search finds (score " +
