@@ -101,6 +101,9 @@ TEST(MpiCli, ErrorsEndEveryRank) {
     const test::ChildRun r = h.run({"-b", "cpu", "-t", "1"});
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find("too few to split over 3 slabs"), std::string::npos) << r.err;
+    // It names the record (in a genome, one short record of many) and the ways around it.
+    EXPECT_NE(r.err.find("S1 record '"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("or run it with fewer ranks"), std::string::npos) << r.err;
     h.set_launcher(mpirun(2));
     const test::ChildRun ref = h.run({"-b", "reference"});
     EXPECT_NE(ref.err.find("cannot run over several ranks"), std::string::npos) << ref.err;

@@ -816,7 +816,14 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
                         ": run every rank with the same backend, --alpha and CPU instruction set");
         shapes.push_back(SlabShape{raw[k][0], static_cast<int32_t>(raw[k][1]), raw[k][2]});
     }
-    const Slab me = cut_slabs(s1.length(), shapes)[rank];
+    std::vector<Slab> slabs;
+    try {
+        slabs = cut_slabs(s1.length(), shapes);
+    } catch (const Error& e) {  // a genome's short record: say which, and what to do
+        throw Error("S1 record '" + s1.name + "': " + e.what() +
+                    "; leave it out (--s1-record, --pairs) or run it with fewer ranks");
+    }
+    const Slab me = slabs[static_cast<size_t>(rank)];
     Sequence slab;
     slab.name = s1.name;
     slab.source = s1.source;
