@@ -362,8 +362,7 @@ private:
                       static_cast<long long>(d.walk.tiles_ahead), static_cast<long long>(d.walk.trails_met),
                       static_cast<double>(d.recomputed_cells), d.recompute_seconds);
         // The pair's search, over every strand compared: not alignment 1's strand alone.
-        const RecordPair& p = spec_.pairs[answer.pair];
-        note(spec_.s0[p.s0].name + " x " + spec_.s1[p.s1].name + " (" +
+        note(pair_name(answer.pair) + " (" +
              (spec_.strands.size() > 1 ? std::string("both strands") : strand_name(spec_.strands.front())) +
              "): " + std::to_string(answer.others.size() + 1) + " of " + std::to_string(count) + text);
         return true;
@@ -651,10 +650,11 @@ private:
                                       ": run the same command again to resume");
     }
 
-    std::string describe(size_t k, Strand strand) const {
+    std::string pair_name(size_t k) const {
         const RecordPair& p = spec_.pairs[k];
-        return spec_.s0[p.s0].name + " x " + spec_.s1[p.s1].name + " (" + strand_name(strand) + ")";
+        return spec_.s0[p.s0].name + " x " + spec_.s1[p.s1].name;
     }
+    std::string describe(size_t k, Strand strand) const { return pair_name(k) + " (" + strand_name(strand) + ")"; }
 
     double every() const { return options_.backend.checkpoint.every_seconds; }
     void note(const std::string& text) const {
