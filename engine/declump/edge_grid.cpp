@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -255,30 +256,99 @@ std::vector<EdgeGrid::Changed> EdgeGrid::compute_wave(const std::vector<Tile>& t
     return changed;
 }
 
-std::vector<EdgeGrid::Changed> EdgeGrid::compute_kept(const std::vector<Tile>& tiles, const BarredPairs& barred) {
+std::unique_ptr<EdgeGrid::KeptWave> EdgeGrid::queue_kept(int64_t diagonal, const std::set<Tile>& tiles,
+                                                         std::set<Tile> needed, const BarredPairs& barred) {
     if (workers_.stop && *workers_.stop != 0) search_interrupted(*workers_.stop);
-    std::vector<KeptTile> kept(tiles.size());
-    for (size_t k = 0; k < tiles.size(); ++k) {
-        const Rect r = tile_rect(tiles[k]);
-        kept[k].band = tiles[k].first;
-        kept[k].column = tiles[k].second;
-        kept[k].barred = barred.in(r.top, r.bottom, r.left, r.right);
+    auto wave = std::make_unique<KeptWave>();
+    wave->diagonal = diagonal;
+    wave->tiles.assign(tiles.begin(), tiles.end());
+    wave->needed = std::move(needed);
+    wave->kept.resize(tiles.size());
+    for (size_t k = 0; k < wave->tiles.size(); ++k) {
+        const Rect r = tile_rect(wave->tiles[k]);
+        wave->kept[k].band = wave->tiles[k].first;
+        wave->kept[k].column = wave->tiles[k].second;
+        wave->kept[k].barred = barred.in(r.top, r.bottom, r.left, r.right);
         cells_computed_ += r.rows() * r.cols();
     }
-    workers_.device->run_kept(scoring_, kept);
-    std::vector<Changed> changed(tiles.size());
+    workers_.device->queue_kept(scoring_, wave->kept);
+    return wave;
+}
+
+void EdgeGrid::collect_kept(KeptWave& wave, KeptWave* next, std::map<int64_t, std::set<Tile>>& waves) {
+    const auto feed = [&](const Tile& t) {
+        if (!next || !std::binary_search(next->tiles.begin(), next->tiles.end(), t))
+            throw Error("internal: tile (" + std::to_string(t.first) + ", " + std::to_string(t.second) +
+                        ") fed by a change but not computed after it");
+        next->needed.insert(t);
+    };
     const std::lock_guard<std::mutex> one(fetching_);
-    for (size_t k = 0; k < tiles.size(); ++k) {
-        const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);
-        best_[at] = kept[k].peak > 0 ? AlignmentEnd{kept[k].peak, -1, -1} : AlignmentEnd{};
-        best_changed(at);
-        unplaced_[at] = kept[k].peak <= 0 ? 0 : kept[k].peak_rows > 0 ? kept[k].peak_rows : tile_rect(tiles[k]).rows();
+    for (size_t k = 0; k < wave.tiles.size(); ++k) {
+        const Tile& t = wave.tiles[k];
+        const KeptTile& kept = wave.kept[k];
+        const size_t at = static_cast<size_t>(t.first * tile_columns_ + t.second);
         // The last band's bottom and the last column's right edge are kept nowhere.
-        changed[k] = Changed{kept[k].bottom && tiles[k].first + 1 < bands_, kept[k].corner && tiles[k].first + 1 < bands_,
-                             kept[k].right && tiles[k].second + 1 < tile_columns_};
-        stale_[at] |= static_cast<uint8_t>((changed[k].bottom ? 1 : 0) | (changed[k].right ? 2 : 0));
+        const Changed changed{kept.bottom && t.first + 1 < bands_, kept.corner && t.first + 1 < bands_,
+                              kept.right && t.second + 1 < tile_columns_};
+        if (!wave.needed.count(t)) {
+            if (changed.bottom || changed.corner || changed.right || kept.peak != best_[at].score)
+                throw Error("internal: tile (" + std::to_string(t.first) + ", " + std::to_string(t.second) +
+                            ") changed when computed again from the edges it had");
+            continue;
+        }
+        best_[at] = kept.peak > 0 ? AlignmentEnd{kept.peak, -1, -1} : AlignmentEnd{};
+        best_changed(at);
+        unplaced_[at] = kept.peak <= 0 ? 0 : kept.peak_rows > 0 ? kept.peak_rows : tile_rect(t).rows();
+        stale_[at] |= static_cast<uint8_t>((changed.bottom ? 1 : 0) | (changed.right ? 2 : 0));
+        if (changed.bottom) feed({t.first + 1, t.second});
+        if (changed.right) feed({t.first, t.second + 1});
+        if (changed.corner && t.second + 1 < tile_columns_) waves[wave.diagonal + 2].insert({t.first + 1, t.second + 1});
     }
-    return changed;
+}
+
+int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, std::set<Tile>>& waves) {
+    // The device computes antidiagonal d + 1 while the host takes what d changed, so that it
+    // never waits for the host (a wave's kernel takes about 0.7 ms, the host 0.2 ms between
+    // them). Only the tiles of d that must be computed can change: d + 1 holds every tile
+    // they could feed, right of and below them.
+    std::deque<std::unique_ptr<KeptWave>> queued;  // on the device, not collected: at most 2
+    int64_t tiles = 0;
+    try {
+        while (!queued.empty() || !waves.empty()) {
+            const KeptWave* last = queued.empty() ? nullptr : queued.back().get();
+            const int64_t d = last ? last->diagonal + 1 : waves.begin()->first;
+            std::set<Tile> needed;
+            if (const auto it = waves.find(d); it != waves.end()) {
+                needed = std::move(it->second);
+                waves.erase(it);
+            }
+            std::set<Tile> computed = needed;
+            if (last)
+                for (const Tile& t : last->needed) {
+                    if (t.first + 1 < bands_) computed.insert({t.first + 1, t.second});
+                    if (t.second + 1 < tile_columns_) computed.insert({t.first, t.second + 1});
+                }
+            if (!computed.empty()) {
+                queued.push_back(queue_kept(d, computed, std::move(needed), barred));
+                tiles += static_cast<int64_t>(computed.size());
+            }
+            if (!last) continue;
+            const std::unique_ptr<KeptWave> wave = std::move(queued.front());
+            queued.pop_front();
+            workers_.device->collect_kept(wave->kept);
+            collect_kept(*wave, queued.empty() ? nullptr : queued.front().get(), waves);
+        }
+    } catch (...) {
+        // Nothing the device computes may outlive the tiles it writes back into.
+        for (const std::unique_ptr<KeptWave>& wave : queued) {
+            try {
+                workers_.device->collect_kept(wave->kept);
+            } catch (...) {
+            }
+        }
+        throw;
+    }
+    return tiles;
 }
 
 void EdgeGrid::compute(const BarredPairs& barred) {
@@ -378,11 +448,12 @@ void EdgeGrid::compute_on_threads(const BarredPairs& barred, const std::function
 int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dirty) {
     std::map<int64_t, std::set<Tile>> waves;  // by antidiagonal: a tile feeds only later ones
     for (const Tile& t : dirty) waves[t.first + t.second].insert(t);
+    if (kept_) return recompute_kept(barred, waves);
     int64_t tiles = 0;
     while (!waves.empty()) {
         const std::vector<Tile> wave(waves.begin()->second.begin(), waves.begin()->second.end());
         waves.erase(waves.begin());
-        const std::vector<Changed> changed = kept_ ? compute_kept(wave, barred) : compute_wave(wave, barred);
+        const std::vector<Changed> changed = compute_wave(wave, barred);
         tiles += static_cast<int64_t>(wave.size());
         for (size_t k = 0; k < wave.size(); ++k) {
             const Tile& t = wave[k];

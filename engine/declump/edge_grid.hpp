@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -75,7 +76,8 @@ public:
     void compute(const BarredPairs& barred);
     /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, each after
     /// the three it depends on (antidiagonal by antidiagonal), where the device kept the whole
-    /// pass's edges from those (TileWaves::run_kept). Returns the tiles computed.
+    /// pass's edges from those (TileWaves::queue_kept), with the tiles right of and below
+    /// each one that must be computed. Returns the tiles computed.
     int64_t recompute(const BarredPairs& barred, const std::set<Tile>& dirty);
 
     const Rect& area() const { return area_; }
@@ -134,9 +136,24 @@ private:
     /// Computes the tiles of one antidiagonal and keeps their edges and bests; changed[k] says
     /// which of tiles[k]'s edges changed.
     std::vector<Changed> compute_wave(const std::vector<Tile>& tiles, const BarredPairs& barred);
-    /// compute_wave on the device from the edges it kept, which it writes; the host's copies of
-    /// the edges that changed are brought home when read (refresh).
-    std::vector<Changed> compute_kept(const std::vector<Tile>& tiles, const BarredPairs& barred);
+    /// An antidiagonal of tiles computed again on the device from the edges it kept, which it
+    /// writes; the host's copies of the edges that changed are brought home when read (refresh).
+    struct KeptWave {
+        int64_t diagonal = 0;
+        std::vector<Tile> tiles;  ///< sorted
+        std::vector<KeptTile> kept;
+        /// Those of `tiles` an alignment crossed or a changed edge feeds: the others are
+        /// computed in case one of them is fed, and must give what they had.
+        std::set<Tile> needed;
+    };
+    /// recompute() from the edges the device kept, antidiagonals `waves` on.
+    int64_t recompute_kept(const BarredPairs& barred, std::map<int64_t, std::set<Tile>>& waves);
+    /// Queues `tiles` of antidiagonal `diagonal` on the device, `needed` so far of them.
+    std::unique_ptr<KeptWave> queue_kept(int64_t diagonal, const std::set<Tile>& tiles, std::set<Tile> needed,
+                                         const BarredPairs& barred);
+    /// Takes what wave computed: its tiles' bests and changes, the tiles those feed into
+    /// `next` (the next antidiagonal's wave, queued) and `waves`.
+    void collect_kept(KeptWave& wave, KeptWave* next, std::map<int64_t, std::set<Tile>>& waves);
     /// Brings home the edges tile t is computed from, where the device changed them since.
     void refresh(const Tile& t) const;
     /// What refresh() fetches of tile t's bottom row (band t.first + 1's top over its columns)

@@ -28,6 +28,19 @@ void TileWaves::run_kept(const Scoring&, std::vector<KeptTile>&) {
     throw Error("internal: tiles computed from kept edges where no pass kept them");
 }
 
+void TileWaves::queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles) {
+    if (queued_.size() >= 2) throw Error("internal: a third run of kept tiles queued before the first was collected");
+    queued_.emplace_back(&scoring, &tiles);
+}
+
+void TileWaves::collect_kept(std::vector<KeptTile>& tiles) {
+    if (queued_.empty() || queued_.front().second != &tiles)
+        throw Error("internal: kept tiles collected that are not the oldest run queued");
+    const Scoring& scoring = *queued_.front().first;
+    queued_.pop_front();
+    run_kept(scoring, tiles);
+}
+
 void TileWaves::fetch_kept(const std::vector<KeptFetch>&) {
     throw Error("internal: kept edges asked for where no pass kept them");
 }

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -118,8 +119,19 @@ public:
     /// would from the same edges, and writes each one's bottom row and right column over the
     /// kept ones, telling which changed. The host's copies of those are then out of date.
     virtual void run_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
+    /// run_kept, queued behind the runs queued before, which are computed first; it returns as
+    /// soon as it can, so that the host prepares the next run while the device computes this
+    /// one. `tiles` and `scoring` must live until collect_kept(tiles). At most two runs are
+    /// queued and not collected at once. Here the run is made when collected.
+    virtual void queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
+    /// Waits for `tiles`, the oldest run queued and not collected, and fills in its outputs.
+    virtual void collect_kept(std::vector<KeptTile>& tiles);
     /// Copies the kept edges of `fetches` home.
     virtual void fetch_kept(const std::vector<KeptFetch>& fetches);
+
+private:
+    /// Runs queue_kept took and collect_kept did not yet give, oldest first.
+    std::deque<std::pair<const Scoring*, std::vector<KeptTile>*>> queued_;
 };
 
 /// tile_dp_lanes on CPU threads, a thread for each `cells_per_thread` cells of the wave.

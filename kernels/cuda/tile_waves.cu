@@ -8,16 +8,17 @@
 //! released column counts and their flags are the edge pass's. Barred pairs come as per-lane
 //! lists by column. A tile gives its bottom row, right column and highest H; where that H lies,
 //! the host finds when it needs it (EdgeGrid::best). A tile of the matrix whose whole pass kept
-//! its edges here (run_kept) reads them where they are, and each band then writes what it
+//! its edges here (queue_kept) reads them where they are, and each band then writes what it
 //! computed of the tile's right column (the last band, its bottom row) over them, telling
 //! whether they changed: a wave costs the host its tiles and their bars up, their changes and
-//! peaks home.
+//! peaks home, which it does for the next wave while this one runs.
 #include "kernels/cuda/tile_waves.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
@@ -411,6 +412,16 @@ struct OwnStream {
     OwnStream& operator=(const OwnStream&) = delete;
 };
 
+/// An event that only orders (no timing), destroyed with its owner.
+struct Event {
+    cudaEvent_t event = nullptr;
+
+    Event() { CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); }
+    ~Event() { cudaEventDestroy(event); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+};
+
 class CudaTileWaves : public TileWaves {
 public:
     explicit CudaTileWaves(int device) : device_(device), own_(device) {}
@@ -462,7 +473,8 @@ public:
                                 nullptr, nullptr, nullptr, nullptr, 0, 0, static_cast<int>(r.rows()),
                                 static_cast<int>(r.cols()), 0, 0, 0, 0};
         }
-        const long long out_size = launch_wave(scoring, tiles, barred);
+        if (!queued_.empty()) throw Error("internal: a wave of tiles run while kept tiles are queued");
+        const long long out_size = launch_wave(scoring, tiles, barred, staged_);
         out_.resize(static_cast<size_t>(out_size));
         std::vector<unsigned long long> peaks(tasks.size());
         CUDA_CHECK(cudaMemcpyAsync(out_.data(), out_d_.get(), out_.size() * 4, cudaMemcpyDeviceToHost, stream_));
@@ -501,9 +513,9 @@ public:
 
     bool kept() const override { return kept_.m > 0; }
 
-    void run_kept(const Scoring& scoring, std::vector<KeptTile>& kept) override {
-        if (kept.empty()) return;
+    void queue_kept(const Scoring& scoring, std::vector<KeptTile>& kept) override {
         if (kept_.m == 0) throw Error("internal: tiles computed from kept edges where no pass kept them");
+        if (queued_.size() >= 2) throw Error("internal: a third run of kept tiles queued before the first was collected");
         CUDA_CHECK(cudaSetDevice(device_));
         const int64_t m = kept_.m, n = kept_.n, tr = kept_.tile_rows, tc = kept_.tile_cols;
         const int64_t bands = (m + tr - 1) / tr, columns = (n + tc - 1) / tc;
@@ -529,17 +541,34 @@ public:
                                 0, 0, 0, 0};
             barred[k] = &kept[k].barred;
         }
-        launch_wave(scoring, tiles, barred);
+        // The two runs in flight take turns with their host buffers; the device's are used in
+        // the stream's order, this run's peaks and changes copied home before the next run's
+        // inputs go up over them.
+        Run& run = runs_[queued_total_++ % 2];
+        launch_wave(scoring, tiles, barred, run.staged);
+        run.rows.resize(kept.size());
+        for (size_t k = 0; k < kept.size(); ++k) run.rows[k] = tiles[k].rows;
         // Peaks, then changes: adjacent on the device.
-        char* const home = reinterpret_cast<char*>(fetched_.reserve(3 * kept.size()));
-        CUDA_CHECK(cudaMemcpyAsync(home, peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost, stream_));
-        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        CUDA_CHECK(cudaMemcpyAsync(run.home.reserve(12 * kept.size()), peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost,
+                                   stream_));
+        CUDA_CHECK(cudaEventRecord(run.landed.event, stream_));
+        run.tiles = &kept;
+        queued_.push_back(&run);
+    }
+
+    void collect_kept(std::vector<KeptTile>& kept) override {
+        if (queued_.empty() || queued_.front()->tiles != &kept)
+            throw Error("internal: kept tiles collected that are not the oldest run queued");
+        Run& run = *queued_.front();
+        queued_.pop_front();
+        CUDA_CHECK(cudaEventSynchronize(run.landed.event));
+        const char* const home = run.home.get();
         const int32_t* const changes = reinterpret_cast<const int32_t*>(home + 8 * kept.size());
         for (size_t k = 0; k < kept.size(); ++k) {
             const int32_t changed = changes[k];
             unsigned long long key = 0;
             std::memcpy(&key, home + 8 * k, 8);
-            const TilePeak peak = tile_peak(key, tiles[k].rows);
+            const TilePeak peak = tile_peak(key, run.rows[k]);
             kept[k].peak = peak.score;
             kept[k].peak_rows = peak.rows;
             kept[k].bottom = (changed & kBottomChanged) != 0;
@@ -589,7 +618,8 @@ private:
 
     /// Runs a wave of `tiles` (their edges set) with barred[k] the pairs tile k bars; their
     /// outputs land in out_d_ (returns its words), peak keys at peaks_, changes right after them.
-    long long launch_wave(const Scoring& scoring, std::vector<LaneTile>& tiles, const std::vector<const Barred*>& barred) {
+    long long launch_wave(const Scoring& scoring, std::vector<LaneTile>& tiles, const std::vector<const Barred*>& barred,
+                          PinnedBuffer<char>& staged) {
         const CudaScoringTerms terms = cuda_scoring_terms(scoring);
         bars_.clear();
         bar_at_.assign(1, 0);
@@ -628,10 +658,16 @@ private:
         a.p.s1 = s1_.get() + kWarp;
         a.p.terms = terms;
         if (terms.substitution == Substitution::kTable) {
-            const std::vector<int32_t> table = device_table(terms);
-            a.p.diag_table = table_.reserve(table.size());
-            CUDA_CHECK(cudaMemcpyAsync(table_.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice, stream_));
-            CUDA_CHECK(cudaStreamSynchronize(stream_));
+            // Up once for a search's scoring: a copy from pageable memory would wait for the
+            // run queued before this one.
+            std::vector<int32_t> table = device_table(terms);
+            if (table != table_up_) {
+                CUDA_CHECK(cudaMemcpyAsync(table_.reserve(table.size()), table.data(), table.size() * 4,
+                                           cudaMemcpyHostToDevice, stream_));
+                CUDA_CHECK(cudaStreamSynchronize(stream_));
+                table_up_ = std::move(table);
+            }
+            a.p.diag_table = table_.get();
         }
         // The wave's inputs and zeroed counters in one block, so that one copy takes them up.
         const auto aligned = [](size_t bytes) { return (bytes + 15) / 16 * 16; };
@@ -642,7 +678,7 @@ private:
         const size_t at_peaks = at_zero + aligned(static_cast<size_t>(flags) * 4);
         const size_t at_next = at_peaks + aligned(12 * tiles.size());
         const size_t size = at_next + sizeof(unsigned long long);
-        char* const host = staged_.reserve(size);
+        char* const host = staged.reserve(size);
         std::memcpy(host, tiles.data(), tiles.size() * sizeof(LaneTile));
         std::memcpy(host + at_units, units.data(), units.size() * sizeof(int2));
         if (!bars_.empty()) std::memcpy(host + at_bars, bars_.data(), bars_.size() * sizeof(int2));
@@ -688,12 +724,24 @@ private:
     KeptEdges kept_;                      ///< the last whole pass's edges (bind() drops them)
     DeviceBuffer<int32_t> zeros_{stream_}, no_gaps_{stream_};  ///< row 0 and column 0 of the kept matrix: H 0, no gap
     DeviceBuffer<char> block_d_{stream_};  ///< a wave's tiles, units, bars, then its zeroed counters
-    PinnedBuffer<char> staged_;   ///< the same, on the host
-    PinnedBuffer<int32_t> fetched_;  ///< peaks and changes, or kept edges, on their way home
+    PinnedBuffer<char> staged_;   ///< the same, on the host, for run()
+    PinnedBuffer<int32_t> fetched_;  ///< kept edges on their way home
     unsigned long long* peaks_ = nullptr;  ///< the last wave's peak keys, then its changes
+    /// A run of kept tiles in flight (queue_kept).
+    struct Run {
+        PinnedBuffer<char> staged;  ///< its block_d_, on the host
+        PinnedBuffer<char> home;    ///< its peaks and changes, once `landed`
+        Event landed;
+        std::vector<int> rows;  ///< its tiles' rows
+        const std::vector<KeptTile>* tiles = nullptr;
+    };
+    Run runs_[2];
+    int64_t queued_total_ = 0;   ///< runs queued so far: the next takes runs_[queued_total_ % 2]
+    std::deque<Run*> queued_;    ///< those not collected, oldest first
     int resident_ = 0;            ///< warps the device holds at once (0: not asked yet)
     DeviceBuffer<int2> ring_d_{stream_};
     DeviceBuffer<int32_t> table_{stream_}, in_d_{stream_}, out_d_{stream_};
+    std::vector<int32_t> table_up_;  ///< what table_ holds
     std::vector<int32_t> in_, out_, bar_at_;
     std::vector<int2> bars_;
 };
