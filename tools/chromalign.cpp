@@ -277,11 +277,30 @@ Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
     SlabEngine* engine = backend.slab_engine();
     if (!engine) throw Error("the " + backend.name() + " backend cannot run over several ranks (use cpu or cuda)");
     slabs = engine->slabs_per_process();
-    return [engine, &ranks](const Sequence& s0, const Sequence& s1, const Scoring& scoring, const BackendOptions& run) {
-        SlabGroup group(engine->slabs_per_process());
-        const auto link_for = [&](int local) { return ranks.link(group, local); };
-        const SlabRunResult r = run_slabs(s0, s1, scoring, *engine, group, link_for, run);
-        return Stage1Outcome{r.best, r.cells_pruned, r.cells_resumed, r.records};
+    return [engine, &backend, &ranks](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                      const BackendOptions& run) {
+        {
+            SlabGroup group(engine->slabs_per_process());
+            const auto link_for = [&](int local) { return ranks.link(group, local); };
+            const SlabRunResult r = run_slabs(s0, s1, scoring, *engine, group, link_for, run);
+            if (!r.too_narrow) return Stage1Outcome{r.best, r.cells_pruned, r.cells_resumed, r.records};
+        }
+        // An S1 record too short to cut over every rank's slabs (a genome's plasmid or short
+        // contig): each rank computes it alone, as one process would, and so holds the answer
+        // the job goes on from, with no messages; rank 0 alone keeps its checkpoint and rows.
+        BackendOptions alone = run;
+        if (ranks.rank == 0) {
+            if (run.on_note)
+                run.on_note("S1 record '" + s1.name + "' (" + std::to_string(s1.length()) +
+                            " bases) is too short to cut over " + std::to_string(ranks.ranks * engine->slabs_per_process()) +
+                            " column slabs: each rank computes it alone");
+        } else {
+            alone.checkpoint.path.clear();
+            alone.special_rows.dir.clear();
+            alone.on_progress = nullptr;
+        }
+        const AlignmentEnd best = backend.align_run(s0, s1, scoring, alone);
+        return Stage1Outcome{best, backend.cells_pruned(), backend.cells_resumed(), backend.record_bests()};
     };
 }
 

@@ -819,9 +819,10 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     std::vector<Slab> slabs;
     try {
         slabs = cut_slabs(s1.length(), shapes);
-    } catch (const Error& e) {  // a genome's short record: say which, and what to do
-        throw Error("S1 record '" + s1.name + "': " + e.what() +
-                    "; leave it out (--s1-record, --pairs) or run it with fewer ranks");
+    } catch (const Error&) {  // every rank cut the same shapes: each of them returns here
+        SlabRunResult narrow;
+        narrow.too_narrow = true;
+        return narrow;
     }
     const Slab me = slabs[static_cast<size_t>(rank)];
     Sequence slab;
@@ -998,10 +999,15 @@ SlabRunResult run_slabs(const Sequence& s0, const Sequence& s1, const Scoring& s
 
 SlabRunResult run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                               int slabs, const BackendOptions& options) {
-    SlabGroup group(slabs);
-    LocalLinkHub hub(group);
-    const auto link_for = [&hub](int local) { return std::make_unique<LocalLink>(hub, local); };
-    return run_slabs(s0, s1, scoring, engine, group, link_for, options);
+    {
+        SlabGroup group(slabs);
+        LocalLinkHub hub(group);
+        const auto link_for = [&hub](int local) { return std::make_unique<LocalLink>(hub, local); };
+        const SlabRunResult run = run_slabs(s0, s1, scoring, engine, group, link_for, options);
+        if (!run.too_narrow) return run;
+        if (slabs == 1) throw Error("internal: S1 of " + std::to_string(s1.length()) + " bases too short for one slab");
+    }
+    return run_local_slabs(s0, s1, scoring, engine, 1, options);
 }
 
 }  // namespace chromalign

@@ -86,12 +86,16 @@ struct SlabRunResult {
     std::vector<AlignmentEnd> records;
     int64_t cells_pruned = 0;  ///< real cells that pruning skipped, over every slab and rank
     int64_t cells_resumed = 0; ///< cells above the row the run resumed from (0: it started afresh)
+    /// S1 is too short to cut over every slab (cut_slabs): nothing ran, on any rank. One
+    /// slab computes such a comparison instead (run_local_slabs, and under MPI each rank alone).
+    bool too_narrow = false;
 };
 
 /// Runs this rank's slab of the comparison: streams left edges in from rank - 1 and right
 /// edges out to rank + 1 band by band, keeps at most a few diagonals in flight so edges leave
 /// as soon as they are final, checkpoints (coordinated by rank 0, see Checkpointer) and
-/// returns the best cell of the whole comparison on every rank. The slabs prune against the best
+/// returns the best cell of the whole comparison on every rank (too_narrow on every rank, where
+/// S1 is too short to cut over all of them). The slabs prune against the best
 /// score of their process and of the ranks to their left (edges carry it). Rank 0 alone reads the stop
 /// flag and reports progress. With `group`, this slab is slab `local` of it: it tells the group its progress, and rank 0
 /// reports the progress of its whole group (this process's cells); without, its own. Special rows are kept as
@@ -99,7 +103,8 @@ struct SlabRunResult {
 SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                        SlabLink& link, const BackendOptions& options, SlabGroup* group = nullptr, int local = 0);
 
-/// A backend's align() over `slabs` slabs of one process, linked in memory (no MPI).
+/// A backend's align() over `slabs` slabs of one process, linked in memory (no MPI); over one
+/// where S1 is too short to cut into `slabs`.
 SlabRunResult run_local_slabs(const Sequence& s0, const Sequence& s1, const Scoring& scoring, SlabEngine& engine,
                               int slabs, const BackendOptions& options);
 
