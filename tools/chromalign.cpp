@@ -14,6 +14,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "kernels/registry.hpp"
 #include "engine/bound/minimap2_bound.hpp"
@@ -277,8 +279,9 @@ Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
     SlabEngine* engine = backend.slab_engine();
     if (!engine) throw Error("the " + backend.name() + " backend cannot run over several ranks (use cpu or cuda)");
     slabs = engine->slabs_per_process();
-    return [engine, &backend, &ranks](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                                      const BackendOptions& run) {
+    auto noted = std::make_shared<std::set<std::string>>();  // short records told of (both strands meet them)
+    return [engine, &backend, &ranks, noted](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                                             const BackendOptions& run) {
         {
             SlabGroup group(engine->slabs_per_process());
             const auto link_for = [&](int local) { return ranks.link(group, local); };
@@ -290,7 +293,7 @@ Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
         // the job goes on from, with no messages; rank 0 alone keeps its checkpoint and rows.
         BackendOptions alone = run;
         if (ranks.rank == 0) {
-            if (run.on_note)
+            if (run.on_note && noted->insert(s1.name).second)
                 run.on_note("S1 record '" + s1.name + "' (" + std::to_string(s1.length()) +
                             " bases) is too short to cut over " + std::to_string(ranks.ranks * engine->slabs_per_process()) +
                             " column slabs: each rank computes it alone");
