@@ -103,6 +103,13 @@ TEST(MpiCli, ErrorsEndEveryRank) {
     EXPECT_NE(ref.err.find("cannot run over several ranks"), std::string::npos) << ref.err;
 }
 
+/// Bases [from, to) of s as a record of its own.
+Sequence cut(const Sequence& s, int64_t from, int64_t to, const std::string& name) {
+    Sequence part = make_sequence(name, "");
+    part.codes.assign(s.codes.begin() + from, s.codes.begin() + to);
+    return part;
+}
+
 /// Each row of a TSV report without the columns that differ between runs (seconds, GCUPS,
 /// the device and its ranks).
 std::string tsv_answers(const std::string& out) {
@@ -125,11 +132,6 @@ TEST(MpiCli, AnS1RecordTooShortForEverySlabIsComputedByEachRankAlone) {
     // computes such a comparison alone, and the job goes on over the ranks for the others.
     std::mt19937_64 rng(test::seed() + 72);
     auto [a, b] = test::mutated_pair(6000, 6000, rng, 0.01);
-    const auto cut = [](const Sequence& s, int64_t from, int64_t to, const std::string& name) {
-        Sequence part = make_sequence(name, "");
-        part.codes.assign(s.codes.begin() + from, s.codes.begin() + to);
-        return part;
-    };
     test::ResumeHarness h(1, 1, test::seed());
     test::write_records(h.path("g0.fa"), {a});
     test::write_records(h.path("g1.fa"), {cut(b, 0, 3000, "b1"), cut(b, 3000, 3050, "short1"),
@@ -173,11 +175,6 @@ TEST(MpiCli, TheKBestOfAGenomeJobOverTwoAndThreeRanksAreThoseOfOneProcess) {
     // record pair while the other ranks wait for the next comparison.
     std::mt19937_64 rng(test::seed() + 71);
     auto [a, b] = test::mutated_pair(20000, 20000, rng, 0.01);
-    const auto cut = [](const Sequence& s, int64_t from, int64_t to, const std::string& name) {
-        Sequence part = make_sequence(name, "");
-        part.codes.assign(s.codes.begin() + from, s.codes.begin() + to);
-        return part;
-    };
     Sequence a1 = cut(a, 0, 9000, "a1");
     a1.codes.insert(a1.codes.end(), a.codes.begin() + 2000, a.codes.begin() + 3500);
     const std::vector<Sequence> s0 = {a1, cut(a, 9000, 20000, "a2")};
