@@ -339,7 +339,8 @@ int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, st
             collect_kept(*wave, queued.empty() ? nullptr : queued.front().get(), waves);
         }
     } catch (...) {
-        // Nothing the device computes may outlive the tiles it writes back into.
+        // A run still queued refers to its wave's tiles, which go with this frame: collected
+        // first (the error that ended the search says more than theirs).
         for (const std::unique_ptr<KeptWave>& wave : queued) {
             try {
                 workers_.device->collect_kept(wave->kept);
