@@ -229,6 +229,33 @@ constexpr int64_t kLength = 200000;
 /// to a loaded machine's other work.
 constexpr int kPaceUs = 10000;
 
+TEST(MpiCliSlow, AShortS1RecordKilledOnEveryRankResumesFromRankZerosPiece) {
+    SKIP_WITHOUT_MPI();
+    // S1 of 100 bases cannot be cut over 3 ranks: each computes it alone and rank 0 keeps the
+    // checkpoint. After kill -9 of the whole job past one of its pieces, a resume over 3 ranks
+    // or in one process takes that piece up and gives one process's answer.
+    test::ResumeHarness h(kLength, 100, test::seed());
+    const test::ChildRun whole = h.run({"-q", "-b", "cpu", "--no-pruning"});
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    const AlignmentEnd want = test::ResumeHarness::parse_tsv(whole.out);
+    const std::string ck = h.path("short.ckpt");
+    const std::vector<std::string> args = {"-b", "cpu", "-t", "1", "--no-pruning", "--checkpoint", ck,
+                                           "--checkpoint-every", "0.5s"};
+    for (const int resume_ranks : {3, 1}) {
+        const std::string run = "resumed " + (resume_ranks > 1 ? "over 3 ranks" : std::string("in one process"));
+        h.set_pace_us(kPaceUs);
+        h.set_launcher(mpirun(3));
+        const test::ChildRun killed = h.run(args, 100, SIGKILL, ck + ".slab0of1.1");
+        ASSERT_EQ(killed.exit_code, 128 + SIGKILL) << run << ": the job ended before its kill:\n" << killed.err;
+        h.set_pace_us(0);
+        h.set_launcher(resume_ranks > 1 ? mpirun(resume_ranks) : std::vector<std::string>{});
+        const test::ChildRun r = h.run(args);
+        ASSERT_EQ(r.exit_code, 0) << run << ":\n" << r.err;
+        EXPECT_NE(r.err.find("resuming from " + ck + " (1 slab"), std::string::npos) << run << ":\n" << r.err;
+        EXPECT_EQ(test::ResumeHarness::parse_tsv(r.out), want) << run << ", seed " << test::seed();
+    }
+}
+
 TEST(MpiCliSlow, KillNineOfTheWholeJobThenResume) {
     SKIP_WITHOUT_MPI();
     test::ResumeHarness h(kLength, kLength, test::seed());
