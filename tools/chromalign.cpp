@@ -274,6 +274,13 @@ void check_writable(const std::string& option, const std::string& path) {
         throw Error(option + " " + path + ": cannot write it: " + std::strerror(errno));
 }
 
+/// One stage 1 in this process alone.
+Stage1Outcome run_alone(Backend& backend, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                        const BackendOptions& run) {
+    const AlignmentEnd best = backend.align_run(s0, s1, scoring, run);
+    return Stage1Outcome{best, backend.cells_pruned(), backend.cells_resumed(), backend.record_bests()};
+}
+
 /// One stage 1 over this process's slabs and the other ranks' (mpirun, srun).
 Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
     SlabEngine* engine = backend.slab_engine();
@@ -302,8 +309,7 @@ Stage1Runner slab_runner(Backend& backend, const RankInfo& ranks, int& slabs) {
             alone.special_rows.dir.clear();
             alone.on_progress = nullptr;
         }
-        const AlignmentEnd best = backend.align_run(s0, s1, scoring, alone);
-        return Stage1Outcome{best, backend.cells_pruned(), backend.cells_resumed(), backend.record_bests()};
+        return run_alone(backend, s0, s1, scoring, alone);
     };
 }
 
@@ -456,11 +462,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     const Stage1Runner stage1 =
         ranks.link ? slab_runner(*backend, ranks, slabs)
                    : Stage1Runner([&backend](const Sequence& s0, const Sequence& s1, const Scoring& scoring,
-                                             const BackendOptions& run) {
-                         const AlignmentEnd best = backend->align_run(s0, s1, scoring, run);
-                         return Stage1Outcome{best, backend->cells_pruned(), backend->cells_resumed(),
-                                              backend->record_bests()};
-                     });
+                                             const BackendOptions& run) { return run_alone(*backend, s0, s1, scoring, run); });
     const JobResult result = run_job(spec, jo, *backend, stage1);
     printer.finish();
     if (speaks) rows_dir.done();

@@ -30,16 +30,24 @@ void TileWaves::run_kept(const Scoring&, std::vector<KeptTile>&) {
 
 void TileWaves::queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles) {
     if (queued_.size() >= 2) throw Error("internal: a third run of kept tiles queued before the first was collected");
+    launch_kept(scoring, tiles, static_cast<int>(queued_total_ % 2));
     queued_.emplace_back(&scoring, &tiles);
+    ++queued_total_;
 }
 
 void TileWaves::collect_kept(std::vector<KeptTile>& tiles) {
     if (queued_.empty() || queued_.front().second != &tiles)
         throw Error("internal: kept tiles collected that are not the oldest run queued");
     const Scoring& scoring = *queued_.front().first;
+    // The oldest of the runs in flight: the one before the last where two are.
+    const int slot = static_cast<int>((queued_total_ - static_cast<int64_t>(queued_.size())) % 2);
     queued_.pop_front();
-    run_kept(scoring, tiles);
+    land_kept(scoring, tiles, slot);
 }
+
+void TileWaves::launch_kept(const Scoring&, std::vector<KeptTile>&, int) {}
+
+void TileWaves::land_kept(const Scoring& scoring, std::vector<KeptTile>& tiles, int) { run_kept(scoring, tiles); }
 
 void TileWaves::fetch_kept(const std::vector<KeptFetch>&) {
     throw Error("internal: kept edges asked for where no pass kept them");

@@ -122,16 +122,26 @@ public:
     /// run_kept, queued behind the runs queued before, which are computed first; it returns as
     /// soon as it can, so that the host prepares the next run while the device computes this
     /// one. `tiles` and `scoring` must live until collect_kept(tiles). At most two runs are
-    /// queued and not collected at once. Here the run is made when collected.
-    virtual void queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
+    /// queued and not collected at once.
+    void queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
     /// Waits for `tiles`, the oldest run queued and not collected, and fills in its outputs.
-    virtual void collect_kept(std::vector<KeptTile>& tiles);
+    void collect_kept(std::vector<KeptTile>& tiles);
     /// Copies the kept edges of `fetches` home.
     virtual void fetch_kept(const std::vector<KeptFetch>& fetches);
+
+protected:
+    /// queue_kept's work past its checks: starts the run `slot` (0 or 1, the runs in flight
+    /// taking turns) where the device can. Here nothing: the run is made when it lands.
+    virtual void launch_kept(const Scoring& scoring, std::vector<KeptTile>& tiles, int slot);
+    /// collect_kept's: waits for run `slot` and fills in `tiles`' outputs. Here run_kept.
+    virtual void land_kept(const Scoring& scoring, std::vector<KeptTile>& tiles, int slot);
+    /// Whether a run is queued and not collected.
+    bool kept_queued() const { return !queued_.empty(); }
 
 private:
     /// Runs queue_kept took and collect_kept did not yet give, oldest first.
     std::deque<std::pair<const Scoring*, std::vector<KeptTile>*>> queued_;
+    int64_t queued_total_ = 0;  ///< runs queued so far: run r takes slot r % 2
 };
 
 /// tile_dp_lanes on CPU threads, a thread for each `cells_per_thread` cells of the wave.

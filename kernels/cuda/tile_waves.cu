@@ -21,7 +21,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
@@ -476,7 +475,7 @@ public:
                                 nullptr, nullptr, nullptr, nullptr, 0, 0, static_cast<int>(r.rows()),
                                 static_cast<int>(r.cols()), 0, 0, 0, 0};
         }
-        if (!queued_.empty()) throw Error("internal: a wave of tiles run while kept tiles are queued");
+        if (kept_queued()) throw Error("internal: a wave of tiles run while kept tiles are queued");
         const long long out_size = launch_wave(scoring, tiles, barred, staged_);
         out_.resize(static_cast<size_t>(out_size));
         std::vector<unsigned long long> peaks(tasks.size());
@@ -516,9 +515,34 @@ public:
 
     bool kept() const override { return kept_.m > 0; }
 
-    void queue_kept(const Scoring& scoring, std::vector<KeptTile>& kept) override {
+    void fetch_kept(const std::vector<KeptFetch>& fetches) override {
+        if (kept_.m == 0) throw Error("internal: kept edges asked for where no pass kept them");
+        CUDA_CHECK(cudaSetDevice(device_));  // a walk's threads ask too
+        size_t words = 0;
+        for (const KeptFetch& x : fetches) words += 2 * static_cast<size_t>(x.count);
+        int32_t* const staged = fetched_.reserve(words);
+        size_t at = 0;
+        for (const KeptFetch& x : fetches) {
+            const int64_t from = x.row ? (x.index - 1) * kept_.n + x.from : (x.index - 1) * kept_.m + x.from;
+            const size_t bytes = static_cast<size_t>(x.count) * 4;
+            CUDA_CHECK(cudaMemcpyAsync(staged + at, (x.row ? kept_.row_h : kept_.col_h).get() + from, bytes,
+                                       cudaMemcpyDeviceToHost, stream_));
+            CUDA_CHECK(cudaMemcpyAsync(staged + at + x.count, (x.row ? kept_.row_f : kept_.col_e).get() + from, bytes,
+                                       cudaMemcpyDeviceToHost, stream_));
+            at += 2 * static_cast<size_t>(x.count);
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        at = 0;
+        for (const KeptFetch& x : fetches) {
+            std::copy(staged + at, staged + at + x.count, x.h);
+            std::copy(staged + at + x.count, staged + at + 2 * x.count, x.g);
+            at += 2 * static_cast<size_t>(x.count);
+        }
+    }
+
+protected:
+    void launch_kept(const Scoring& scoring, std::vector<KeptTile>& kept, int slot) override {
         if (kept_.m == 0) throw Error("internal: tiles computed from kept edges where no pass kept them");
-        if (queued_.size() >= 2) throw Error("internal: a third run of kept tiles queued before the first was collected");
         CUDA_CHECK(cudaSetDevice(device_));
         const int64_t m = kept_.m, n = kept_.n, tr = kept_.tile_rows, tc = kept_.tile_cols;
         const int64_t bands = (m + tr - 1) / tr, columns = (n + tc - 1) / tc;
@@ -547,7 +571,7 @@ public:
         // The two runs in flight take turns with their host buffers; the device's are used in
         // the stream's order, this run's peaks and changes copied home before the next run's
         // inputs go up over them.
-        Run& run = runs_[queued_total_++ % 2];
+        Run& run = runs_[slot];
         launch_wave(scoring, tiles, barred, run.staged);
         run.rows.resize(kept.size());
         for (size_t k = 0; k < kept.size(); ++k) run.rows[k] = tiles[k].rows;
@@ -555,15 +579,10 @@ public:
         CUDA_CHECK(cudaMemcpyAsync(run.home.reserve(12 * kept.size()), peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost,
                                    stream_));
         CUDA_CHECK(cudaEventRecord(run.landed.event, stream_));
-        run.tiles = &kept;
-        queued_.push_back(&run);
     }
 
-    void collect_kept(std::vector<KeptTile>& kept) override {
-        if (queued_.empty() || queued_.front()->tiles != &kept)
-            throw Error("internal: kept tiles collected that are not the oldest run queued");
-        Run& run = *queued_.front();
-        queued_.pop_front();
+    void land_kept(const Scoring&, std::vector<KeptTile>& kept, int slot) override {
+        const Run& run = runs_[slot];
         CUDA_CHECK(cudaEventSynchronize(run.landed.event));
         const char* const home = run.home.get();
         const int32_t* const changes = reinterpret_cast<const int32_t*>(home + 8 * kept.size());
@@ -577,31 +596,6 @@ public:
             kept[k].bottom = (changed & kBottomChanged) != 0;
             kept[k].corner = (changed & kCornerChanged) != 0;
             kept[k].right = (changed & kRightChanged) != 0;
-        }
-    }
-
-    void fetch_kept(const std::vector<KeptFetch>& fetches) override {
-        if (kept_.m == 0) throw Error("internal: kept edges asked for where no pass kept them");
-        CUDA_CHECK(cudaSetDevice(device_));  // a walk's threads ask too
-        size_t words = 0;
-        for (const KeptFetch& x : fetches) words += 2 * static_cast<size_t>(x.count);
-        int32_t* const staged = fetched_.reserve(words);
-        size_t at = 0;
-        for (const KeptFetch& x : fetches) {
-            const int64_t from = x.row ? (x.index - 1) * kept_.n + x.from : (x.index - 1) * kept_.m + x.from;
-            const size_t bytes = static_cast<size_t>(x.count) * 4;
-            CUDA_CHECK(cudaMemcpyAsync(staged + at, (x.row ? kept_.row_h : kept_.col_h).get() + from, bytes,
-                                       cudaMemcpyDeviceToHost, stream_));
-            CUDA_CHECK(cudaMemcpyAsync(staged + at + x.count, (x.row ? kept_.row_f : kept_.col_e).get() + from, bytes,
-                                       cudaMemcpyDeviceToHost, stream_));
-            at += 2 * static_cast<size_t>(x.count);
-        }
-        CUDA_CHECK(cudaStreamSynchronize(stream_));
-        at = 0;
-        for (const KeptFetch& x : fetches) {
-            std::copy(staged + at, staged + at + x.count, x.h);
-            std::copy(staged + at + x.count, staged + at + 2 * x.count, x.g);
-            at += 2 * static_cast<size_t>(x.count);
         }
     }
 
@@ -736,11 +730,8 @@ private:
         PinnedBuffer<char> home;    ///< its peaks and changes, once `landed`
         Event landed;
         std::vector<int> rows;  ///< its tiles' rows
-        const std::vector<KeptTile>* tiles = nullptr;
     };
-    Run runs_[2];
-    int64_t queued_total_ = 0;   ///< runs queued so far: the next takes runs_[queued_total_ % 2]
-    std::deque<Run*> queued_;    ///< those not collected, oldest first
+    Run runs_[2];  ///< by TileWaves' slot
     int resident_ = 0;            ///< warps the device holds at once (0: not asked yet)
     DeviceBuffer<int2> ring_d_{stream_};
     DeviceBuffer<int32_t> table_{stream_}, in_d_{stream_}, out_d_{stream_};
