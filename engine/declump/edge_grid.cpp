@@ -275,12 +275,21 @@ std::unique_ptr<EdgeGrid::KeptWave> EdgeGrid::queue_kept(int64_t diagonal, const
     return wave;
 }
 
-void EdgeGrid::collect_kept(KeptWave& wave, KeptWave* next, std::map<int64_t, std::set<Tile>>& waves) {
-    const auto feed = [&](const Tile& t) {
-        if (!next || !std::binary_search(next->tiles.begin(), next->tiles.end(), t))
+void EdgeGrid::collect_kept(KeptWave& wave, const std::deque<std::unique_ptr<KeptWave>>& later,
+                            std::map<int64_t, std::set<Tile>>& waves) {
+    // Tile t, of antidiagonal wave.diagonal + ahead, is fed by a change: the wave queued for
+    // that antidiagonal must compute it (the next one holds every tile right of and below
+    // those that could change, and so on), else the antidiagonal is still to come.
+    const auto feed = [&](const Tile& t, size_t ahead) {
+        KeptWave* const w = later.size() >= ahead ? later[ahead - 1].get() : nullptr;
+        if (w == nullptr && ahead == 2) {
+            waves[wave.diagonal + 2].insert(t);
+            return;
+        }
+        if (!w || !std::binary_search(w->tiles.begin(), w->tiles.end(), t))
             throw Error("internal: tile (" + std::to_string(t.first) + ", " + std::to_string(t.second) +
                         ") fed by a change but not computed after it");
-        next->needed.insert(t);
+        w->needed.insert(t);
     };
     const std::lock_guard<std::mutex> one(fetching_);
     for (size_t k = 0; k < wave.tiles.size(); ++k) {
@@ -300,43 +309,56 @@ void EdgeGrid::collect_kept(KeptWave& wave, KeptWave* next, std::map<int64_t, st
         best_changed(at);
         unplaced_[at] = kept.peak <= 0 ? 0 : kept.peak_rows > 0 ? kept.peak_rows : tile_rect(t).rows();
         stale_[at] |= static_cast<uint8_t>((changed.bottom ? 1 : 0) | (changed.right ? 2 : 0));
-        if (changed.bottom) feed({t.first + 1, t.second});
-        if (changed.right) feed({t.first, t.second + 1});
-        if (changed.corner && t.second + 1 < tile_columns_) waves[wave.diagonal + 2].insert({t.first + 1, t.second + 1});
+        if (changed.bottom) feed({t.first + 1, t.second}, 1);
+        if (changed.right) feed({t.first, t.second + 1}, 1);
+        if (changed.corner && t.second + 1 < tile_columns_) feed({t.first + 1, t.second + 1}, 2);
     }
 }
 
 int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, std::set<Tile>>& waves) {
-    // The device computes antidiagonal d + 1 while the host takes what d changed, so that it
-    // never waits for the host (a wave's kernel takes about 0.7 ms, the host 0.2 ms between
-    // them). Only the tiles of d that must be computed can change: d + 1 holds every tile
-    // they could feed, right of and below them.
-    std::deque<std::unique_ptr<KeptWave>> queued;  // on the device, not collected: at most 2
+    // The device computes the next antidiagonals while the host takes what the last one
+    // changed, so that it never waits for the host (a wave's kernel takes about 0.7 ms, the
+    // host 0.2 ms between them), and each of their tiles starts as soon as the tiles it reads
+    // are far enough: a tile's first band once its left neighbour's first band has ended,
+    // about 0.3 ms, and it waits for nothing else. Only the tiles of an antidiagonal that
+    // could change feed the next: it holds every tile right of and below them. Those of the
+    // oldest wave in flight are known (the ones it needs), those of a later one are the ones
+    // it needs so far and those the wave before it could feed.
+    std::deque<std::unique_ptr<KeptWave>> queued;  // on the device, not collected, consecutive antidiagonals
     int64_t tiles = 0;
     try {
         while (!queued.empty() || !waves.empty()) {
-            const KeptWave* last = queued.empty() ? nullptr : queued.back().get();
-            const int64_t d = last ? last->diagonal + 1 : waves.begin()->first;
-            std::set<Tile> needed;
-            if (const auto it = waves.find(d); it != waves.end()) {
-                needed = std::move(it->second);
-                waves.erase(it);
-            }
-            std::set<Tile> computed = needed;
-            if (last)
-                for (const Tile& t : last->needed) {
+            if (queued.size() < static_cast<size_t>(TileWaves::kRunsInFlight)) {
+                const int64_t d = queued.empty() ? waves.begin()->first : queued.back()->diagonal + 1;
+                std::set<Tile> could;  // tiles of the last wave queued that could change
+                for (const std::unique_ptr<KeptWave>& w : queued) {
+                    std::set<Tile> fed = w->needed;
+                    for (const Tile& t : could)
+                        for (const Tile& n : {Tile{t.first + 1, t.second}, Tile{t.first, t.second + 1}})
+                            if (std::binary_search(w->tiles.begin(), w->tiles.end(), n)) fed.insert(n);
+                    could = std::move(fed);
+                }
+                std::set<Tile> needed;
+                if (const auto it = waves.find(d); it != waves.end()) {
+                    needed = std::move(it->second);
+                    waves.erase(it);
+                }
+                std::set<Tile> computed = needed;
+                for (const Tile& t : could) {
                     if (t.first + 1 < bands_) computed.insert({t.first + 1, t.second});
                     if (t.second + 1 < tile_columns_) computed.insert({t.first, t.second + 1});
                 }
-            if (!computed.empty()) {
-                queued.push_back(queue_kept(d, computed, std::move(needed), barred));
-                tiles += static_cast<int64_t>(computed.size());
+                if (!computed.empty()) {
+                    queued.push_back(queue_kept(d, computed, std::move(needed), barred));
+                    tiles += static_cast<int64_t>(computed.size());
+                    continue;
+                }
+                if (queued.empty()) continue;  // d had nothing after all
             }
-            if (!last) continue;
             const std::unique_ptr<KeptWave> wave = std::move(queued.front());
             queued.pop_front();
             workers_.device->collect_kept(wave->kept);
-            collect_kept(*wave, queued.empty() ? nullptr : queued.front().get(), waves);
+            collect_kept(*wave, queued, waves);
         }
     } catch (...) {
         // A run still queued refers to its wave's tiles, which go with this frame: collected

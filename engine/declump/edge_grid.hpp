@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -151,9 +152,10 @@ private:
     /// Queues `tiles` of antidiagonal `diagonal` on the device, `needed` so far of them.
     std::unique_ptr<KeptWave> queue_kept(int64_t diagonal, const std::set<Tile>& tiles, std::set<Tile> needed,
                                          const BarredPairs& barred);
-    /// Takes what wave computed: its tiles' bests and changes, the tiles those feed into
-    /// `next` (the next antidiagonal's wave, queued) and `waves`.
-    void collect_kept(KeptWave& wave, KeptWave* next, std::map<int64_t, std::set<Tile>>& waves);
+    /// Takes what wave computed: its tiles' bests and changes, the tiles those feed into the
+    /// waves queued `later` (the next antidiagonals', in order) or, past them, into `waves`.
+    void collect_kept(KeptWave& wave, const std::deque<std::unique_ptr<KeptWave>>& later,
+                      std::map<int64_t, std::set<Tile>>& waves);
     /// Brings home the edges tile t is computed from, where the device changed them since.
     void refresh(const Tile& t) const;
     /// What refresh() fetches of tile t's bottom row (band t.first + 1's top over its columns)

@@ -29,8 +29,9 @@ void TileWaves::run_kept(const Scoring&, std::vector<KeptTile>&) {
 }
 
 void TileWaves::queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles) {
-    if (queued_.size() >= 2) throw Error("internal: a third run of kept tiles queued before the first was collected");
-    launch_kept(scoring, tiles, static_cast<int>(queued_total_ % 2));
+    if (queued_.size() >= kRunsInFlight)
+        throw Error("internal: more runs of kept tiles queued than may be in flight");
+    launch_kept(scoring, tiles, static_cast<int>(queued_total_ % kRunSlots));
     queued_.emplace_back(&scoring, &tiles);
     ++queued_total_;
 }
@@ -39,8 +40,8 @@ void TileWaves::collect_kept(std::vector<KeptTile>& tiles) {
     if (queued_.empty() || queued_.front().second != &tiles)
         throw Error("internal: kept tiles collected that are not the oldest run queued");
     const Scoring& scoring = *queued_.front().first;
-    // The oldest of the runs in flight: the one before the last where two are.
-    const int slot = static_cast<int>((queued_total_ - static_cast<int64_t>(queued_.size())) % 2);
+    // The oldest of the runs in flight.
+    const int slot = static_cast<int>((queued_total_ - static_cast<int64_t>(queued_.size())) % kRunSlots);
     queued_.pop_front();
     land_kept(scoring, tiles, slot);
 }

@@ -119,10 +119,14 @@ public:
     /// would from the same edges, and writes each one's bottom row and right column over the
     /// kept ones, telling which changed. The host's copies of those are then out of date.
     virtual void run_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
+    /// Runs of kept tiles queued and not collected at once, at most (queue_kept).
+    static constexpr int kRunsInFlight = 3;
     /// run_kept, queued behind the runs queued before, which are computed first; it returns as
     /// soon as it can, so that the host prepares the next run while the device computes this
-    /// one. `tiles` and `scoring` must live until collect_kept(tiles). At most two runs are
-    /// queued and not collected at once.
+    /// one. `tiles` and `scoring` must live until collect_kept(tiles). At most kRunsInFlight
+    /// runs are queued and not collected at once. Runs queued one after another hold
+    /// consecutive antidiagonals or none of the one between; a device may start a run while
+    /// the one before it still computes, each tile waiting only for the tiles it reads.
     void queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
     /// Waits for `tiles`, the oldest run queued and not collected, and fills in its outputs.
     void collect_kept(std::vector<KeptTile>& tiles);
@@ -130,8 +134,11 @@ public:
     virtual void fetch_kept(const std::vector<KeptFetch>& fetches);
 
 protected:
-    /// queue_kept's work past its checks: starts the run `slot` (0 or 1, the runs in flight
-    /// taking turns) where the device can. Here nothing: the run is made when it lands.
+    /// Slots the runs take in turn: one more than the runs in flight, so that a run's slot is
+    /// taken again only once the run after it, which may read it, was collected.
+    static constexpr int kRunSlots = kRunsInFlight + 1;
+    /// queue_kept's work past its checks: starts the run `slot` (0 .. kRunSlots - 1, the runs
+    /// taking them in turn) where the device can. Here nothing: the run is made when it lands.
     virtual void launch_kept(const Scoring& scoring, std::vector<KeptTile>& tiles, int slot);
     /// collect_kept's: waits for run `slot` and fills in `tiles`' outputs. Here run_kept.
     virtual void land_kept(const Scoring& scoring, std::vector<KeptTile>& tiles, int slot);
@@ -141,7 +148,7 @@ protected:
 private:
     /// Runs queue_kept took and collect_kept did not yet give, oldest first.
     std::deque<std::pair<const Scoring*, std::vector<KeptTile>*>> queued_;
-    int64_t queued_total_ = 0;  ///< runs queued so far: run r takes slot r % 2
+    int64_t queued_total_ = 0;  ///< runs queued so far: run r takes slot r % kRunSlots
 };
 
 /// tile_dp_lanes on CPU threads, a thread for each `cells_per_thread` cells of the wave.

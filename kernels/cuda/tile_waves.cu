@@ -14,7 +14,15 @@
 //! its edges here (queue_kept) reads them where they are, and each band then writes what it
 //! computed of the tile's right column (the last band, its bottom row) over them, telling
 //! whether they changed: a wave costs the host its tiles and their bars up, their changes and
-//! peaks home, which it does for the next wave while this one runs.
+//! peaks home, which it does for the next waves while this one runs. Those waves run at once:
+//! each on a stream of its own, its blocks started once every block of the one before has,
+//! and each tile waits for the tiles of the wave before that it reads (LaneTile::wait_left,
+//! wait_top), band by band, so that a wave follows the one before about a band's columns
+//! behind instead of after its last band. On H. pylori (both strands, 100 alignments, one
+//! H200) the reverse strand's tiles computed again after alignment 1 took 0.43 s against
+//! 0.56 s (two waves in flight, the later one waiting for the earlier's end), both strands'
+//! 1.13-1.20 s against 1.44-1.48 s; four in flight slowed the other strand's traceback beside
+//! them, and six both.
 #include "kernels/cuda/tile_waves.hpp"
 
 #include <algorithm>
@@ -66,12 +74,21 @@ struct LaneTile {
     /// Kept edges its bottom row (H, F) and right column (H, E) go over, telling what changed
     /// (null: none kept there, or a wave of run()).
     int32_t *keep_bottom_h, *keep_bottom_f, *keep_right_h, *keep_right_e;
-    long long out;   ///< in `out`: bottom H and F (cols each), right H and E (rows each)
+    /// Where the tile it reads left of it, or above it, is computed by the run before, which
+    /// may still be running: that tile's released counts (null: what it reads is final). Band
+    /// b starts once the left tile's band b released wait_cols columns (it has ended, its
+    /// part of the right column and, from band 0, its corner written); band 0 reads a chunk
+    /// of the top row once the upper tile's last band released its columns. The edges are
+    /// then read from that run's `out`, not the kept ones, which it writes at the end.
+    const int32_t* wait_left;
+    const int32_t* wait_top;
+    long long out;   ///< in `out`: bottom H and F (cols each), right H and E (rows each), then
+                     ///< H(top, left + cols), the right neighbour's corner
     long long ring;  ///< in `ring`: two rows of cols (H, F)
     int rows, cols, bands;
     int flags;       ///< its bands' released counts in `flags`
     int bar_lists;   ///< its (band, lane) lists' bounds in `bar_at`: bands * 32 + 1 of them
-    int pad;
+    int wait_cols;   ///< the left tile's columns
 };
 
 /// A lane's highest H in a tile as the tile's peak key: the highest of them is the tile's
@@ -282,13 +299,15 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     const auto bars_taken = [&] { next_bar = bar < bar_end ? bar->x : INT_MAX; };  // up to `bar`
     bars_taken();
 
+    // The left column through L2: the run before may have written it since this one began.
+    if (T.wait_left != nullptr) cuda::acquire_flag(T.wait_left + band, T.wait_cols);
     cuda::Lane<A> L;
 #pragma unroll
     for (int r = 0; r < A; ++r) {
-        L.ho[r] = (r < valid ? left_h[first + r] : 0) - open;
-        L.e[r] = r < valid ? left_e[first + r] : kNegInf;
+        L.ho[r] = (r < valid ? __ldcg(left_h + first + r) : 0) - open;
+        L.e[r] = r < valid ? __ldcg(left_e + first + r) : kNegInf;
     }
-    L.hdiag_o = (first == 0 ? *T.corner : first <= T.rows ? left_h[first - 1] : 0) - open;
+    L.hdiag_o = (first == 0 ? __ldcg(T.corner) : first <= T.rows ? __ldcg(left_h + first - 1) : 0) - open;
     L.fbot = kNegInf;
     cuda::load_codes<A, kSub>(L, a.p, a.p.s0 + T.top + first);
     int32_t peak_o = -open;
@@ -307,11 +326,13 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
     for (int c0 = 0; c0 < steps; c0 += kLaneChunk) {
         const int count = min(kLaneChunk, steps - c0);
         if (band > 0 && c0 < T.cols) cuda::acquire_flag(a.flags + T.flags + band - 1, min(c0 + count, T.cols));
+        if (band == 0 && c0 < T.cols && T.wait_top != nullptr) cuda::acquire_flag(T.wait_top, min(c0 + count, T.cols));
         for (int u = t; u < count; u += kWarp) {
             const int j = c0 + u;
             stage.bus[u] = j >= T.cols ? make_int2(0, kNegInf)
-                           : band == 0 ? make_int2(T.top_h[j], T.top_f[j])
+                           : band == 0 ? make_int2(__ldcg(T.top_h + j), __ldcg(T.top_f + j))
                                        : __ldcg(in + j);
+            if (band == 0 && j == T.cols - 1) right_h[2 * T.rows] = stage.bus[u].x;  // the right neighbour's corner
         }
         stage.s1[t] = code_lo;
         if (t + kWarp < count + kWarp - 1) stage.s1[t + kWarp] = code_hi;
@@ -424,9 +445,30 @@ struct Event {
     Event& operator=(const Event&) = delete;
 };
 
+/// Where a wave runs: its stream, and its buffers, taken and given back in that stream's order.
+struct WaveBuffers {
+    explicit WaveBuffers(cudaStream_t s) : stream(s) {}
+    cudaStream_t stream;
+    DeviceBuffer<char> block{stream};  ///< its tiles, units, bars, then its zeroed counters
+    PinnedBuffer<char> staged;         ///< the same, on the host
+    DeviceBuffer<int32_t> out{stream};
+    DeviceBuffer<int2> ring{stream};
+};
+
+/// A wave launched: its outputs' words and where they land, its flags, its peak keys (its
+/// changes right after them).
+struct Launched {
+    long long out_size;
+    int32_t* out;
+    int32_t* flags;
+    unsigned long long* peaks;
+};
+
 class CudaTileWaves : public TileWaves {
 public:
-    explicit CudaTileWaves(int device) : device_(device), own_(device) {}
+    explicit CudaTileWaves(int device) : device_(device), own_(device) {
+        for (std::unique_ptr<Run>& run : runs_) run = std::make_unique<Run>(device);
+    }
     CudaTileWaves(const CudaTileWaves&) = delete;
     CudaTileWaves& operator=(const CudaTileWaves&) = delete;
 
@@ -472,15 +514,15 @@ public:
             const int32_t* top_f = top_h + r.cols() + 1;
             const int32_t* left_h = top_f + r.cols() + 1;
             tiles[k] = LaneTile{r.top, r.left, top_h + 1, top_f + 1, top_h, left_h, left_h + r.rows(),
-                                nullptr, nullptr, nullptr, nullptr, 0, 0, static_cast<int>(r.rows()),
+                                nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, static_cast<int>(r.rows()),
                                 static_cast<int>(r.cols()), 0, 0, 0, 0};
         }
         if (kept_queued()) throw Error("internal: a wave of tiles run while kept tiles are queued");
-        const long long out_size = launch_wave(scoring, tiles, barred, staged_);
-        out_.resize(static_cast<size_t>(out_size));
+        const Launched wave = launch_wave(scoring, tiles, barred, own_buffers_, nullptr, nullptr);
+        out_.resize(static_cast<size_t>(wave.out_size));
         std::vector<unsigned long long> peaks(tasks.size());
-        CUDA_CHECK(cudaMemcpyAsync(out_.data(), out_d_.get(), out_.size() * 4, cudaMemcpyDeviceToHost, stream_));
-        CUDA_CHECK(cudaMemcpyAsync(peaks.data(), peaks_, peaks.size() * 8, cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaMemcpyAsync(out_.data(), wave.out, out_.size() * 4, cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaMemcpyAsync(peaks.data(), wave.peaks, peaks.size() * 8, cudaMemcpyDeviceToHost, stream_));
         CUDA_CHECK(cudaStreamSynchronize(stream_));
         for (size_t k = 0; k < tasks.size(); ++k) {
             TileTask& task = tasks[k];
@@ -548,49 +590,89 @@ protected:
         const int64_t bands = (m + tr - 1) / tr, columns = (n + tc - 1) / tc;
         int32_t *row_h = kept_.row_h.get(), *row_f = kept_.row_f.get();
         int32_t *col_h = kept_.col_h.get(), *col_e = kept_.col_e.get();
+        // The run queued before this one, still computing: if it holds the antidiagonal before,
+        // its tiles left of and above this run's are read from it as it writes them.
+        Run* const before = last_run_ >= 0 && runs_[last_run_]->running ? runs_[last_run_].get() : nullptr;
+        const int64_t diagonal = kept.empty() ? 0 : kept[0].band + kept[0].column;
+        const bool feeds = before != nullptr && before->diagonal + 1 == diagonal;
+        const auto in_before = [&](int64_t b, int64_t c) -> const LaneTile* {
+            if (!feeds) return nullptr;
+            const auto it = std::lower_bound(before->where.begin(), before->where.end(), std::make_pair(b, c));
+            return it != before->where.end() && *it == std::make_pair(b, c)
+                       ? &before->lanes[static_cast<size_t>(it - before->where.begin())]
+                       : nullptr;
+        };
         std::vector<LaneTile> tiles(kept.size());
         std::vector<const Barred*> barred(kept.size());
         for (size_t k = 0; k < kept.size(); ++k) {
             const int64_t b = kept[k].band, c = kept[k].column, top = b * tr, left = c * tc;
             const bool below = b + 1 < bands, right = c + 1 < columns;
-            tiles[k] = LaneTile{top,
-                                left,
-                                b == 0 ? zeros_.get() : row_h + (b - 1) * n + left,
-                                b == 0 ? no_gaps_.get() : row_f + (b - 1) * n + left,
-                                b == 0 || c == 0 ? zeros_.get() : row_h + (b - 1) * n + left - 1,
-                                c == 0 ? zeros_.get() : col_h + (c - 1) * m + top,
-                                c == 0 ? no_gaps_.get() : col_e + (c - 1) * m + top,
-                                below ? row_h + b * n + left : nullptr,
-                                below ? row_f + b * n + left : nullptr,
-                                right ? col_h + c * m + top : nullptr,
-                                right ? col_e + c * m + top : nullptr,
-                                0, 0, static_cast<int>(std::min(tr, m - top)), static_cast<int>(std::min(tc, n - left)),
-                                0, 0, 0, 0};
+            LaneTile& T = tiles[k];
+            T = LaneTile{top,
+                         left,
+                         b == 0 ? zeros_.get() : row_h + (b - 1) * n + left,
+                         b == 0 ? no_gaps_.get() : row_f + (b - 1) * n + left,
+                         b == 0 || c == 0 ? zeros_.get() : row_h + (b - 1) * n + left - 1,
+                         c == 0 ? zeros_.get() : col_h + (c - 1) * m + top,
+                         c == 0 ? no_gaps_.get() : col_e + (c - 1) * m + top,
+                         below ? row_h + b * n + left : nullptr,
+                         below ? row_f + b * n + left : nullptr,
+                         right ? col_h + c * m + top : nullptr,
+                         right ? col_e + c * m + top : nullptr,
+                         nullptr,
+                         nullptr,
+                         0, 0, static_cast<int>(std::min(tr, m - top)), static_cast<int>(std::min(tc, n - left)),
+                         0, 0, 0, 0};
+            // Where the left or upper tile is not computed before, what it gave is final in
+            // the kept edges; so is the corner unless the left one is (the upper-left tile's
+            // last cell changed only if its bottom row did, which the left one then reads).
+            if (const LaneTile* L = in_before(b, c - 1)) {
+                const int32_t* o = before->out + L->out;
+                T.left_h = o + 2 * L->cols;
+                T.left_e = T.left_h + L->rows;
+                if (b > 0) T.corner = T.left_h + 2 * L->rows;
+                T.wait_left = before->flags + L->flags;
+                T.wait_cols = L->cols;
+            }
+            if (const LaneTile* U = in_before(b - 1, c)) {
+                const int32_t* o = before->out + U->out;
+                T.top_h = o;
+                T.top_f = o + U->cols;
+                T.wait_top = before->flags + U->flags + U->bands - 1;
+            }
             barred[k] = &kept[k].barred;
         }
-        // The two runs in flight take turns with their host buffers; the device's are used in
-        // the stream's order, this run's peaks and changes copied home before the next run's
-        // inputs go up over them.
-        Run& run = runs_[slot];
-        launch_wave(scoring, tiles, barred, run.staged);
-        run.rows.resize(kept.size());
-        for (size_t k = 0; k < kept.size(); ++k) run.rows[k] = tiles[k].rows;
-        // Peaks, then changes: adjacent on the device.
-        CUDA_CHECK(cudaMemcpyAsync(run.home.reserve(12 * kept.size()), peaks_, 12 * kept.size(), cudaMemcpyDeviceToHost,
-                                   stream_));
-        CUDA_CHECK(cudaEventRecord(run.landed.event, stream_));
+        Run& run = *runs_[slot];
+        const Launched wave = launch_wave(scoring, tiles, barred, run.buffers, before ? &before->started.event : nullptr,
+                                          &run.started.event);
+        run.running = true;
+        run.diagonal = diagonal;
+        run.out = wave.out;
+        run.flags = wave.flags;
+        run.lanes = tiles;  // their places in `out` and `flags`, set by launch_wave
+        run.where.resize(kept.size());
+        for (size_t k = 0; k < kept.size(); ++k) run.where[k] = {kept[k].band, kept[k].column};
+        if (!std::is_sorted(run.where.begin(), run.where.end()))
+            throw Error("internal: a run's kept tiles out of order");
+        last_run_ = slot;
+        // Peaks, then changes: adjacent on the device. The run's host buffers are its own; its
+        // device buffers are taken again by the run kRunSlots later, on the same stream.
+        CUDA_CHECK(cudaMemcpyAsync(run.home.reserve(12 * kept.size()), wave.peaks, 12 * kept.size(),
+                                   cudaMemcpyDeviceToHost, run.buffers.stream));
+        CUDA_CHECK(cudaEventRecord(run.landed.event, run.buffers.stream));
     }
 
     void land_kept(const Scoring&, std::vector<KeptTile>& kept, int slot) override {
-        const Run& run = runs_[slot];
+        Run& run = *runs_[slot];
         CUDA_CHECK(cudaEventSynchronize(run.landed.event));
+        run.running = false;
         const char* const home = run.home.get();
         const int32_t* const changes = reinterpret_cast<const int32_t*>(home + 8 * kept.size());
         for (size_t k = 0; k < kept.size(); ++k) {
             const int32_t changed = changes[k];
             unsigned long long key = 0;
             std::memcpy(&key, home + 8 * k, 8);
-            const TilePeak peak = tile_peak(key, run.rows[k]);
+            const TilePeak peak = tile_peak(key, run.lanes[k].rows);
             kept[k].peak = peak.score;
             kept[k].peak_rows = peak.rows;
             kept[k].bottom = (changed & kBottomChanged) != 0;
@@ -613,10 +695,12 @@ private:
         return d;
     }
 
-    /// Runs a wave of `tiles` (their edges set) with barred[k] the pairs tile k bars; their
-    /// outputs land in out_d_ (returns its words), peak keys at peaks_, changes right after them.
-    long long launch_wave(const Scoring& scoring, std::vector<LaneTile>& tiles, const std::vector<const Barred*>& barred,
-                          PinnedBuffer<char>& staged) {
+    /// Runs a wave of `tiles` (their edges set) with barred[k] the pairs tile k bars, in
+    /// `buffers` and on their stream, after every block of the wave whose launch `after`
+    /// records (null: none) has begun, and records `started` (null: none) once every block of
+    /// this one has. Sets each tile's places in the wave's `out` and flags.
+    Launched launch_wave(const Scoring& scoring, std::vector<LaneTile>& tiles, const std::vector<const Barred*>& barred,
+                         WaveBuffers& buffers, const cudaEvent_t* after, const cudaEvent_t* started) {
         const CudaScoringTerms terms = cuda_scoring_terms(scoring);
         bars_.clear();
         bar_at_.assign(1, 0);
@@ -640,7 +724,7 @@ private:
                 bars_.insert(bars_.end(), l.begin(), l.end());
                 bar_at_.push_back(static_cast<int32_t>(bars_.size()));
             }
-            out_size += 2 * T.cols + 2 * T.rows;
+            out_size += 2 * T.cols + 2 * T.rows + 1;
             ring_size += 2 * T.cols;
             flags += T.bands;
             lists += T.bands * kWarp;
@@ -675,14 +759,14 @@ private:
         const size_t at_peaks = at_zero + aligned(static_cast<size_t>(flags) * 4);
         const size_t at_next = at_peaks + aligned(12 * tiles.size());
         const size_t size = at_next + sizeof(unsigned long long);
-        char* const host = staged.reserve(size);
+        char* const host = buffers.staged.reserve(size);
         std::memcpy(host, tiles.data(), tiles.size() * sizeof(LaneTile));
         std::memcpy(host + at_units, units.data(), units.size() * sizeof(int2));
         if (!bars_.empty()) std::memcpy(host + at_bars, bars_.data(), bars_.size() * sizeof(int2));
         std::memcpy(host + at_bar_at, bar_at_.data(), bar_at_.size() * 4);
         std::memset(host + at_zero, 0, size - at_zero);
-        char* const block = block_d_.reserve(size);
-        CUDA_CHECK(cudaMemcpyAsync(block, host, size, cudaMemcpyHostToDevice, stream_));
+        char* const block = buffers.block.reserve(size);
+        CUDA_CHECK(cudaMemcpyAsync(block, host, size, cudaMemcpyHostToDevice, buffers.stream));
         a.tiles = reinterpret_cast<const LaneTile*>(block);
         a.units = reinterpret_cast<const int2*>(block + at_units);
         a.units_count = static_cast<int>(units.size());
@@ -692,9 +776,8 @@ private:
         a.peaks = reinterpret_cast<unsigned long long*>(block + at_peaks);
         a.changes = reinterpret_cast<int32_t*>(a.peaks + tiles.size());
         a.next_unit = reinterpret_cast<unsigned long long*>(block + at_next);
-        a.out = out_d_.reserve(static_cast<size_t>(std::max<long long>(out_size, 1)));
-        a.ring = ring_d_.reserve(static_cast<size_t>(std::max<long long>(ring_size, 1)));
-        peaks_ = a.peaks;
+        a.out = buffers.out.reserve(static_cast<size_t>(std::max<long long>(out_size, 1)));
+        a.ring = buffers.ring.reserve(static_cast<size_t>(std::max<long long>(ring_size, 1)));
         if (resident_ == 0) {
             int per_sm = 0, sms = 0;
             CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lane_waves<kAlpha, Substitution::kBytes>,
@@ -702,39 +785,62 @@ private:
             CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
             resident_ = std::max(1, per_sm * sms);
         }
-        const unsigned blocks = static_cast<unsigned>(std::max(1, std::min(resident_, a.units_count)));
+        // A wave's blocks start once every block of the one before it has (`after`), and each
+        // waits only for that wave and itself, so every wait ends. No more blocks than a run in
+        // flight's share of the device, so that the waves in flight fit at once even where
+        // the device started them out of order.
+        const int share = std::max(1, resident_ / kRunsInFlight);
+        const unsigned blocks = static_cast<unsigned>(std::max(1, std::min(share, a.units_count)));
+        if (after) CUDA_CHECK(cudaStreamWaitEvent(buffers.stream, *after, 0));
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(blocks);
+        config.blockDim = dim3(kWarp);
+        config.stream = buffers.stream;
+        cudaLaunchAttribute begun[1];
+        begun[0].id = cudaLaunchAttributeLaunchCompletionEvent;
+        begun[0].val.launchCompletionEvent.event = started ? *started : nullptr;
+        begun[0].val.launchCompletionEvent.flags = 0;
+        config.attrs = begun;
+        config.numAttrs = started ? 1 : 0;
         switch (terms.substitution) {
-        case Substitution::kBytes: lane_waves<kAlpha, Substitution::kBytes><<<blocks, kWarp, 0, stream_>>>(a); break;
-        case Substitution::kEquality: lane_waves<kAlpha, Substitution::kEquality><<<blocks, kWarp, 0, stream_>>>(a); break;
-        case Substitution::kTable: lane_waves<kAlpha, Substitution::kTable><<<blocks, kWarp, 0, stream_>>>(a); break;
+        case Substitution::kBytes: CUDA_CHECK(cudaLaunchKernelEx(&config, lane_waves<kAlpha, Substitution::kBytes>, a)); break;
+        case Substitution::kEquality:
+            CUDA_CHECK(cudaLaunchKernelEx(&config, lane_waves<kAlpha, Substitution::kEquality>, a));
+            break;
+        case Substitution::kTable: CUDA_CHECK(cudaLaunchKernelEx(&config, lane_waves<kAlpha, Substitution::kTable>, a)); break;
         }
-        CUDA_CHECK(cudaGetLastError());
-        return out_size;
+        return Launched{out_size, a.out, a.flags, a.peaks};
     }
 
     int device_;
     OwnStream own_;  ///< before the buffers ordered on it, which it outlives
-    cudaStream_t stream_ = own_.stream;  ///< every copy and launch of this object's
+    cudaStream_t stream_ = own_.stream;  ///< every copy and launch of this object's but the runs'
     DeviceBuffer<uint8_t> s0_{stream_}, s1_{stream_};
     const Sequence* bound0_ = nullptr;  ///< what s0_ and s1_ hold
     const Sequence* bound1_ = nullptr;
     KeptEdges kept_;                      ///< the last whole pass's edges (bind() drops them)
     DeviceBuffer<int32_t> zeros_{stream_}, no_gaps_{stream_};  ///< row 0 and column 0 of the kept matrix: H 0, no gap
-    DeviceBuffer<char> block_d_{stream_};  ///< a wave's tiles, units, bars, then its zeroed counters
-    PinnedBuffer<char> staged_;   ///< the same, on the host, for run()
+    WaveBuffers own_buffers_{stream_};  ///< run()'s
     PinnedBuffer<int32_t> fetched_;  ///< kept edges on their way home
-    unsigned long long* peaks_ = nullptr;  ///< the last wave's peak keys, then its changes
-    /// A run of kept tiles in flight (queue_kept).
+    /// A run of kept tiles in flight (queue_kept), in a slot of its own: its stream, buffers
+    /// and events, and what the run after it reads of it while it computes.
     struct Run {
-        PinnedBuffer<char> staged;  ///< its block_d_, on the host
-        PinnedBuffer<char> home;    ///< its peaks and changes, once `landed`
-        Event landed;
-        std::vector<int> rows;  ///< its tiles' rows
+        explicit Run(int device) : own(device) {}
+        OwnStream own;  ///< before the buffers ordered on it
+        WaveBuffers buffers{own.stream};
+        PinnedBuffer<char> home;  ///< its peaks and changes, once `landed`
+        Event landed, started;    ///< its outputs are home; every block of it has begun
+        bool running = false;     ///< queued and not landed
+        int64_t diagonal = 0;
+        std::vector<std::pair<int64_t, int64_t>> where;  ///< its tiles (band, column), sorted
+        std::vector<LaneTile> lanes;                     ///< the same, as the kernel has them
+        const int32_t* out = nullptr;                    ///< its `out` and flags on the device
+        const int32_t* flags = nullptr;
     };
-    Run runs_[2];  ///< by TileWaves' slot
+    std::unique_ptr<Run> runs_[kRunSlots];  ///< by TileWaves' slot
+    int last_run_ = -1;                     ///< the slot queued last (-1: none yet)
     int resident_ = 0;            ///< warps the device holds at once (0: not asked yet)
-    DeviceBuffer<int2> ring_d_{stream_};
-    DeviceBuffer<int32_t> table_{stream_}, in_d_{stream_}, out_d_{stream_};
+    DeviceBuffer<int32_t> table_{stream_}, in_d_{stream_};
     std::vector<int32_t> table_up_;  ///< what table_ holds
     std::vector<int32_t> in_, out_, bar_at_;
     std::vector<int2> bars_;
