@@ -468,6 +468,9 @@ class CudaTileWaves : public TileWaves {
 public:
     explicit CudaTileWaves(int device) : device_(device), own_(device) {
         for (std::unique_ptr<Run>& run : runs_) run = std::make_unique<Run>(device);
+        int driver = 0;
+        CUDA_CHECK(cudaDriverGetVersion(&driver));
+        overlap_ = driver >= 12030;  // launch completion events came with CUDA 12.3
     }
     CudaTileWaves(const CudaTileWaves&) = delete;
     CudaTileWaves& operator=(const CudaTileWaves&) = delete;
@@ -643,6 +646,10 @@ protected:
             barred[k] = &kept[k].barred;
         }
         Run& run = *runs_[slot];
+        run.where.resize(kept.size());
+        for (size_t k = 0; k < kept.size(); ++k) run.where[k] = {kept[k].band, kept[k].column};
+        if (!std::is_sorted(run.where.begin(), run.where.end()))
+            throw Error("internal: a run's kept tiles out of order");
         const Launched wave = launch_wave(scoring, tiles, barred, run.buffers, before ? &before->started.event : nullptr,
                                           &run.started.event);
         run.running = true;
@@ -650,10 +657,6 @@ protected:
         run.out = wave.out;
         run.flags = wave.flags;
         run.lanes = tiles;  // their places in `out` and `flags`, set by launch_wave
-        run.where.resize(kept.size());
-        for (size_t k = 0; k < kept.size(); ++k) run.where[k] = {kept[k].band, kept[k].column};
-        if (!std::is_sorted(run.where.begin(), run.where.end()))
-            throw Error("internal: a run's kept tiles out of order");
         last_run_ = slot;
         // Peaks, then changes: adjacent on the device. The run's host buffers are its own; its
         // device buffers are taken again by the run kRunSlots later, on the same stream.
@@ -801,7 +804,7 @@ private:
         begun[0].val.launchCompletionEvent.event = started ? *started : nullptr;
         begun[0].val.launchCompletionEvent.flags = 0;
         config.attrs = begun;
-        config.numAttrs = started ? 1 : 0;
+        config.numAttrs = started && overlap_ ? 1 : 0;
         switch (terms.substitution) {
         case Substitution::kBytes: CUDA_CHECK(cudaLaunchKernelEx(&config, lane_waves<kAlpha, Substitution::kBytes>, a)); break;
         case Substitution::kEquality:
@@ -809,6 +812,8 @@ private:
             break;
         case Substitution::kTable: CUDA_CHECK(cudaLaunchKernelEx(&config, lane_waves<kAlpha, Substitution::kTable>, a)); break;
         }
+        // A driver without launch completion events: the next wave waits for this one's end.
+        if (started && !overlap_) CUDA_CHECK(cudaEventRecord(*started, buffers.stream));
         return Launched{out_size, a.out, a.flags, a.peaks};
     }
 
@@ -839,6 +844,9 @@ private:
     };
     std::unique_ptr<Run> runs_[kRunSlots];  ///< by TileWaves' slot
     int last_run_ = -1;                     ///< the slot queued last (-1: none yet)
+    /// Whether the driver records an event once every block of a launch has begun, which
+    /// lets a wave start while the one before runs; else each waits for the one before.
+    bool overlap_ = true;
     int resident_ = 0;            ///< warps the device holds at once (0: not asked yet)
     DeviceBuffer<int32_t> table_{stream_}, in_d_{stream_};
     std::vector<int32_t> table_up_;  ///< what table_ holds
