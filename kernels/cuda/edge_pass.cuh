@@ -147,6 +147,8 @@ __device__ __forceinline__ void edge_unit(const EdgePassArgs& a, int64_t band, i
     const int steps = width + kWarp - 1;
     for (int c0 = 0; c0 < steps; c0 += kEdgeChunk) {
         const int count = min(kEdgeChunk, steps - c0);
+        // Loaded here, after the wait, not while the chunk before computes: taking the next
+        // chunk's bus early where the band above had released it did not shorten the pass.
         if (band > 0 && c0 < width)
             acquire_flag(a.progress + band - 1, static_cast<int32_t>(j0 + min(c0 + count, width)));
         for (int u = t; u < count; u += kWarp) {
