@@ -124,9 +124,9 @@ public:
     /// run_kept, queued behind the runs queued before, which are computed first; it returns as
     /// soon as it can, so that the host prepares the next run while the device computes this
     /// one. `tiles` and `scoring` must live until collect_kept(tiles). At most kRunsInFlight
-    /// runs are queued and not collected at once. Runs queued one after another hold
-    /// consecutive antidiagonals or none of the one between; a device may start a run while
-    /// the one before it still computes, each tile waiting only for the tiles it reads.
+    /// runs are queued and not collected at once. A run holds one antidiagonal, a later one
+    /// than the run queued before it; where that is the next antidiagonal, a device may start
+    /// the run while the one before still computes, each tile waiting for the tiles it reads.
     void queue_kept(const Scoring& scoring, std::vector<KeptTile>& tiles);
     /// Waits for `tiles`, the oldest run queued and not collected, and fills in its outputs.
     void collect_kept(std::vector<KeptTile>& tiles);
