@@ -2,6 +2,7 @@
 #include "engine/declump/edge_grid.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -325,6 +326,10 @@ int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, st
     // oldest wave in flight are known (the ones it needs), those of a later one are the ones
     // it needs so far and those the wave before it could feed.
     std::deque<std::unique_ptr<KeptWave>> queued;  // on the device, not collected, consecutive antidiagonals
+    // The tiles a change of t's edges feeds on the next antidiagonal, in the grid or not.
+    const auto fed_by = [](const Tile& t) {
+        return std::array<Tile, 2>{Tile{t.first + 1, t.second}, Tile{t.first, t.second + 1}};
+    };
     int64_t tiles = 0;
     try {
         while (!queued.empty() || !waves.empty()) {
@@ -334,7 +339,7 @@ int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, st
                 for (const std::unique_ptr<KeptWave>& w : queued) {
                     std::set<Tile> fed = w->needed;
                     for (const Tile& t : could)
-                        for (const Tile& n : {Tile{t.first + 1, t.second}, Tile{t.first, t.second + 1}})
+                        for (const Tile& n : fed_by(t))
                             if (std::binary_search(w->tiles.begin(), w->tiles.end(), n)) fed.insert(n);
                     could = std::move(fed);
                 }
@@ -344,10 +349,9 @@ int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, st
                     waves.erase(it);
                 }
                 std::set<Tile> computed = needed;
-                for (const Tile& t : could) {
-                    if (t.first + 1 < bands_) computed.insert({t.first + 1, t.second});
-                    if (t.second + 1 < tile_columns_) computed.insert({t.first, t.second + 1});
-                }
+                for (const Tile& t : could)
+                    for (const Tile& n : fed_by(t))
+                        if (n.first < bands_ && n.second < tile_columns_) computed.insert(n);
                 if (!computed.empty()) {
                     queued.push_back(queue_kept(d, computed, std::move(needed), barred));
                     tiles += static_cast<int64_t>(computed.size());
