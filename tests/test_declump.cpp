@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/declump/declump.hpp"
@@ -16,6 +17,7 @@
 #include "engine/declump/pair_alignments.hpp"
 #include "engine/declump/tile_lanes.hpp"
 #include "engine/declump/tile_split.hpp"
+#include "engine/declump/walks_ahead.hpp"
 #include "engine/error.hpp"
 #include "engine/job/strand.hpp"
 #include "kernels/reference/traceback.hpp"
@@ -261,6 +263,146 @@ TEST(Declump, TilesComputedAndWalkedAheadGiveTheOraclesAlignments) {
         std::printf("[ ahead    ] %s: %lld tiles taken computed ahead, %lld walked ahead\n", what.c_str(),
                     static_cast<long long>(with.walk.tiles_ahead), static_cast<long long>(with.walk.trails_met));
     }
+}
+
+// Tracebacks walked ahead of their turn (walks_ahead.hpp) are taken only where nothing they read
+// changed since: beside the recompute of a device that keeps the edges (the walks fetch them
+// while it writes them), and after the recompute on CPU threads. Tandem copies of a unit make
+// each alignment's recompute reach the next copies' walks, which must then be walked again.
+TEST(Declump, WalksAheadOfTheirTurnGiveTheOraclesAlignments) {
+    const uint64_t seed = test::seed() + 88;
+    std::mt19937_64 rng(seed);
+    for (const bool keeps : {true, false}) {
+        test::FullMatrixWaves waves(1);
+        waves.keeps = keeps;
+        DeclumpCounts all;
+        const auto search = [&](const Sequence& s0, const Sequence& s1, const Scoring& scoring, int count,
+                                int32_t least, int64_t side, const std::string& what) {
+            DeclumpOptions o = options(side, side);
+            o.device = &waves;
+            DeclumpCounts counts;
+            const std::vector<Alignment> got = best_alignments(s0, s1, scoring, count, least, o, &counts);
+            const std::vector<Alignment> want = reference_alignments(s0, s1, scoring, count, least);
+            ASSERT_EQ(got.size(), want.size()) << what;
+            for (size_t k = 0; k < want.size(); ++k) ASSERT_EQ(describe(got[k]), describe(want[k])) << what << ": alignment " << k + 1;
+            EXPECT_LE(counts.taken_ahead, counts.walked_ahead) << what;
+            all.add(counts);
+        };
+        const std::string kept = keeps ? "kept edges, " : "edges home, ";
+        const Scoring scorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 1}};
+        for (int trial = 0; trial < 12; ++trial) {
+            const std::string unit = gen::random_dna(60 + static_cast<int64_t>(rng() % 200), rng);
+            std::string target = gen::random_dna(static_cast<int64_t>(rng() % 300), rng);
+            for (int k = 0; k < 8; ++k) {
+                std::string copy = unit;
+                for (int x = 0; x < 4; ++x) copy[rng() % copy.size()] = "ACGT"[rng() % 4];
+                target += copy + gen::random_dna(static_cast<int64_t>(rng() % (trial % 2 ? 40 : 900)), rng);
+            }
+            search(make_sequence("unit", unit + gen::random_dna(200, rng) + unit), make_sequence("copies", target),
+                   scorings[trial % 3], 14, 10, 32 + 32 * (trial % 3),
+                   kept + "tandem trial " + std::to_string(trial) + ", seed " + std::to_string(seed));
+        }
+        int trial = 0;
+        for (const test::PruningCase& c : test::pruning_cases(rng, 400))
+            search(c.s0, c.s1, c.scoring, 12, 1, 32 + 32 * (trial++ % 3), kept + c.what + ", seed " + std::to_string(seed));
+        // Two letters: co-optimal paths everywhere, so an alignment may bar a pair of a walk
+        // ahead whose end keeps its score through another path.
+        for (int k = 0; k < 80; ++k) {
+            std::string a(static_cast<size_t>(30 + rng() % 90), 'A'), b(static_cast<size_t>(30 + rng() % 90), 'A');
+            for (char& ch : a) ch = "AC"[rng() % 2];
+            for (char& ch : b) ch = "AC"[rng() % 2];
+            search(make_sequence("a", a), make_sequence("b", b), scorings[k % 3], 16, 1,
+                   2 + static_cast<int64_t>(rng() % 9), kept + "two letters " + std::to_string(k) + ", seed " + std::to_string(seed));
+        }
+        // Most are taken, and some walked again: both ways are run.
+        EXPECT_GT(all.taken_ahead, 0) << kept << "seed " << seed;
+        EXPECT_LT(all.taken_ahead, all.walk.walks) << kept << "seed " << seed;
+        std::printf("[ ahead    ] %s%lld of %lld walks taken ahead of their turn (%lld walked ahead)\n", kept.c_str(),
+                    static_cast<long long>(all.taken_ahead), static_cast<long long>(all.walk.walks),
+                    static_cast<long long>(all.walked_ahead));
+    }
+}
+
+// A copy of BarredPairs is a view of the alignments added so far: later adds leave it as it
+// was, and only the newest view adds.
+TEST(Declump, ABarredPairsViewKeepsThePairsOfItsTime) {
+    Alignment a, b;
+    a.score = b.score = 3;
+    a.s0_start = 4, a.s1_start = 9, a.s0_end = 7, a.s1_end = 12, a.runs = {{'=', 3}};
+    b.s0_start = 5, b.s1_start = 2, b.s0_end = 9, b.s1_end = 5, b.runs = {{'=', 2}, {'I', 1}, {'=', 1}};
+    BarredPairs pairs(2);
+    pairs.add(a);
+    const BarredPairs view = pairs;
+    pairs.add(b);
+    using Pairs = std::vector<std::pair<int64_t, int64_t>>;
+    EXPECT_EQ(view.in(0, 20, 0, 20), (Pairs{{4, 9}, {5, 10}, {6, 11}}));
+    EXPECT_EQ(pairs.in(0, 20, 0, 20), (Pairs{{4, 9}, {5, 2}, {5, 10}, {6, 3}, {6, 11}, {8, 4}}));
+    EXPECT_EQ(view.alignments(), 1);
+    EXPECT_EQ(pairs.alignments(), 2);
+    BarredPairs stale = view;
+    EXPECT_THROW(stale.add(b), Error);
+    EXPECT_TRUE(BarredPairs().empty());
+    EXPECT_FALSE(view.empty());
+}
+
+// The check at a walk's turn, on its own: a walk ahead is taken where none of the tiles it stood
+// in, nor those whose edges they read, were computed again since it started; else it is dropped.
+TEST(Declump, AWalkAheadIsDroppedWhereATileItReadWasComputedAgain) {
+    const uint64_t seed = test::seed() + 89;
+    std::mt19937_64 rng(seed);
+    auto [s0, s1] = test::mutated_pair(700, 650, rng, 0.02);
+    const Scoring scoring(1, -3, 5, 2);
+    CpuTileWaves cpu;
+    GridWorkers workers;
+    workers.cpu = &cpu;
+    workers.threads = 2;
+    EdgeGrid grid = EdgeGrid::whole(s0, s1, scoring, 64, 48, workers);
+    const BarredPairs barred(64);
+    grid.compute(barred);
+    const std::vector<EdgeGrid::Lead> lead = grid.leads(1, [](const EdgeGrid::Tile&) { return false; });
+    ASSERT_EQ(lead.size(), 1u) << "seed " << seed;
+    const AlignmentEnd end = grid.best(barred);
+    ASSERT_EQ(lead[0].end, end) << "seed " << seed;
+    std::vector<EdgeGrid::Tile> entered;
+    const Alignment want = walk_back(grid, barred, end, {}, nullptr, &entered);
+    ASSERT_GE(entered.size(), 4u) << "the alignment crosses tiles, seed " << seed;
+    const EdgeGrid::Tile first = entered.back();  // where it starts
+    // Tiles it never reads: right of, below and below-right of where it ends, and one away.
+    const EdgeGrid::Tile last = lead[0].tile;
+    const EdgeGrid::Tile right{last.first, last.second + 1}, below{last.first + 1, last.second};
+    const EdgeGrid::Tile aside{last.first + 1, last.second + 1};
+    const EdgeGrid::Tile away{grid.bands() - 1, 0};  // below-left of the whole alignment
+    for (const EdgeGrid::Tile& t : entered)  // nor the tiles whose edges `away` writes
+        ASSERT_TRUE(t.first < away.first || t.second > away.second + 1) << "seed " << seed;
+    // Computed again: the tile itself, or one above, left or above-left of it.
+    const std::set<EdgeGrid::Tile> touching[] = {{first}, {{first.first - 1, first.second}},
+                                                  {{first.first, first.second - 1}}, {{first.first - 1, first.second - 1}}};
+    for (const std::set<EdgeGrid::Tile>& tiles : touching) {
+        WalksAhead ahead(grid, {}, 2);
+        ahead.start(lead, barred);
+        EXPECT_TRUE(ahead.holds(lead[0].tile));
+        while (ahead.ended() == 0) std::this_thread::yield();
+        ahead.computed({away, right, below, aside});  // none it read: still held
+        EXPECT_TRUE(ahead.holds(lead[0].tile));
+        ahead.computed(tiles);
+        EXPECT_FALSE(ahead.take(end)) << "computed again: (" << tiles.begin()->first << ", " << tiles.begin()->second
+                                      << "), seed " << seed;
+        EXPECT_FALSE(ahead.holds(lead[0].tile));
+    }
+    WalksAhead ahead(grid, {}, 2);
+    ahead.start(lead, barred);
+    while (ahead.ended() == 0) std::this_thread::yield();
+    ahead.computed({away});
+    const std::optional<Alignment> taken = ahead.take(end);
+    ASSERT_TRUE(taken) << "seed " << seed;
+    EXPECT_EQ(describe(*taken), describe(want)) << "seed " << seed;
+    EXPECT_EQ(ahead.taken(), 1);
+    // Its own tile computed again: dropped at once, its peak may be gone.
+    WalksAhead dropped(grid, {}, 1);
+    dropped.start(lead, barred);
+    dropped.computed({lead[0].tile});
+    EXPECT_FALSE(dropped.holds(lead[0].tile));
+    EXPECT_FALSE(dropped.take(end));
 }
 
 // A whole grid's band tops, as a traceback's rows (grid_rows.hpp): each is the matrix's row,

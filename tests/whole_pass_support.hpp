@@ -3,6 +3,8 @@
 //! whole pass gives it: the K best search's path through peaks without cells, on any machine.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -37,7 +39,7 @@ public:
     bool keeps = true;       ///< keep a pass's edges where it is asked to
     int passes = 0;
     int64_t kept_tiles = 0;  ///< tiles run_kept computed
-    int64_t fetched = 0;     ///< edges fetch_kept copied
+    std::atomic<int64_t> fetched{0};  ///< edges fetch_kept copied (walks ahead fetch on threads of their own)
 
 private:
     struct Kept {

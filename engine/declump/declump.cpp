@@ -3,18 +3,49 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "engine/alignment/alignment.hpp"
 #include "engine/declump/edge_grid.hpp"
 #include "engine/declump/grid_rows.hpp"
+#include "engine/declump/walks_ahead.hpp"
 #include "engine/traceback/linear_traceback.hpp"
 #include "engine/error.hpp"
 
 namespace chromalign {
 
 namespace {
+
+/// Tiles bands b0 .. b1 by columns c0 .. c1.
+struct TileBox {
+    int64_t b0, b1, c0, c1;
+    bool holds(const EdgeGrid::Tile& t) const { return t.first >= b0 && t.first <= b1 && t.second >= c0 && t.second <= c1; }
+};
+
+/// The tiles of cells rows top .. bottom by columns left .. right, and those around them.
+TileBox around(const EdgeGrid& grid, int64_t top, int64_t bottom, int64_t left, int64_t right) {
+    const Rect& a = grid.area();
+    const EdgeGrid::Tile from = grid.tile_of(std::clamp(top, a.top + 1, a.bottom), std::clamp(left, a.left + 1, a.right));
+    const EdgeGrid::Tile to = grid.tile_of(std::clamp(bottom, a.top + 1, a.bottom), std::clamp(right, a.left + 1, a.right));
+    return TileBox{from.first - 1, to.first + 1, from.second - 1, to.second + 1};
+}
+
+/// Where the tiles an alignment changes lie, about: barring its pairs lowers H from its start
+/// on, as far right and down as a gap of its score reaches, or a diagonal that keeps it.
+TileBox reach(const EdgeGrid& grid, const Alignment& a) {
+    return around(grid, a.s0_start, a.s0_end + a.score, a.s1_start, a.s1_end + a.score);
+}
+
+/// The same for a peak whose alignment is not walked yet: it starts up to about twice its
+/// score up and left (the related pairs' alignments score above half a column).
+TileBox reach(const EdgeGrid& grid, const EdgeGrid::Lead& lead) {
+    const Rect r = grid.tile_rect(lead.tile);
+    const int64_t i = lead.rows > 0 ? r.top : lead.end.s0_end, j = lead.rows > 0 ? r.left : lead.end.s1_end;
+    const int64_t s = lead.end.score;
+    return around(grid, i - 2 * s, (lead.rows > 0 ? r.bottom : i) + s, j - 2 * s, (lead.rows > 0 ? r.right : j) + s);
+}
 
 /// Alignment 1, nothing barred yet: the grid's band tops are exact rows of the matrix, so the
 /// linear traceback from them gives it, by the same path rule as a walk of the tiles.
@@ -25,6 +56,30 @@ Alignment trace_first(const EdgeGrid& grid, const AlignmentEnd& end, const Declu
     const std::unique_ptr<WindowSweeper> sweeper = options.sweeper ? options.sweeper(grid.s0(), grid.s1()) : nullptr;
     return linear_traceback(grid.s0(), grid.s1(), grid.scoring(), end, rows, {}, nullptr, sweeper.get(), nullptr,
                             options.stop);
+}
+
+/// Starts walks ahead from the highest peaks that `last` (if given: just barred, its tiles not
+/// computed again yet) cannot reach, nor the peaks walked ahead before them: twice as many in
+/// hand as walk at once, the next alignments likely among them.
+void walk_ahead(EdgeGrid& grid, const BarredPairs& barred, WalksAhead& ahead, const Alignment* last, int32_t least,
+                const DeclumpOptions& options) {
+    std::vector<TileBox> zones;
+    if (last) zones.push_back(reach(grid, *last));
+    const size_t want = 2 * static_cast<size_t>(options.walks_ahead);
+    const std::vector<EdgeGrid::Lead> leads =
+        grid.leads(3 * want, [&](const EdgeGrid::Tile& t) { return last != nullptr && zones.front().holds(t); });
+    std::vector<EdgeGrid::Lead> chosen;
+    size_t in_hand = 0;
+    for (const EdgeGrid::Lead& lead : leads) {
+        if (lead.end.score < least || in_hand == want) break;
+        const bool held = ahead.holds(lead.tile);
+        if (!held && std::any_of(zones.begin(), zones.end(), [&](const TileBox& z) { return z.holds(lead.tile); }))
+            continue;
+        if (!held) chosen.push_back(lead);
+        zones.push_back(reach(grid, lead));
+        ++in_hand;
+    }
+    if (!chosen.empty()) ahead.start(chosen, barred);
 }
 
 }  // namespace
@@ -65,17 +120,26 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
     if (options.search_threads > 0) grid.set_threads(options.search_threads);
     c.first_seconds = since(start);
     c.first_cells = grid.cells_computed();
+    const int32_t least = std::max(min_score, 1);
+    // Declared after the grid, so that its walks end before the grid goes.
+    std::unique_ptr<WalksAhead> ahead =
+        options.walks_ahead > 0 && count > 1
+            ? std::make_unique<WalksAhead>(grid, options.walk, options.walks_ahead)
+            : nullptr;
     for (;;) {
         start = Clock::now();  // a traceback: where the best cell is, then the walk from it
         const AlignmentEnd end = grid.best(barred);
         if (best && found.empty()) *best = end;
-        if (end.score < std::max(min_score, 1)) break;
+        if (end.score < least) break;
         if (resume.wanted && !resume.wanted(end.score, found.size())) break;
         const size_t k = found.size();
         const Alignment* traced = k < resume.known.size() ? &resume.known[k] : found.empty() ? resume.traced : nullptr;
-        Alignment a = takes(traced, end) ? *traced
-                      : found.empty()                  ? trace_first(grid, end, options, c)
-                                                       : walk_back(grid, barred, end, options.walk, &c.walk);
+        std::optional<Alignment> ahead_of_turn;
+        if (ahead && !takes(traced, end) && !found.empty()) ahead_of_turn = ahead->take(end);
+        Alignment a = takes(traced, end)  ? *traced
+                      : ahead_of_turn     ? std::move(*ahead_of_turn)
+                      : found.empty()     ? trace_first(grid, end, options, c)
+                                          : walk_back(grid, barred, end, options.walk, &c.walk);
         c.walk_seconds += since(start);
         if (k < resume.known.size() && resume.known[k] != a)
             throw Error("the saved alignment " + std::to_string(k + 1) + " (score " +
@@ -99,11 +163,25 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
                 j += r.op == 'D' ? r.length : 0;
             }
         }
+        // Walks ahead run beside the device's recompute; on the threads', after it.
+        const bool ahead_now = ahead && found.size() >= resume.known.size();
+        if (ahead_now && grid.kept()) walk_ahead(grid, barred, *ahead, &found.back(), least, options);
+        if (ahead && !grid.kept()) ahead->settle();
         start = Clock::now();
         const int64_t before = grid.cells_computed();
-        c.recomputed_tiles += grid.recompute(barred, dirty);
+        std::set<EdgeGrid::Tile> computed;
+        c.recomputed_tiles += grid.recompute(barred, dirty, ahead ? &computed : nullptr);
+        if (ahead) ahead->computed(std::move(computed));
+        if (ahead_now && !grid.kept()) walk_ahead(grid, barred, *ahead, nullptr, least, options);
         c.recomputed_cells += grid.cells_computed() - before;
         c.recompute_seconds += since(start);
+    }
+    if (ahead) {
+        c.walked_ahead = ahead->walked();
+        c.taken_ahead = ahead->taken();
+        c.walk.walks += ahead->counts().walks;
+        c.walk.tiles_ahead += ahead->counts().tiles_ahead;
+        c.walk.trails_met += ahead->counts().trails_met;
     }
     if (counts) *counts = c;
     return found;

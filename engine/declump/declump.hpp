@@ -11,7 +11,9 @@
 //! best cell (or, computed on a device, its highest H, placed when it ties for the best), so
 //! the next alignment ends at the best of the tiles' bests, and its traceback walks tiles
 //! computed again from their edges (grid_walk.hpp). Every step is exact: there is no candidate
-//! list to trust and no bound to prove.
+//! list to trust and no bound to prove. Tracebacks of the likely next alignments are walked
+//! ahead of their turn while tiles are computed again (walks_ahead.hpp), and taken only where
+//! nothing they read has changed since.
 #pragma once
 
 #include <csignal>
@@ -56,6 +58,9 @@ struct DeclumpOptions {
     std::function<std::unique_ptr<WindowSweeper>(const Sequence& s0, const Sequence& s1)> sweeper;
     /// pair_alignments: the strands searched at once (each with its own device).
     bool strands_at_once = false;
+    /// With a device that kept the first pass's edges: tracebacks walked ahead of their turn
+    /// at once while tiles are computed again (walks_ahead.hpp); 0: none.
+    int walks_ahead = 3;
 };
 
 /// What the search computed, for reports and tests.
@@ -68,6 +73,8 @@ struct DeclumpCounts {
     int64_t rows_traced = 0;       ///< alignments traced from the grid's rows (the first), not walked
     WalkCounts walk;
     double recompute_seconds = 0;  ///< the tiles computed again
+    int64_t walked_ahead = 0;      ///< tracebacks walked ahead of their turn (walks_ahead.hpp)
+    int64_t taken_ahead = 0;       ///< those taken at their turn
 
     void add(const DeclumpCounts& o) {
         first_cells += o.first_cells;
@@ -80,6 +87,8 @@ struct DeclumpCounts {
         walk.tiles_ahead += o.walk.tiles_ahead;
         walk.trails_met += o.walk.trails_met;
         recompute_seconds += o.recompute_seconds;
+        walked_ahead += o.walked_ahead;
+        taken_ahead += o.taken_ahead;
     }
 };
 

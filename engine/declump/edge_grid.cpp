@@ -316,7 +316,8 @@ void EdgeGrid::collect_kept(KeptWave& wave, const std::deque<std::unique_ptr<Kep
     }
 }
 
-int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, std::set<Tile>>& waves) {
+int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, std::set<Tile>>& waves,
+                                 std::set<Tile>* computed_all) {
     // The device computes the next antidiagonals while the host takes what the last one
     // changed, so that it never waits for the host (a wave's kernel takes about 0.7 ms, the
     // host 0.2 ms between them), and each of their tiles starts as soon as the tiles it reads
@@ -353,6 +354,7 @@ int64_t EdgeGrid::recompute_kept(const BarredPairs& barred, std::map<int64_t, st
                     for (const Tile& n : fed_by(t))
                         if (n.first < bands_ && n.second < tile_columns_) computed.insert(n);
                 if (!computed.empty()) {
+                    if (computed_all) computed_all->insert(computed.begin(), computed.end());
                     queued.push_back(queue_kept(d, computed, std::move(needed), barred));
                     tiles += static_cast<int64_t>(computed.size());
                     continue;
@@ -472,14 +474,15 @@ void EdgeGrid::compute_on_threads(const BarredPairs& barred, const std::function
     cells_computed_ += area_.rows() * area_.cols();
 }
 
-int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dirty) {
+int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dirty, std::set<Tile>* computed) {
     std::map<int64_t, std::set<Tile>> waves;  // by antidiagonal: a tile feeds only later ones
     for (const Tile& t : dirty) waves[t.first + t.second].insert(t);
-    if (kept_) return recompute_kept(barred, waves);
+    if (kept_) return recompute_kept(barred, waves, computed);
     int64_t tiles = 0;
     while (!waves.empty()) {
         const std::vector<Tile> wave(waves.begin()->second.begin(), waves.begin()->second.end());
         waves.erase(waves.begin());
+        if (computed) computed->insert(wave.begin(), wave.end());
         const std::vector<Changed> changed = compute_wave(wave, barred);
         tiles += static_cast<int64_t>(wave.size());
         for (size_t k = 0; k < wave.size(); ++k) {
@@ -513,16 +516,19 @@ void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& bar
     }
 }
 
-AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
-    int32_t top = 0;
+void EdgeGrid::refresh_blocks() {
     for (size_t b = 0; b < block_top_.size(); ++b) {
         if (block_stale_[b] != 0) {
             block_top_[b] = 0;
             for (size_t k = b * kBestBlock; k < block_end(b); ++k) block_top_[b] = std::max(block_top_[b], best_[k].score);
             block_stale_[b] = 0;
         }
-        top = std::max(top, block_top_[b]);
     }
+}
+
+AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
+    refresh_blocks();
+    const int32_t top = block_top_.empty() ? 0 : *std::max_element(block_top_.begin(), block_top_.end());
     if (top <= 0) return AlignmentEnd{};
     std::vector<size_t> tied;  // the tiles that reach it
     for (size_t b = 0; b < block_top_.size(); ++b)
@@ -538,6 +544,46 @@ AlignmentEnd EdgeGrid::best(const BarredPairs& barred) {
     for (const size_t k : tied)
         if (better_end(best_[k], best)) best = best_[k];
     return best;
+}
+
+std::vector<EdgeGrid::Lead> EdgeGrid::leads(size_t count, const std::function<bool(const Tile&)>& skip) {
+    if (count == 0) return {};
+    refresh_blocks();
+    // Blocks highest first, until `count` tiles are held and no block left can beat them.
+    std::vector<size_t> blocks(block_top_.size());
+    for (size_t b = 0; b < blocks.size(); ++b) blocks[b] = b;
+    std::sort(blocks.begin(), blocks.end(), [&](size_t a, size_t b) { return block_top_[a] > block_top_[b]; });
+    const auto lower = [&](size_t a, size_t b) { return best_[a].score > best_[b].score; };  // a min-heap
+    std::vector<size_t> held;
+    for (const size_t b : blocks) {
+        if (block_top_[b] <= 0 || (held.size() == count && block_top_[b] <= best_[held.front()].score)) break;
+        for (size_t k = b * kBestBlock; k < block_end(b); ++k) {
+            if (best_[k].score <= 0 || (held.size() == count && best_[k].score <= best_[held.front()].score)) continue;
+            if (skip({static_cast<int64_t>(k) / tile_columns_, static_cast<int64_t>(k) % tile_columns_})) continue;
+            if (held.size() == count) {
+                std::pop_heap(held.begin(), held.end(), lower);
+                held.pop_back();
+            }
+            held.push_back(k);
+            std::push_heap(held.begin(), held.end(), lower);
+        }
+    }
+    std::sort_heap(held.begin(), held.end(), lower);
+    std::vector<Lead> out;
+    for (const size_t k : held)
+        out.push_back(Lead{{static_cast<int64_t>(k) / tile_columns_, static_cast<int64_t>(k) % tile_columns_},
+                           best_[k],
+                           unplaced_[k]});
+    return out;
+}
+
+AlignmentEnd EdgeGrid::place(const Lead& lead, const BarredPairs& barred) const {
+    if (lead.rows <= 0) return lead.end;
+    Rect r = tile_rect(lead.tile);
+    r.bottom = r.top + lead.rows;
+    std::vector<TileTask> task{TileTask{r, edges(lead.tile), barred.in(r.top, r.bottom, r.left, r.right), TileSink{}, {}}};
+    workers_.cpu->run(s0_, s1_, scoring_, task, 1);
+    return task[0].best;
 }
 
 }  // namespace chromalign

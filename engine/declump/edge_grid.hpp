@@ -78,8 +78,13 @@ public:
     /// Computes the tiles of `dirty` again, and every tile an edge they change feeds, each after
     /// the three it depends on (antidiagonal by antidiagonal), where the device kept the whole
     /// pass's edges from those (TileWaves::queue_kept), with the tiles right of and below
-    /// each one that must be computed. Returns the tiles computed.
-    int64_t recompute(const BarredPairs& barred, const std::set<Tile>& dirty);
+    /// each one that must be computed. Returns the tiles computed; `computed`, if given, gets
+    /// them too.
+    int64_t recompute(const BarredPairs& barred, const std::set<Tile>& dirty, std::set<Tile>* computed = nullptr);
+    /// Whether the device kept the whole pass's edges: recompute() then changes the host's
+    /// edges only where a read brings them home, under a lock, so walks may read the tiles it
+    /// does not compute meanwhile.
+    bool kept() const { return kept_; }
 
     const Rect& area() const { return area_; }
     const Sequence& s0() const { return s0_; }
@@ -105,6 +110,19 @@ public:
     /// threads to find where it is, those that tie for the best first; `barred` is what the grid
     /// was last computed with.
     AlignmentEnd best(const BarredPairs& barred);
+    /// A tile's highest H as the grid has it now, and where it is when known.
+    struct Lead {
+        Tile tile;
+        AlignmentEnd end;      ///< its score; its cell unless `rows` > 0
+        int64_t rows = 0;      ///< else its cell lies in this many rows from the tile's top
+    };
+    /// The `count` tiles of the highest H that `skip` does not name, highest first (ties in
+    /// no set order); no tile whose highest H is not positive. Not while this grid computes.
+    std::vector<Lead> leads(size_t count, const std::function<bool(const Tile&)>& skip);
+    /// The cell of lead's highest H, from the tile's edges and the pairs of `barred` (which
+    /// must be those it was computed with): on the calling thread, writing nothing, so walks
+    /// ahead of their turn may call it while the grid is computed again elsewhere.
+    AlignmentEnd place(const Lead& lead, const BarredPairs& barred) const;
     int64_t cells_computed() const { return cells_computed_; }
 
 private:
@@ -148,7 +166,10 @@ private:
         std::set<Tile> needed;
     };
     /// recompute() from the edges the device kept, antidiagonals `waves` on.
-    int64_t recompute_kept(const BarredPairs& barred, std::map<int64_t, std::set<Tile>>& waves);
+    int64_t recompute_kept(const BarredPairs& barred, std::map<int64_t, std::set<Tile>>& waves,
+                           std::set<Tile>* computed);
+    /// best_'s index brought up to date, block by block.
+    void refresh_blocks();
     /// Queues `tiles` of antidiagonal `diagonal` on the device, `needed` so far of them.
     std::unique_ptr<KeptWave> queue_kept(int64_t diagonal, const std::set<Tile>& tiles, std::set<Tile> needed,
                                          const BarredPairs& barred);

@@ -61,6 +61,8 @@ struct GridWalker {
     const BarredPairs& barred;
     const WalkLimits& limits;
     WalkCounts& counts;  ///< the walk's own thread alone counts
+    const EdgeGrid* top = nullptr;  ///< the grid walk_back was given, whose tiles `entered` gets
+    std::vector<EdgeGrid::Tile>* entered = nullptr;
 
     /// Walks `grid` from where w stands until it leaves the grid's area or the alignment
     /// starts. Where w enters a part of the grid at a stop of `follow`, it goes on as that
@@ -82,6 +84,7 @@ struct GridWalker {
                 }
             }
             const EdgeGrid::Tile tile = grid.tile_of(w.i, w.j);
+            if (entered && &grid == top) entered->push_back(tile);
             // The walk only moves up and left: the tile's cells below it or to its right are
             // never read, and the rest depends on the tile's top and left edges alone.
             Rect r = grid.tile_rect(tile);
@@ -101,8 +104,10 @@ struct GridWalker {
                 continue;
             }
             TileAhead taken;
-            if (crossed >= limits.ahead_after && whole <= limits.ahead_cells && limits.ahead > 0 &&
-                grid.workers().threads > 1) {
+            GridWorkers workers = grid.workers();
+            if (limits.host_only) workers.device = nullptr;
+            if (limits.threads > 0) workers.threads = limits.threads;
+            if (crossed >= limits.ahead_after && whole <= limits.ahead_cells && limits.ahead > 0 && workers.threads > 1) {
                 if (!ahead)
                     ahead = std::make_unique<TilesAhead>(grid, barred, limits, [this](const EdgeGrid& part, Walk& from, Trail& trail) {
                         walk(part, from, nullptr, &trail);
@@ -113,7 +118,7 @@ struct GridWalker {
                 if (taken.grid) ++counts.tiles_ahead;
             }
             if (!taken.grid) {
-                taken.grid = grid.part(tile, r, walk_split(r, limits), grid.workers());
+                taken.grid = grid.part(tile, r, walk_split(r, limits), workers);
                 taken.grid->compute(barred);
             }
             ++crossed;
@@ -130,14 +135,14 @@ int64_t walk_split(const Rect& r, const WalkLimits& limits) {
 }
 
 Alignment walk_back(const EdgeGrid& grid, const BarredPairs& barred, const AlignmentEnd& end,
-                    const WalkLimits& limits, WalkCounts* counts) {
+                    const WalkLimits& limits, WalkCounts* counts, std::vector<EdgeGrid::Tile>* entered) {
     if (limits.split < 2) throw Error("walk_back: split must be at least 2");
     WalkCounts here;
     ++(counts ? *counts : here).walks;
     Walk w;
     w.i = end.s0_end;
     w.j = end.s1_end;
-    GridWalker{grid.s0(), grid.s1(), grid.scoring(), barred, limits, counts ? *counts : here}.walk(grid, w);
+    GridWalker{grid.s0(), grid.s1(), grid.scoring(), barred, limits, counts ? *counts : here, &grid, entered}.walk(grid, w);
     if (!w.done) no_move(w);
     Alignment a;
     a.score = end.score;

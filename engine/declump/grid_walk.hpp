@@ -39,6 +39,11 @@ struct WalkLimits {
     /// which tiles a walk takes computed ahead follows from the guesses alone, however busy
     /// the machine (a test that counted them otherwise failed under a second ctest -j2).
     bool wait_for_guessed = false;
+    /// Parts computed on the host's threads alone: walks ahead of their turn (walks_ahead.hpp)
+    /// run beside the device's recompute, whose waves another launch must not come between.
+    bool host_only = false;
+    /// Threads for a tile's parts and the tiles ahead (0: the grid's, GridWorkers::threads).
+    int threads = 0;
 };
 
 /// What the walks did, for reports and tests.
@@ -54,7 +59,10 @@ int64_t walk_split(const Rect& r, const WalkLimits& limits);
 /// The alignment that ends at `end`, a cell of grid.area() whose H is end.score > 0, with the
 /// pairs of `barred` barred (those the grid was computed with). Throws Error when the walk
 /// finds no move (`end` is not such a cell) or leaves the area before the alignment starts.
+/// `entered`, if given, gets the grid's tiles the walk stood in, in order: the alignment
+/// follows from their edges and the pairs barred in them alone.
 Alignment walk_back(const EdgeGrid& grid, const BarredPairs& barred, const AlignmentEnd& end,
-                    const WalkLimits& limits = {}, WalkCounts* counts = nullptr);
+                    const WalkLimits& limits = {}, WalkCounts* counts = nullptr,
+                    std::vector<EdgeGrid::Tile>* entered = nullptr);
 
 }  // namespace chromalign

@@ -48,7 +48,8 @@ TilesAhead::TilesAhead(const EdgeGrid& grid, const BarredPairs& barred, const Wa
     // start is left out: the walk computes what it would have computed ahead (and a thread
     // started but never joined would end the process).
     try {
-        for (int k = 1; k < grid.workers().threads; ++k) threads_.emplace_back([this] { work(); });
+        const int threads = limits.threads > 0 ? limits.threads : grid.workers().threads;
+        for (int k = 1; k < threads; ++k) threads_.emplace_back([this] { work(); });
     } catch (const std::exception&) {
     }
 }

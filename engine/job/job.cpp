@@ -349,17 +349,19 @@ private:
         answer.others = std::move(all);
         answer.declump_seconds = seconds_since(start);
         const DeclumpCounts& d = answer.declump;
-        char text[400];
+        char text[480];
         std::snprintf(text, sizeof text,
                       " alignments sharing no pair found in %.3f s (tiles of %lld, %.3g GiB of edges): "
                       "a first pass of %.3g cells (%.3f s), "
-                      "tracebacks (%.3f s; %lld tiles computed ahead, %lld of them walked ahead), "
+                      "tracebacks (%.3f s; %lld tiles computed ahead, %lld of them walked ahead; "
+                      "%lld of %lld walked ahead of their turn taken), "
                       "%.3g cells computed again (%.3f s)",
                       answer.declump_seconds, static_cast<long long>(options.tile_rows),
                       static_cast<double>(searched * EdgeGrid::edge_bytes(m, n, options.tile_rows)) / (1 << 30),
                       static_cast<double>(d.first_cells), d.first_seconds,
                       d.walk_seconds,
                       static_cast<long long>(d.walk.tiles_ahead), static_cast<long long>(d.walk.trails_met),
+                      static_cast<long long>(d.taken_ahead), static_cast<long long>(d.walked_ahead),
                       static_cast<double>(d.recomputed_cells), d.recompute_seconds);
         // The pair's search, over every strand compared: not alignment 1's strand alone.
         note(pair_name(answer.pair) + " (" +
