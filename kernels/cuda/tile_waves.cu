@@ -323,10 +323,12 @@ __device__ __forceinline__ void lane_band(const LaneWaveArgs& a, int tile, int b
         code_hi = t + kWarp < min(kLaneChunk, steps - c0) + kWarp - 1 ? codes[c0 + kWarp] : 0;
     };
     read_codes(0);
+    // The row above, released chunk by chunk: the band above's bottom row, or for band 0 the
+    // upper tile's last band where that tile runs in the wave before (else the kept edge, final).
+    const int32_t* const above = band > 0 ? a.flags + T.flags + band - 1 : T.wait_top;
     for (int c0 = 0; c0 < steps; c0 += kLaneChunk) {
         const int count = min(kLaneChunk, steps - c0);
-        if (band > 0 && c0 < T.cols) cuda::acquire_flag(a.flags + T.flags + band - 1, min(c0 + count, T.cols));
-        if (band == 0 && c0 < T.cols && T.wait_top != nullptr) cuda::acquire_flag(T.wait_top, min(c0 + count, T.cols));
+        if (above != nullptr && c0 < T.cols) cuda::acquire_flag(above, min(c0 + count, T.cols));
         for (int u = t; u < count; u += kWarp) {
             const int j = c0 + u;
             stage.bus[u] = j >= T.cols ? make_int2(0, kNegInf)
