@@ -4,6 +4,8 @@
 //! held whole or cut again for the traceback; and after the first pass, only what changes is
 //! computed again.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -323,6 +325,19 @@ TEST(Declump, WalksAheadOfTheirTurnGiveTheOraclesAlignments) {
     }
 }
 
+/// Exits 0 when walks ahead asked for 300 walkers under a limit that starts only a few threads
+/// take the walk of a lead all the same; 1 when not, 3 when the limit cannot be set.
+[[noreturn]] void walks_ahead_under_a_memory_limit(const EdgeGrid& grid, const EdgeGrid::Lead& lead,
+                                                   const Alignment& want) {
+    const rlimit limit{test::mapped_bytes() + (uint64_t{100} << 20), RLIM_INFINITY};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+    WalksAhead ahead(grid, {}, 300);
+    ahead.start({lead}, BarredPairs(64));
+    while (ahead.ended() == 0) std::this_thread::yield();
+    const std::optional<Alignment> taken = ahead.take(lead.end);
+    _exit(taken && *taken == want ? 0 : 1);
+}
+
 // A copy of BarredPairs is a view of the alignments added so far: later adds leave it as it
 // was, and only the newest view adds.
 TEST(Declump, ABarredPairsViewKeepsThePairsOfItsTime) {
@@ -366,6 +381,10 @@ TEST(Declump, AWalkAheadIsDroppedWhereATileItReadWasComputedAgain) {
     std::vector<EdgeGrid::Tile> entered;
     const Alignment want = walk_back(grid, barred, end, {}, nullptr, &entered);
     ASSERT_GE(entered.size(), 4u) << "the alignment crosses tiles, seed " << seed;
+    // Walkers the system cannot start are left out (before, a started one left unjoined ended
+    // the process), and those it started walk.
+    EXPECT_EXIT(walks_ahead_under_a_memory_limit(grid, lead[0], want), ::testing::ExitedWithCode(0), "")
+        << "seed " << seed;
     const EdgeGrid::Tile first = entered.back();  // where it starts
     // Tiles it never reads: right of, below and below-right of where it ends, and one away.
     const EdgeGrid::Tile last = lead[0].tile;

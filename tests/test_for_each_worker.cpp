@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "engine/threads/for_each_worker.hpp"
+#include "tests/test_support.hpp"
 
 namespace chromalign {
 namespace {
@@ -48,19 +48,11 @@ TEST(ForEachWorker, AnExceptionComesBackOnceEveryCallHasReturned) {
     EXPECT_EQ(returned.load(), 5);
 }
 
-/// The address space this process maps now, in bytes (/proc/self/statm counts pages).
-uint64_t mapped_bytes() {
-    std::ifstream statm("/proc/self/statm");
-    uint64_t pages = 0;
-    statm >> pages;
-    return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
 /// Exits 0 when 300 workers under a limit that starts only a few threads each ran once, some
 /// of them on the caller; 1 or 2 when not, 3 when the limit cannot be set.
 [[noreturn]] void workers_under_a_memory_limit() {
     // 100 MB more than mapped now holds about a dozen 8 MiB thread stacks, not 300.
-    const rlimit limit{mapped_bytes() + (uint64_t{100} << 20), RLIM_INFINITY};
+    const rlimit limit{test::mapped_bytes() + (uint64_t{100} << 20), RLIM_INFINITY};
     if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
     std::vector<std::atomic<int>> calls(300);
     std::atomic<int> on_caller{0};

@@ -198,6 +198,13 @@ bool have_tool(const std::string& tool) {
     return ok;
 }
 
+uint64_t mapped_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    uint64_t pages = 0;
+    statm >> pages;
+    return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
 std::map<std::string, std::vector<NucmerPlace>> nucmer_places(const std::string& coords_gz,
                                                              const std::map<std::string, int64_t>& length,
                                                              double identity) {

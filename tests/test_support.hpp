@@ -103,6 +103,10 @@ std::string command_output(const std::string& command, bool& ok);
 /// Whether `tool --version` runs (samtools, minimap2: tests that need one skip without it).
 bool have_tool(const std::string& tool);
 
+/// The address space this process maps now, in bytes (/proc/self/statm counts pages): a
+/// limit a little above it leaves room for few thread stacks.
+uint64_t mapped_bytes();
+
 /// Where nucmer places a contig: on `record`, on `strand`, over [from, to] of it.
 struct NucmerPlace {
     std::string record;

@@ -14,7 +14,12 @@ WalksAhead::WalksAhead(const EdgeGrid& grid, const WalkLimits& limits, int walke
     // The walks at once share the search's threads: more would slow the host's part of the
     // recompute they run beside.
     limits_.threads = std::max(2, grid.workers().threads / std::max(1, walkers));
-    for (int w = 0; w < std::max(1, walkers); ++w) threads_.emplace_back([this] { work(); });
+    // A walker the system cannot start is left out (a thread or memory limit): the search
+    // walks at their turn the ends none took up, and a started thread is never left unjoined.
+    try {
+        for (int w = 0; w < std::max(1, walkers); ++w) threads_.emplace_back([this] { work(); });
+    } catch (const std::exception&) {
+    }
 }
 
 WalksAhead::~WalksAhead() {
