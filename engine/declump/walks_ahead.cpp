@@ -39,7 +39,7 @@ void WalksAhead::start(const std::vector<EdgeGrid::Lead>& leads, const BarredPai
             auto a = std::make_shared<Ahead>();
             a->lead = lead;
             a->barred = barred;
-            a->log_from = log_.size();
+            a->log_from = log_base_ + log_.size();
             waiting_.push_back(a);
             held_.push_back(std::move(a));
             ++walked_;
@@ -82,7 +82,7 @@ void WalksAhead::work() {
 }
 
 bool WalksAhead::changed_since(const std::vector<EdgeGrid::Tile>& entered, size_t from) const {
-    for (size_t k = from; k < log_.size(); ++k) {
+    for (size_t k = from - log_base_; k < log_.size(); ++k) {
         const std::set<EdgeGrid::Tile>& tiles = log_[k];
         for (const EdgeGrid::Tile& t : entered) {
             // t is computed from its own pairs and the edges of the three tiles before it.
@@ -102,12 +102,16 @@ void WalksAhead::computed(std::set<EdgeGrid::Tile> tiles) {
     held_.erase(std::remove_if(held_.begin(), held_.end(),
                                [&](const std::shared_ptr<Ahead>& a) {
                                    return a->failed || log_.back().count(a->lead.tile) ||
-                                          (a->done && changed_since(a->entered, log_.size() - 1));
+                                          (a->done && changed_since(a->entered, log_base_ + log_.size() - 1));
                                }),
                 held_.end());
     waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(),
                                   [&](const std::shared_ptr<Ahead>& a) { return log_.back().count(a->lead.tile) != 0; }),
                    waiting_.end());
+    // Recomputes that every walk held started after are read no more.
+    size_t oldest = log_base_ + log_.size();
+    for (const std::shared_ptr<Ahead>& a : held_) oldest = std::min(oldest, a->log_from);
+    for (; log_base_ < oldest; ++log_base_) log_.pop_front();
 }
 
 std::optional<Alignment> WalksAhead::take(const AlignmentEnd& end) {

@@ -72,7 +72,7 @@ private:
     struct Ahead {
         EdgeGrid::Lead lead;
         BarredPairs barred;
-        size_t log_from = 0;  ///< the first entry of log_ that may have changed what it reads
+        size_t log_from = 0;  ///< the first recompute (counted from the first) that may have changed what it reads
         bool running = false, done = false, failed = false;
         AlignmentEnd end;  ///< placed
         Alignment alignment;
@@ -80,7 +80,7 @@ private:
         WalkCounts counts;
     };
     void work();
-    /// Whether a tile of `entered` reads an edge that a tile of log_ from `from` on wrote.
+    /// Whether a tile of `entered` reads an edge that a tile of the recomputes from `from` on wrote.
     bool changed_since(const std::vector<EdgeGrid::Tile>& entered, size_t from) const;
 
     const EdgeGrid& grid_;
@@ -90,7 +90,10 @@ private:
     int running_ = 0;
     std::deque<std::shared_ptr<Ahead>> waiting_;
     std::vector<std::shared_ptr<Ahead>> held_;  ///< started, not taken or dropped
-    std::vector<std::set<EdgeGrid::Tile>> log_;  ///< the tiles of each recompute since the first start
+    /// The tiles of each recompute that a walk held may not have seen: recompute k at
+    /// log_[k - log_base_] (a search of a million alignments keeps a few).
+    std::deque<std::set<EdgeGrid::Tile>> log_;
+    size_t log_base_ = 0;
     bool closing_ = false;
     int64_t walked_ = 0, taken_ = 0, ended_ = 0;
     WalkCounts counts_;
