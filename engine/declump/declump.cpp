@@ -134,9 +134,10 @@ std::vector<Alignment> best_alignments(const Sequence& s0, const Sequence& s1, c
         if (resume.wanted && !resume.wanted(end.score, found.size())) break;
         const size_t k = found.size();
         const Alignment* traced = k < resume.known.size() ? &resume.known[k] : found.empty() ? resume.traced : nullptr;
+        const bool known = takes(traced, end);  // rescores it: once
         std::optional<Alignment> ahead_of_turn;
-        if (ahead && !takes(traced, end) && !found.empty()) ahead_of_turn = ahead->take(end);
-        Alignment a = takes(traced, end)  ? *traced
+        if (ahead && !known && !found.empty()) ahead_of_turn = ahead->take(end);
+        Alignment a = known               ? *traced
                       : ahead_of_turn     ? std::move(*ahead_of_turn)
                       : found.empty()     ? trace_first(grid, end, options, c)
                                           : walk_back(grid, barred, end, options.walk, &c.walk);

@@ -497,13 +497,10 @@ int64_t EdgeGrid::recompute(const BarredPairs& barred, const std::set<Tile>& dir
 }
 
 void EdgeGrid::find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred) {
-    // Each tile's rows down to its first cell's, and only the cell wanted (no edges out).
     std::vector<TileTask> tasks(tiles.size());
-    for (size_t k = 0; k < tiles.size(); ++k) {
-        Rect r = tile_rect(tiles[k]);
-        r.bottom = r.top + unplaced_[static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second)];
-        tasks[k] = TileTask{r, edges(tiles[k]), barred.in(r.top, r.bottom, r.left, r.right), TileSink{}, {}};
-    }
+    for (size_t k = 0; k < tiles.size(); ++k)
+        tasks[k] = peak_task(tiles[k], unplaced_[static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second)],
+                             barred);
     workers_.cpu->run(s0_, s1_, scoring_, tasks, workers_.threads);
     for (size_t k = 0; k < tiles.size(); ++k) {
         const size_t at = static_cast<size_t>(tiles[k].first * tile_columns_ + tiles[k].second);
@@ -577,11 +574,16 @@ std::vector<EdgeGrid::Lead> EdgeGrid::leads(size_t count, const std::function<bo
     return out;
 }
 
+TileTask EdgeGrid::peak_task(const Tile& t, int64_t rows, const BarredPairs& barred) const {
+    // The tile's rows down to its first cell's, and only the cell wanted (no edges out).
+    Rect r = tile_rect(t);
+    r.bottom = r.top + rows;
+    return TileTask{r, edges(t), barred.in(r.top, r.bottom, r.left, r.right), TileSink{}, {}};
+}
+
 AlignmentEnd EdgeGrid::place(const Lead& lead, const BarredPairs& barred) const {
     if (lead.rows <= 0) return lead.end;
-    Rect r = tile_rect(lead.tile);
-    r.bottom = r.top + lead.rows;
-    std::vector<TileTask> task{TileTask{r, edges(lead.tile), barred.in(r.top, r.bottom, r.left, r.right), TileSink{}, {}}};
+    std::vector<TileTask> task{peak_task(lead.tile, lead.rows, barred)};
     workers_.cpu->run(s0_, s1_, scoring_, task, 1);
     return task[0].best;
 }

@@ -202,6 +202,8 @@ private:
                                    std::vector<std::vector<int32_t>>& out) const;
     /// Finds the cells of `tiles`' highest H (their unplaced_ rows), from their edges.
     void find_peaks(const std::vector<Tile>& tiles, const BarredPairs& barred);
+    /// What finds the cell of tile t's highest H, which lies in its first `rows` rows.
+    TileTask peak_task(const Tile& t, int64_t rows, const BarredPairs& barred) const;
 
     /// Marks tile `at`'s best_ changed, for best()'s index; compute() marks them all.
     void best_changed(size_t at) { block_stale_[at / kBestBlock] = 1; }
