@@ -16,8 +16,8 @@ namespace {
 /// The rule of a pruned run of grid g with the largest substitution score `best`.
 PruneRule rule_for(const TileGrid& g, int32_t best) { return PruneRule{true, best, g.m, g.n}; }
 
-/// Whether block b's run in diagonal z is live with every input dead, as a block of the GPU
-/// decides it (decide_run): in_max = (T-1) * best for a band >= 1.
+/// Whether block b's run in diagonal z is live with every input dead, as prune_block_runs
+/// decides it: in_max = (T-1) * best for a band >= 1.
 bool corner_brute(const TileGrid& g, const PruneRule& rule, int64_t z, int64_t b, int32_t G) {
     const int64_t col0 = std::max<int64_t>(0, b * g.block_cols - (g.threads - 1));
     return !rule.dead((g.threads - 1) * rule.best_score, (z - b) * g.rows_per_band(), col0, G);

@@ -39,7 +39,7 @@ TEST(CudaPruning, SameAnswerAsTheReferenceWithAndWithoutPruning) {
 }
 
 TEST(CudaPruning, AGainTableSkipsMoreAndGivesTheReferenceAnswer) {
-    // engine/pruning/gain_table.hpp in the blocks' decisions and the launches' hull: from the
+    // engine/pruning/gain_table.hpp in the decision kernel and the launches' hull: from the
     // optimum and from 0, every case, every grid.
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 33);

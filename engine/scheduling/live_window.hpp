@@ -4,9 +4,8 @@
 //! With a bound from the first row (engine/bound/), the live blocks of a diagonal are a narrow
 //! band around the alignment and the corner where gain alone reaches G; a launch of every
 //! block column makes the GPU hold slots for blocks that only exit, and a cooperative launch
-//! waits until all of them fit. Here the host launches a window that contains every block whose
-//! own decision (decide_run, block_pruning.cuh) could find its run live, and nothing is lost
-//! by the rest:
+//! waits until all of them fit. Here the host launches a window that contains every block the
+//! decision kernel (prune_block_runs) could find live, and nothing is lost by the rest:
 //!
 //! Notation: L(z) is the set of block columns whose run in diagonal z was decided live; C(z)
 //! the corner, blocks whose run would be live with every input dead (H = 0, E = F = -inf):

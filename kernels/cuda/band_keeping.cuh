@@ -1,6 +1,6 @@
 //! @file Stage 1's captured band bottoms and score map, kept by the kernels that make the
 //! columns final: at the end of a block's run (diagonal_phases, its kKeep instance) or where
-//! a skipped run's outputs are written (decide_run).
+//! a skipped run's outputs are written (prune_block_runs).
 //!
 //! Both used to be small kernels launched after each diagonal. On an H200 (16M x 16M related,
 //! 8 slabs) any extra launch per diagonal, even an empty kernel, cost stage 1 4.6%, and 2.1%

@@ -1,15 +1,7 @@
-//! @file Exact block pruning on the GPU: each block of a diagonal's launch first decides
-//! whether its run is skipped, and if so writes the lower bounds that run hands on
-//! (engine/pruning/prune_rule.hpp); the last block to decide reports the diagonal's live runs
-//! straight into pinned host memory, for the host's next launches (live_window.hpp).
-//!
-//! The decisions once had a kernel of their own, launched before each diagonal, with a copy
-//! of its report behind it in the stream. Along a narrow live band, where a diagonal's blocks
-//! run for about 150 us, the two cost about 35 us between diagonals (H200, 8M x 8M mutated,
-//! forward strand, medians of 3: 5.55 s with them, 4.90 s without). In the diagonal kernel
-//! the decision costs alpha 16 up to 7 registers (168: still 12 blocks per multiprocessor) and
-//! nothing measured on a pair that prunes nothing (two unrelated 8M sequences, 25.93 and
-//! 25.91 s).
+//! @file Exact block pruning on the GPU: a kernel of its own decides, before each diagonal's
+//! launch, which blocks' runs are skipped, and writes the lower bounds those runs hand on
+//! (engine/pruning/prune_rule.hpp). The diagonal kernel then only reads one flag per block:
+//! the decision and the skipped runs' outputs stay out of its code, whose schedule ptxas keeps.
 #pragma once
 
 #include <cstdint>
@@ -66,9 +58,6 @@ __device__ __forceinline__ bool main_run_dead(const PhaseArgs& p, const BlockPla
         const int32_t state = slot_h_max<A>(p.vbus_in + int64_t{right} * kSlotWords<A>, t, p.terms.open);
         in_max = max(in_max, max(state, 0) + (kWarp - 1) * p.prune.best_score);
     }
-    // Unrolled so that the loads are in flight together: one at a time, the C / T dependent
-    // trips to memory would be most of a lone block's decision, which now precedes its phases.
-#pragma unroll 8
     for (int64_t c = c0 + t; c < c1; c += kWarp) in_max = max(in_max, p.hbus[c].x);
     return p.prune.dead(warp_max(in_max), row0, first_col, g);
 }
@@ -77,7 +66,8 @@ __device__ __forceinline__ bool main_run_dead(const PhaseArgs& p, const BlockPla
 /// bottom row where lane T-1 writes it (columns [b*C - T + 1, (b+1)*C - T + 1), clipped at 0),
 /// H = 0, E = F = -inf in the state for the block to the right, and its cells counted; the
 /// bottom row also into the band's capture row, if captured (its score map peaks stay 0).
-/// Written before the block's phases would have written them (see decide_run).
+/// Written before the diagonal's launch, in stream order: no block of diagonal d reads those
+/// bus columns before this block would have written them, nor that slot of vbus_out.
 template <int A>
 __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPlace& at, int32_t right) {
     const int t = threadIdx.x;
@@ -97,44 +87,29 @@ __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPla
     }
 }
 
-/// The decision of block `at`'s run in diagonal p.d, made by the block itself before its
-/// phases (diagonal_phases, when p.decide): true when the run is skipped. A skipped run's
-/// outputs are written here and its flag released, so that the left neighbour's long phase,
-/// which waits for that flag, reads them after; block 0 with delegated cells still runs those
-/// and releases its flag as always. Nothing else of diagonal d reads what a skipped run hands
-/// on: the run's bus columns are read by its own band below in d + 1, its vertical-bus slot by
-/// the block to the right in d + 1. Inputs read here are final: the bus columns
-/// [b*C, (b+1)*C - T + 1) of the row above are written in diagonal d by no block but this
-/// one, after this read; the rest was written in earlier diagonals.
-/// The live runs go to p.live_span; the last block of the launch to decide (a counter per
-/// diagonal slot, reset by that block for the slot's next diagonal) copies the slot to
-/// p.live_host, in pinned host memory, which the host reads once the diagonal is done.
+/// The decision for every block of diagonal p.d, launched just before it in the same stream
+/// (one warp per block, as the diagonal's launch): p.dead[blockIdx.x] says whether the block's
+/// run is skipped. A skipped run's outputs are written here, and its flag is released here,
+/// so that the left neighbour's long phase does not wait for it; block 0 with delegated cells
+/// still runs them in the diagonal kernel, which releases its flag as always. The live runs
+/// go to p.live_span, from which the host chooses the launches ahead (live_window.hpp).
 template <int A>
-__device__ __forceinline__ bool decide_run(const PhaseArgs& p, const BlockPlace& at) {
+__global__ void __launch_bounds__(kWarp) prune_block_runs(const PhaseArgs p) {
+    const BlockPlace at = place_block(p);
     const int32_t right = at.b + 1 == p.blocks ? 0 : at.b + 1;
     const bool dead = main_run_dead<A>(p, at, right);
-    const int slot = static_cast<int>(p.d % Tuning::kEdgeSlots);
-    unsigned long long* span = p.live_span + 2 * slot;
-    if (dead) {
-        skip_main_run<A>(p, at, right);
-        if (!at.del_valid) release_flag(p.flags + at.b, static_cast<int32_t>(p.d + 1));
-    } else if (at.main_valid && threadIdx.x == 0) {
-        const unsigned long long tag = static_cast<unsigned long long>(p.d + 1) << 32;
-        atomicMax(span, tag | static_cast<unsigned>(at.b));
-        atomicMax(span + 1, tag | static_cast<unsigned>(p.blocks - 1 - at.b));
-    }
-    if (threadIdx.x == 0) {
-        __threadfence();  // this block's span before its count
-        if (atomicAdd(p.live_count + slot, 1u) == gridDim.x - 1) {
-            __threadfence();
-            volatile unsigned long long* host = p.live_host + 2 * slot;
-            // Read through the atomics' own path (L2), after every other block's fenced count.
-            host[0] = atomicAdd(span, 0ull);
-            host[1] = atomicAdd(span + 1, 0ull);
-            p.live_count[slot] = 0;
+    if (threadIdx.x == 0) p.dead[blockIdx.x] = dead ? 1 : 0;
+    if (!dead) {
+        if (p.live_span && at.main_valid && threadIdx.x == 0) {
+            const unsigned long long tag = static_cast<unsigned long long>(p.d + 1) << 32;
+            unsigned long long* slot = p.live_span + 2 * (p.d % Tuning::kEdgeSlots);
+            atomicMax(slot, tag | static_cast<unsigned>(at.b));
+            atomicMax(slot + 1, tag | static_cast<unsigned>(p.blocks - 1 - at.b));
         }
+        return;
     }
-    return dead;
+    skip_main_run<A>(p, at, right);
+    if (!at.del_valid) release_flag(p.flags + at.b, static_cast<int32_t>(p.d + 1));
 }
 
 }  // namespace chromalign::kernels::cuda

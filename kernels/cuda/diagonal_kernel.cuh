@@ -3,7 +3,6 @@
 
 #include "kernels/cuda/band_keeping.cuh"
 #include "kernels/cuda/block_agent.cuh"
-#include "kernels/cuda/block_pruning.cuh"
 #include "kernels/cuda/trace_stamps.cuh"
 
 namespace chromalign::kernels::cuda {
@@ -12,19 +11,18 @@ namespace chromalign::kernels::cuda {
 /// band exists) its long phase, with its registers carried across. The launch is cooperative
 /// (all blocks resident), so a long phase may wait on its right neighbour's short phase: that
 /// flag replaces the grid-wide barrier and the second launch of CUDAlign's two kernels.
-/// With p.decide, each block first decides whether its run is skipped (decide_run,
-/// block_pruning.cuh): a block whose run is skipped has nothing left to do but block 0's
-/// delegated cells.
+/// With p.dead, prune_block_runs (block_pruning.cuh) ran just before: a block whose run it
+/// skipped has nothing left to do here but block 0's delegated cells.
 /// kKeep: the instance launched while stage 1 keeps band bottoms (p.keep: captures or the
 /// score map). Each block then keeps the bus columns its run made final (band_keeping.cuh's
 /// final_columns) of band d - b (its short phase wrote the first T - 1, its long phase the
-/// rest; decide_run keeps a skipped run's); block 0 also those of band d - B, its
+/// rest; prune_block_runs keeps a skipped run's); block 0 also those of band d - B, its
 /// delegated cells. The other instance carries none of that code.
 /// kTrace: the instance of a traced run (trace_stamps.cuh), which stamps the GPU clock.
 template <int A, Substitution kSub, bool kTrace, bool kKeep>
 __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
     BlockPlace at = place_block(p);
-    if (p.decide && decide_run<A>(p, at)) at.main_valid = false;
+    if (p.dead && p.dead[blockIdx.x]) at.main_valid = false;
     if (!at.main_valid && !at.del_valid) return;
     const TraceStamps<kTrace> trace(p.stamps);
     trace.stamp(kBlockStart);

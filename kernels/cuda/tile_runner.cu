@@ -220,14 +220,14 @@ struct CudaTileRunner::Impl {
     std::vector<int32_t> band_record; ///< ... on the host (empty: one record)
     int64_t records = 1;
     unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
-    /// Compact launches (pruning): PhaseArgs::live_span and live_count on the device, and
-    /// live_host, pinned h_live; per diagonal slot, what the host launched and the G it passed.
+    int32_t* d_dead = nullptr;               ///< see PhaseArgs::dead
+    /// Compact launches (pruning): PhaseArgs::live_span on the device, copied per diagonal
+    /// into pinned h_live; per diagonal slot, what the host launched and the G it passed.
     unsigned long long* d_live = nullptr;
-    unsigned* d_live_count = nullptr;
     unsigned long long* h_live = nullptr;
     struct Launched {
         int32_t g = 0;
-        bool decided = false;  ///< its blocks decided (PhaseArgs::decide): h_live holds its live runs
+        bool decided = false;  ///< prune_block_runs ran: h_live holds its live runs
         BlockSpan blocks;      ///< the launch's first to last block column
     };
     Launched launched[kEdgeSlots];
@@ -378,7 +378,7 @@ struct CudaTileRunner::Impl {
     std::unique_ptr<DiagonalTrace> trace;  ///< CHROMALIGN_TRACE_DIAGONALS, else null
 
     /// Whether some block of diagonal d may be skipped against g: unless gain alone keeps every
-    /// block live, the blocks decide (a g lower than the device's only prunes less).
+    /// block live, the decision kernel runs (a g lower than the device's only prunes less).
     bool may_prune(int64_t d, int32_t g) const {
         if (!args.prune.on) return false;
         const int64_t rows = grid.rows_per_band();
@@ -389,7 +389,7 @@ struct CudaTileRunner::Impl {
         return false;
     }
 
-    /// What the host knows of diagonal e's live runs (e done): the decisions' report, or
+    /// What the host knows of diagonal e's live runs (e done): prune_block_runs' report, or
     /// every block launched when no run could be skipped.
     LiveSpan live_of(int64_t e) const {
         const Launched& l = launched[e % kEdgeSlots];
@@ -423,8 +423,8 @@ struct CudaTileRunner::Impl {
     }
 
     /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
-    /// which is safe only when all of them are resident. When blocks may be skipped, each
-    /// decides first (block_pruning.cuh).
+    /// which is safe only when all of them are resident. Before it, when blocks may be
+    /// skipped, the decision kernel (block_pruning.cuh) on the same blocks.
     template <int A, cuda::Substitution kSub>
     void launch(int64_t d, PhaseArgs a) {
         if (grid.last_block(d) < grid.first_busy_block(d)) return;
@@ -439,12 +439,19 @@ struct CudaTileRunner::Impl {
             if (a.launch.count[r] > 0)
                 record.blocks = BlockSpan{record.blocks.empty() ? a.launch.first[r] : record.blocks.first,
                                           a.launch.first[r] + a.launch.count[r] - 1};
+        a.dead = nullptr;
+        a.live_span = nullptr;
+        if (blocks.x > 0 && may_prune(d, g)) {
+            a.dead = d_dead;
+            a.live_span = d_live;
+            cuda::prune_block_runs<A><<<blocks, cuda::kWarp, 0, stream>>>(a);
+            CUDA_CHECK(cudaGetLastError());
+            const size_t slot = static_cast<size_t>(2 * (d % kEdgeSlots));
+            CUDA_CHECK(cudaMemcpyAsync(h_live + slot, d_live + slot, 2 * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream));
+            record.decided = true;
+        }
         if (blocks.x == 0) return;
-        a.decide = may_prune(d, g) ? 1 : 0;
-        a.live_span = d_live;
-        a.live_host = h_live;
-        a.live_count = d_live_count;
-        record.decided = a.decide != 0;
         cudaLaunchAttribute cooperative{};
         cooperative.id = cudaLaunchAttributeCooperative;
         cooperative.val.cooperative = 1;
@@ -484,7 +491,7 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_vbus[0]), static_cast<void*>(d_vbus[1]),
                             static_cast<void*>(d_flags), static_cast<void*>(d_table), static_cast<void*>(d_best),
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
-                            static_cast<void*>(d_live_count), static_cast<void*>(d_kept),
+                            static_cast<void*>(d_dead), static_cast<void*>(d_kept),
                             static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
                             static_cast<void*>(d_band_record), static_cast<void*>(d_live)})
                 free_device(p);
@@ -547,6 +554,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         im.d_best = im.alloc<BestCell>(grid.blocks);
         im.d_best_score = im.alloc<int32_t>(1);
         im.d_pruned = im.alloc<unsigned long long>(1);
+        im.d_dead = im.alloc<int32_t>(grid.blocks);
         if (prune.on) {  // only pruning copies them back (a traceback window has none)
             CUDA_CHECK(cudaMallocHost(&im.h_best_seen, sizeof(int32_t)));
             CUDA_CHECK(cudaMallocHost(&im.h_pruned_seen, sizeof(unsigned long long)));
@@ -555,8 +563,6 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
             const size_t live_words = 2 * kEdgeSlots;
             im.d_live = im.alloc<unsigned long long>(live_words);
             CUDA_CHECK(cudaMemsetAsync(im.d_live, 0, live_words * sizeof(unsigned long long), im.stream));
-            im.d_live_count = im.alloc<unsigned>(kEdgeSlots);
-            CUDA_CHECK(cudaMemsetAsync(im.d_live_count, 0, kEdgeSlots * sizeof(unsigned), im.stream));
             CUDA_CHECK(cudaMallocHost(&im.h_live, live_words * sizeof(unsigned long long)));
             std::fill_n(im.h_live, live_words, 0ull);
         }
@@ -698,7 +704,8 @@ void CudaTileRunner::enqueue_window(int64_t from, int64_t to, int32_t corner) {
     a.launch = LaunchMap::all(0, g.blocks - 1);
     a.left_edge = nullptr;
     a.right_edge = nullptr;
-    a.decide = 0;
+    a.dead = nullptr;
+    a.live_span = nullptr;
     a.stamps = nullptr;
     WindowArgs w{};
     w.from = from;
