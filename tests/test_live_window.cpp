@@ -109,6 +109,27 @@ double simulate(const TileGrid& g, int32_t best, std::mt19937_64& rng, bool wide
     return static_cast<double>(launched) / static_cast<double>(with_cells);
 }
 
+TEST(LiveWindow, BlockCellsAreTheSumOfEachBlocks) {
+    std::mt19937_64 rng(test::seed() + 43);
+    for (int trial = 0; trial < 300; ++trial) {
+        const int64_t m = 1 + rng() % 20000, n = 1 + rng() % 20000;
+        const TileGrid g = make_tile_grid(m, n, 32, trial % 2 ? 4 : 16, 1 + static_cast<int32_t>(rng() % 300));
+        const int64_t rows = g.rows_per_band();
+        for (int k = 0; k < 20; ++k) {
+            const int64_t d = static_cast<int64_t>(rng() % static_cast<uint64_t>(g.diagonals()));
+            const int64_t first = static_cast<int64_t>(rng() % (g.blocks + 2)) - 1;
+            const int64_t last = first + static_cast<int64_t>(rng() % (g.blocks + 1)) - 1;
+            int64_t want = 0;
+            for (int64_t b = std::max<int64_t>(first, 0); b <= std::min<int64_t>(last, g.blocks - 1); ++b)
+                if (d - b >= 0 && d - b < g.bands)
+                    want += std::clamp<int64_t>(m - (d - b) * rows, 0, rows) *
+                            std::clamp<int64_t>(n - b * g.block_cols, 0, g.block_cols);
+            ASSERT_EQ(block_cells(g, d, first, last), want)
+                << g.describe() << ", diagonal " << d << ", blocks " << first << ".." << last;
+        }
+    }
+}
+
 TEST(LiveWindow, ACompactRunLeavesOutOnlyDeadBlocksWithDeadOutputs) {
     std::mt19937_64 rng(test::seed() + 42);
     for (int trial = 0; trial < 40; ++trial) {

@@ -46,6 +46,28 @@ BlockSpan corner_blocks(const TileGrid& grid, const PruneRule& rule, int64_t z, 
     return span;
 }
 
+int64_t block_cells(const TileGrid& grid, int64_t d, int64_t first, int64_t last) {
+    first = std::max({first, grid.first_block(d), int64_t{0}});
+    last = std::min(last, grid.last_block(d));
+    if (first > last) return 0;
+    const int64_t rows = grid.rows_per_band(), cols = grid.block_cols;
+    const auto cells = [&](int64_t b) {
+        return std::clamp<int64_t>(grid.m - (d - b) * rows, 0, rows) * std::clamp<int64_t>(grid.n - b * cols, 0, cols);
+    };
+    // Band d - b is whole iff (d - b + 1) rows <= m, columns of b iff (b + 1) cols <= n.
+    const int64_t whole_first = std::max(first, d + 1 - grid.m / rows);
+    const int64_t whole_last = std::min(last, grid.n / cols - 1);
+    int64_t sum = 0;
+    if (whole_first > whole_last) {
+        for (int64_t b = first; b <= last; ++b) sum += cells(b);
+        return sum;
+    }
+    sum = (whole_last - whole_first + 1) * rows * cols;
+    for (int64_t b = first; b < whole_first; ++b) sum += cells(b);
+    for (int64_t b = whole_last + 1; b <= last; ++b) sum += cells(b);
+    return sum;
+}
+
 LaunchMap live_window(const TileGrid& grid, const PruneRule& rule, int64_t d, const LiveSpan& known, int32_t g_min) {
     if (known.diagonal > d - 2 || known.diagonal < 0)
         throw Error("internal: a live window from diagonal " + std::to_string(known.diagonal) + " for " +

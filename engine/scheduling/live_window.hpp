@@ -56,6 +56,13 @@ struct LiveSpan {
     BlockSpan live;
 };
 
+/// Real cells of block columns [first, last] in diagonal d (block b runs band d - b; blocks
+/// without a band in d count none): what a launch leaves out of the count of cells computed.
+/// Every block but those of the last band and the last columns is whole, so this is O(1) per
+/// call but for those few.
+int64_t block_cells(const TileGrid& grid, int64_t d, int64_t first, int64_t last);
+
+
 /// The launch of diagonal d: W(d) (see the file comment) clipped to the blocks with cells in
 /// d, from the decisions of `known` (diagonal e, 0 <= e <= d - 2) and g_min, a G no higher
 /// than the device's in diagonals e..d. At most LaunchMap::kRanges runs: runs closer than the

@@ -411,14 +411,15 @@ struct CudaTileRunner::Impl {
         while (e > oldest && !diagonal_done(e)) --e;
         while (!diagonal_done(e)) std::this_thread::yield();
         const LaunchMap map = live_window(grid, host_prune, d, live_of(e), launched[e % kEdgeSlots].g);
-        const int64_t rows = grid.rows_per_band();
-        // Blocks of bands past last_band do not count: they are not run at all.
-        for (int64_t b = std::max(grid.first_block(d), d - last_band); b <= last; ++b) {
-            if (map.has(static_cast<int32_t>(b))) continue;
-            const int64_t row0 = (d - b) * rows, col0 = b * grid.block_cols;
-            cells_left_out += std::clamp<int64_t>(grid.m - row0, 0, rows) *
-                              std::clamp<int64_t>(grid.n - col0, 0, grid.block_cols);
-        }
+        // Blocks of bands past last_band do not count: they are not run at all. The map's runs
+        // are disjoint: what is left out is the whole span less each run (O(1) each, not O(B)).
+        const int64_t lo = std::max(grid.first_block(d), d - last_band);
+        int64_t out = block_cells(grid, d, lo, last);
+        for (int r = 0; r < LaunchMap::kRanges; ++r)
+            if (map.count[r] > 0)
+                out -= block_cells(grid, d, std::max<int64_t>(lo, map.first[r]),
+                                   std::min<int64_t>(last, int64_t{map.first[r]} + map.count[r] - 1));
+        cells_left_out += out;
         return map;
     }
 
