@@ -2,6 +2,9 @@
 //! launch, which blocks' runs are skipped, and writes the lower bounds those runs hand on
 //! (engine/pruning/prune_rule.hpp). The diagonal kernel then only reads one flag per block:
 //! the decision and the skipped runs' outputs stay out of its code, whose schedule ptxas keeps.
+//! In that kernel the decision cost pairs that prune little 6-7% (H200: two unrelated 8M
+//! sequences 25.8-25.9 s against 24.1 s; 16M related 33.6 against 31.7 s), inlined or as a
+//! call; in an instance of its own, the 16M related pair 18%.
 #pragma once
 
 #include <cstdint>
@@ -92,24 +95,39 @@ __device__ __forceinline__ void skip_main_run(const PhaseArgs& p, const BlockPla
 /// run is skipped. A skipped run's outputs are written here, and its flag is released here,
 /// so that the left neighbour's long phase does not wait for it; block 0 with delegated cells
 /// still runs them in the diagonal kernel, which releases its flag as always. The live runs
-/// go to p.live_span, from which the host chooses the launches ahead (live_window.hpp).
+/// go to p.live_span, from which the host chooses the launches ahead (live_window.hpp): the
+/// last block to decide (p.live_count, per diagonal slot, reset by that block for the slot's
+/// next diagonal) copies the slot into pinned host memory (p.live_host), which the host reads
+/// once the diagonal is done. A copy of its own in the stream cost a gap between diagonals.
 template <int A>
 __global__ void __launch_bounds__(kWarp) prune_block_runs(const PhaseArgs p) {
     const BlockPlace at = place_block(p);
     const int32_t right = at.b + 1 == p.blocks ? 0 : at.b + 1;
     const bool dead = main_run_dead<A>(p, at, right);
+    const int slot = static_cast<int>(p.d % Tuning::kEdgeSlots);
+    unsigned long long* span = p.live_span + 2 * slot;
     if (threadIdx.x == 0) p.dead[blockIdx.x] = dead ? 1 : 0;
     if (!dead) {
-        if (p.live_span && at.main_valid && threadIdx.x == 0) {
+        if (at.main_valid && threadIdx.x == 0) {
             const unsigned long long tag = static_cast<unsigned long long>(p.d + 1) << 32;
-            unsigned long long* slot = p.live_span + 2 * (p.d % Tuning::kEdgeSlots);
-            atomicMax(slot, tag | static_cast<unsigned>(at.b));
-            atomicMax(slot + 1, tag | static_cast<unsigned>(p.blocks - 1 - at.b));
+            atomicMax(span, tag | static_cast<unsigned>(at.b));
+            atomicMax(span + 1, tag | static_cast<unsigned>(p.blocks - 1 - at.b));
         }
-        return;
+    } else {
+        skip_main_run<A>(p, at, right);
+        if (!at.del_valid) release_flag(p.flags + at.b, static_cast<int32_t>(p.d + 1));
     }
-    skip_main_run<A>(p, at, right);
-    if (!at.del_valid) release_flag(p.flags + at.b, static_cast<int32_t>(p.d + 1));
+    if (threadIdx.x == 0) {
+        __threadfence();  // this block's span before its count
+        if (atomicAdd(p.live_count + slot, 1u) == gridDim.x - 1) {
+            __threadfence();
+            volatile unsigned long long* host = p.live_host + 2 * slot;
+            // Read through the atomics' own path (L2), after every other block's fenced count.
+            host[0] = atomicAdd(span, 0ull);
+            host[1] = atomicAdd(span + 1, 0ull);
+            p.live_count[slot] = 0;
+        }
+    }
 }
 
 }  // namespace chromalign::kernels::cuda

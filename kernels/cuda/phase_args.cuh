@@ -79,11 +79,15 @@ struct PhaseArgs {
     int32_t shared_best;      ///< a best score reached elsewhere, as the host knew it at the launch
     unsigned long long* pruned;  ///< real cells of the skipped runs, summed
     int32_t* dead;            ///< per blockIdx: 1 when prune_block_runs skipped its run; null: none decided
-    /// Where prune_block_runs reports the live runs of diagonal d, for the host's next windows:
-    /// [0] the largest (d + 1) << 32 | b, [1] the largest (d + 1) << 32 | (B - 1 - b), over
-    /// the blocks b whose run is live (atomicMax; a slot of an older diagonal is smaller).
+    /// Where prune_block_runs reports the live runs of diagonal d, slot d % kEdgeSlots, for the
+    /// host's next windows: [0] the largest (d + 1) << 32 | b, [1] the largest
+    /// (d + 1) << 32 | (B - 1 - b), over the blocks b whose run is live (atomicMax; a slot of an
+    /// older diagonal is smaller); live_host is its copy in pinned host memory, and live_count
+    /// counts the blocks of the slot's diagonal that have decided.
     unsigned long long* live_span;
     BandKeeping keep;         ///< count 0 and no peaks: nothing kept, diagonal_phases without its kKeep code
+    unsigned long long* live_host;
+    unsigned* live_count;
 };
 
 /// What window_diagonals (window_kernel.cuh) adds to PhaseArgs: the diagonals of its launch,

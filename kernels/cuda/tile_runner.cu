@@ -221,9 +221,10 @@ struct CudaTileRunner::Impl {
     int64_t records = 1;
     unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
     int32_t* d_dead = nullptr;               ///< see PhaseArgs::dead
-    /// Compact launches (pruning): PhaseArgs::live_span on the device, copied per diagonal
-    /// into pinned h_live; per diagonal slot, what the host launched and the G it passed.
+    /// Compact launches (pruning): PhaseArgs::live_span and live_count on the device, and
+    /// live_host, pinned h_live; per diagonal slot, what the host launched and the G it passed.
     unsigned long long* d_live = nullptr;
+    unsigned* d_live_count = nullptr;
     unsigned long long* h_live = nullptr;
     struct Launched {
         int32_t g = 0;
@@ -445,11 +446,10 @@ struct CudaTileRunner::Impl {
         if (blocks.x > 0 && may_prune(d, g)) {
             a.dead = d_dead;
             a.live_span = d_live;
+            a.live_host = h_live;
+            a.live_count = d_live_count;
             cuda::prune_block_runs<A><<<blocks, cuda::kWarp, 0, stream>>>(a);
             CUDA_CHECK(cudaGetLastError());
-            const size_t slot = static_cast<size_t>(2 * (d % kEdgeSlots));
-            CUDA_CHECK(cudaMemcpyAsync(h_live + slot, d_live + slot, 2 * sizeof(unsigned long long),
-                                       cudaMemcpyDeviceToHost, stream));
             record.decided = true;
         }
         if (blocks.x == 0) return;
@@ -494,7 +494,8 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_best_score), static_cast<void*>(d_pruned),
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept),
                             static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
-                            static_cast<void*>(d_band_record), static_cast<void*>(d_live)})
+                            static_cast<void*>(d_band_record), static_cast<void*>(d_live),
+                            static_cast<void*>(d_live_count)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
@@ -564,6 +565,8 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
             const size_t live_words = 2 * kEdgeSlots;
             im.d_live = im.alloc<unsigned long long>(live_words);
             CUDA_CHECK(cudaMemsetAsync(im.d_live, 0, live_words * sizeof(unsigned long long), im.stream));
+            im.d_live_count = im.alloc<unsigned>(kEdgeSlots);
+            CUDA_CHECK(cudaMemsetAsync(im.d_live_count, 0, kEdgeSlots * sizeof(unsigned), im.stream));
             CUDA_CHECK(cudaMallocHost(&im.h_live, live_words * sizeof(unsigned long long)));
             std::fill_n(im.h_live, live_words, 0ull);
         }
