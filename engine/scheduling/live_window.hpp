@@ -62,7 +62,6 @@ struct LiveSpan {
 /// call but for those few.
 int64_t block_cells(const TileGrid& grid, int64_t d, int64_t first, int64_t last);
 
-
 /// The launch of diagonal d: W(d) (see the file comment) clipped to the blocks with cells in
 /// d, from the decisions of `known` (diagonal e, 0 <= e <= d - 2) and g_min, a G no higher
 /// than the device's in diagonals e..d. At most LaunchMap::kRanges runs: runs closer than the
