@@ -147,7 +147,7 @@ void expect_kept_rows_exact(const std::string& backend, uint64_t seed) {
     EXPECT_GE(rows_checked, 12) << "fewer kept rows than windows";
 }
 
-void expect_region_peaks_exact(const std::string& backend, uint64_t seed) {
+void expect_region_peaks_exact(const std::string& backend, uint64_t seed, int32_t cooperative_limit) {
     std::mt19937_64 rng(seed);
     const Scoring sc(1, -3, 5, 2);
     constexpr int64_t kRun = SpecialRows::kPeakColumns;
@@ -165,6 +165,7 @@ void expect_region_peaks_exact(const std::string& backend, uint64_t seed) {
         options.threads = 2;
         options.slabs = slabs;
         options.pruning = pruning;
+        options.cooperative_limit = cooperative_limit;
         options.special_rows.dir = dir.path();
         options.special_rows.budget_bytes = int64_t{1} << 30;
         const std::unique_ptr<Backend> b = make_backend(backend, options);
@@ -189,7 +190,7 @@ void expect_region_peaks_exact(const std::string& backend, uint64_t seed) {
         });
         const std::string what = backend + " " + std::to_string(m) + " x " + std::to_string(n) + ", " +
                                  std::to_string(slabs) + " slabs, pruning " + (pruning ? "on" : "off") + ", seed " +
-                                 std::to_string(seed);
+                                 std::to_string(seed) + ", cooperative up to " + std::to_string(cooperative_limit);
         const SpecialRows rows(dir.path(), rows_identity(s0, s1), sc);
         ASSERT_GE(rows.count(), 2) << what;
         int64_t above = 0;

@@ -34,6 +34,7 @@ void expect_kept_rows_exact(const std::string& backend, uint64_t seed);
 /// sampled band bottoms (region_peak_band) since the kept row above, per 4096 columns, as the
 /// row-by-row sweep has them;
 /// with pruning, at most that (a skipped tile leaves H = 0).
-void expect_region_peaks_exact(const std::string& backend, uint64_t seed);
+/// cooperative_limit: BackendOptions' (cuda: launches of more blocks split in two).
+void expect_region_peaks_exact(const std::string& backend, uint64_t seed, int32_t cooperative_limit = 0);
 
 }  // namespace chromalign::test

@@ -115,6 +115,35 @@ TEST(CudaSlab, SlabsThatChangeGridsMatchReference) {
     EXPECT_GE(changed, 12) << "too few slabs changed grids to test it";
 }
 
+TEST(CudaSlab, LaunchesLargerThanTheGpuMatchReference) {
+    // A narrow grid may hold more blocks than the GPU at once: a launch of more splits into
+    // short_phases and long_phases, the rows between them in device memory. Forced here on
+    // small grids (every launch of more than a few blocks), with and without pruning and narrow
+    // starts, every alpha, against the reference.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 42);
+    const int alphas[] = {4, 8, 16};
+    for (int i = 0; i < 24; ++i) {
+        const int ranks = 2 + static_cast<int>(rng() % 2);
+        const int blocks = 2 + static_cast<int>(rng() % 11);
+        const int64_t m = 1 + static_cast<int64_t>(rng() % 5000), n = 3000 + static_cast<int64_t>(rng() % 3000);
+        const bool mutated = i % 4 != 0;
+        auto [s0, s1] = mutated ? test::mutated_pair(m, n, rng, i % 3 == 0 ? 0.02 : 0.0) : test::random_pair(m, n, rng);
+        BackendOptions o = grid(alphas[i % 3], blocks);
+        o.pruning = i % 5 != 2;
+        o.cooperative_limit = 1 + static_cast<int32_t>(rng() % static_cast<uint64_t>(blocks - 1));
+        if (i % 3 == 1) {
+            o.narrow_test_blocks = 4 * blocks;
+            o.narrow_test_row = static_cast<int64_t>(rng() % static_cast<uint64_t>(m));
+        }
+        expect_reference(s0, s1, kScorings[rng() % 6], ranks, o,
+                         (mutated ? "mutated pair #" : "random pair #") + std::to_string(i) + ", " +
+                             std::to_string(blocks) + " blocks, cooperative up to " +
+                             std::to_string(o.cooperative_limit) + (o.pruning ? "" : ", no pruning"));
+        if (HasFatalFailure()) return;
+    }
+}
+
 TEST(CudaSlab, StopsOnEitherGridResumeExactly) {
     // As NarrowGrid.StopsOnEitherGridResumeExactly: stops before and after the slabs changed
     // from 4 times their block columns to their own, resumed with 3, 2, 4 and one GPU process.

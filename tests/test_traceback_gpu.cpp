@@ -89,6 +89,13 @@ TEST(TracebackGpu, CudaRegionPeaksAreTheSampledBandBottomsLargestH) {
     test::expect_region_peaks_exact("cuda", test::seed() + 95);
 }
 
+TEST(TracebackGpu, SplitLaunchesKeepTheSameRegionPeaks) {
+    // Launches of more than 3 blocks in two kernels (short_phases, long_phases), which keep the
+    // band bottoms' columns and peaks at run time, not in an instance of their own.
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+    test::expect_region_peaks_exact("cuda", test::seed() + 96, 3);
+}
+
 TEST(TracebackGpu, WindowSweepsStayExactWhileTheLegacyStreamIsBusy) {
     if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
 #if !CHROMALIGN_TEST_CUDA

@@ -149,6 +149,10 @@ BenchOptions parse(int argc, char** argv) {
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
         ("oversubscription", po::value<int>(&o.backend_options.slab_oversubscription)->default_value(0),
          "GPU block columns of a slab, in shares of the resident blocks that the slabs divide (0: auto, 2; at most the slab count)")
+        ("narrow-shares", po::value<int>(&o.backend_options.narrow_shares)->default_value(0),
+         "GPU block columns of a narrow slab, in times the resident blocks (0: auto)")
+        ("cooperative-limit", po::value<int>(&o.backend_options.cooperative_limit)->default_value(0),
+         "GPU launches of more blocks split in two kernels (0: those larger than the GPU holds)")
         ("slabs", po::value<int>(&o.backend_options.slabs)->default_value(0),
          ("column slabs run at once, a thread each (0: " + default_slabs_text() + ")").c_str())
         ("pair", po::value<std::string>(&o.pair)->default_value(o.pair), "generated pairs: mutated (a copy with 5% substitutions, 0.5% short indels), random (unrelated) or related (two descendants of one ancestor, with long indels and rearrangements)")
@@ -171,6 +175,8 @@ BenchOptions parse(int argc, char** argv) {
     if (o.bound != "minimap2" && o.bound != "none") throw Error("--bound must be minimap2 or none");
     if (o.backend_options.threads < 0) throw Error("--threads must be >= 0");
     if (o.backend_options.slab_oversubscription < 0) throw Error("--oversubscription must be >= 0");
+    if (o.backend_options.narrow_shares < 0) throw Error("--narrow-shares must be >= 0");
+    if (o.backend_options.cooperative_limit < 0) throw Error("--cooperative-limit must be >= 0");
     if (o.s0_path.empty() != o.s1_path.empty()) throw Error("--s0 and --s1 go together");
     return o;
 }

@@ -78,6 +78,8 @@ struct BackendOptions {
     /// wants, and change to wide ones where the pass leaves most of the matrix live
     /// (engine/orchestration/slab_run.cpp); chromalign-bench turns it off to measure it.
     bool narrow_grid = true;
+    int narrow_shares = 0;    ///< cuda: a narrow grid's block columns in times the resident blocks
+                              ///< (kernels/cuda/tuning.hpp; chromalign-bench only)
     /// Tests: every slab starts on at most this many block columns and changes to its own at
     /// its first band past row narrow_test_row, whatever the bound and the engine (0: as they
     /// decide).
@@ -86,6 +88,9 @@ struct BackendOptions {
     /// Tests: a slab waits this long before it starts its new grid, as a GPU's allocations
     /// make it, so that its right neighbour catches up with it.
     int32_t narrow_test_pause_ms = 0;
+    /// Tests and chromalign-bench, cuda: a diagonal's launch of more blocks than this splits in
+    /// two, as one larger than the GPU holds (0: as many as the GPU holds at once).
+    int32_t cooperative_limit = 0;
     /// Tests: the cpu engine's checkpoints take band rows, not wavefronts, as cuda's do.
     bool test_row_checkpoints = false;
     /// A score some other comparison of the job already reached that wins ties over every cell

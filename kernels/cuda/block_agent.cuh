@@ -69,6 +69,15 @@ __device__ __forceinline__ int32_t* block_table() {
     return table;
 }
 
+/// kTable: fills block_table from p.diag_table (read after the warp's next barrier).
+template <Substitution kSub>
+__device__ __forceinline__ int32_t* copy_block_table(const PhaseArgs& p) {
+    int32_t* const table = block_table<kSub>();
+    if constexpr (kSub == Substitution::kTable)
+        for (int k = threadIdx.x; k < kTableWords; k += kWarp) table[k] = p.diag_table[k];
+    return table;
+}
+
 /// Short phase: the first T steps of block `at`, ending with its flag released. Step s of
 /// thread t computes column b*C + s - t: for s < t these are the cells delegated by the block
 /// to the left (for block 0, by the right-most block of band d - B, which then restarts at
@@ -92,9 +101,7 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
     const int64_t padded_cols = int64_t{p.block_cols} * p.blocks;
     const int64_t col0 = int64_t{b} * p.block_cols;
     __shared__ ShortStage<A> stage;
-    int32_t* const table = block_table<kSub>();
-    if constexpr (kSub == Substitution::kTable)
-        for (int k = t; k < kTableWords; k += kWarp) table[k] = p.diag_table[k];
+    int32_t* const table = copy_block_table<kSub>(p);
     if (main_valid) stage.bus[t] = p.hbus[col0 + t];
     // stage.s1[k] is column col0 + k - (T-1); block 0's k < T-1 are the delegated last columns.
 #pragma unroll
@@ -172,9 +179,12 @@ __device__ __forceinline__ void short_phase(Lane<A>& L, const PhaseArgs& p, cons
 /// delegated cells of this same diagonal (block 0's for the last block): they are loaded only
 /// after its flag says its short phase wrote them; a neighbour left out of the launch wrote
 /// them dead in an earlier diagonal (engine/scheduling/live_window.hpp), and has no flag to wait for.
+/// shorts_done: the diagonal's short phases all ran in a launch before this one (long_phases),
+/// so nothing is waited for and every load is plain.
 /// Invariant on entry: L holds the band's rows after step T-1 (short phase), codes included.
 template <int A, Substitution kSub>
-__device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32_t b, int64_t band) {
+__device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32_t b, int64_t band,
+                                           bool shorts_done) {
     const int t = threadIdx.x;
     const int32_t* const table = block_table<kSub>();  // loaded by the short phase
     const int64_t rows = int64_t{A} * kWarp;
@@ -224,7 +234,7 @@ __device__ __forceinline__ void long_phase(Lane<A>& L, const PhaseArgs& p, int32
     // the flag is acquired once, and the rest reads through L2 (a plain load could hit an L1
     // line loaded before the neighbour wrote it). Band 0 waits for nobody: its row above is
     // the starting row, which no block writes.
-    const bool waits = band > 0 && p.launch.has(right);
+    const bool waits = !shorts_done && band > 0 && p.launch.has(right);
     const int32_t plain_end = waits ? first_delegated - 2 * Tuning::kPrefetch + 1 : p.block_cols;
     int32_t s0 = kWarp;
     const bool early = waits && kWarp + Tuning::kPrefetch > first_delegated;  // C < 71

@@ -2,6 +2,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 
 #include "engine/declump/declump.hpp"
@@ -109,6 +110,7 @@ public:
         const TileGrid grid = make_tile_grid(s0.length() - first_row, s1.length(), 32, options_.alpha, blocks);
         auto runner = std::make_unique<kernels::CudaTileRunner>(options_.device, grid, cuda_scoring_terms(scoring),
                                                                 s0.codes.data() + first_row, s1.codes.data(), top, edges, prune);
+        if (options_.cooperative_limit > 0) runner->limit_cooperative_launches(options_.cooperative_limit);
         std::lock_guard<std::mutex> lock(mutex_);  // the slabs of a process call this from their threads
         if (layout_.empty()) layout_ = grid.describe();  // the grid slabs start on, not one they change to
         device_bytes_ += runner->device_bytes();
@@ -153,9 +155,14 @@ public:
     /// twice. A window's sweep took 70 ms with 4 in flight, 115 ms with 8 and 150 ms with 12.
     int window_lookahead() const override { return kWindowLookahead; }
 
-    /// Every resident block: a narrow band's launches are short, so each may take the GPU
-    /// (the slabs' launches then take turns, which a dense matrix pays for: tuning.hpp).
-    int32_t narrow_blocks(const Scoring& scoring) override { return max_blocks(scoring); }
+    /// Tuning::kNarrowShares times every resident block: a narrow band's launches are short,
+    /// so each may take the GPU (the slabs' launches then take turns, which a dense matrix
+    /// pays for: tuning.hpp); a launch of more blocks than the GPU holds splits in two
+    /// (CudaTileRunner).
+    int32_t narrow_blocks(const Scoring& scoring) override {
+        const int shares = options_.narrow_shares > 0 ? options_.narrow_shares : Tuning::kNarrowShares;
+        return static_cast<int32_t>(std::min<int64_t>(int64_t{shares} * max_blocks(scoring), INT32_MAX / 2));
+    }
 
     /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of
     /// the GPU idles (and a short record pays the set-up of a whole comparison).

@@ -88,6 +88,9 @@ struct PhaseArgs {
     BandKeeping keep;         ///< count 0 and no peaks: nothing kept, diagonal_phases without its kKeep code
     unsigned long long* live_host;
     unsigned* live_count;
+    /// A diagonal in two launches (short_phases, long_phases): per blockIdx, a vertical bus
+    /// slot for the block's rows between its phases; null for one cooperative launch.
+    int32_t* lanes;
 };
 
 /// What window_diagonals (window_kernel.cuh) adds to PhaseArgs: the diagonals of its launch,

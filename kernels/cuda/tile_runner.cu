@@ -221,6 +221,18 @@ struct CudaTileRunner::Impl {
     int64_t records = 1;
     unsigned long long* d_pruned = nullptr;  ///< see PhaseArgs::pruned
     int32_t* d_dead = nullptr;               ///< see PhaseArgs::dead
+    int32_t* d_lanes = nullptr;              ///< see PhaseArgs::lanes; only for a grid that may split
+    /// Blocks one cooperative launch may have: all the GPU holds at once, or
+    /// limit_cooperative_launches'. Larger launches split (launch()).
+    int64_t coresident = 0;
+
+    /// Sets coresident, and takes d_lanes when the grid has more blocks: in the constructor,
+    /// so that device_bytes() counts it.
+    void limit_cooperative(int64_t blocks) {
+        coresident = blocks;
+        if (grid.blocks > coresident && !d_lanes)
+            d_lanes = alloc<int32_t>(static_cast<size_t>(2 * grid.alpha + 2) * cuda::kWarp * grid.blocks);
+    }
     /// Compact launches (pruning): PhaseArgs::live_span and live_count on the device, and
     /// live_host, pinned h_live; per diagonal slot, what the host launched and the G it passed.
     unsigned long long* d_live = nullptr;
@@ -425,7 +437,9 @@ struct CudaTileRunner::Impl {
     }
 
     /// One cooperative launch: its long phases wait on flags set by other blocks of the grid,
-    /// which is safe only when all of them are resident. Before it, when blocks may be
+    /// which is safe only when all of them are resident. A launch of more blocks than the GPU
+    /// holds (a narrow grid's dense diagonals) splits in two, short_phases then long_phases
+    /// (diagonal_kernel.cuh), which wait on nothing. Before either, when blocks may be
     /// skipped, the decision kernel (block_pruning.cuh) on the same blocks.
     template <int A, cuda::Substitution kSub>
     void launch(int64_t d, PhaseArgs a) {
@@ -453,6 +467,14 @@ struct CudaTileRunner::Impl {
             record.decided = true;
         }
         if (blocks.x == 0) return;
+        if (blocks.x > coresident) {
+            a.lanes = d_lanes;
+            cuda::short_phases<A, kSub><<<blocks, cuda::kWarp, 0, stream>>>(a);
+            CUDA_CHECK(cudaGetLastError());
+            cuda::long_phases<A, kSub><<<blocks, cuda::kWarp, 0, stream>>>(a);
+            CUDA_CHECK(cudaGetLastError());
+            return;
+        }
         cudaLaunchAttribute cooperative{};
         cooperative.id = cudaLaunchAttributeCooperative;
         cooperative.val.cooperative = 1;
@@ -495,7 +517,7 @@ struct CudaTileRunner::Impl {
                             static_cast<void*>(d_dead), static_cast<void*>(d_kept),
                             static_cast<void*>(d_fresh_edges), static_cast<void*>(keeping.regions.peaks),
                             static_cast<void*>(d_band_record), static_cast<void*>(d_live),
-                            static_cast<void*>(d_live_count)})
+                            static_cast<void*>(d_live_count), static_cast<void*>(d_lanes)})
                 free_device(p);
             for (const auto& [band, c] : capturing) free_device(c.device_row);
             for (int2* row : spare_device_rows) free_device(row);
@@ -557,6 +579,9 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         im.d_best_score = im.alloc<int32_t>(1);
         im.d_pruned = im.alloc<unsigned long long>(1);
         im.d_dead = im.alloc<int32_t>(grid.blocks);
+        int sms = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        im.limit_cooperative(int64_t{cuda_resident_blocks_per_sm(device, grid.alpha, scoring.substitution)} * sms);
         if (prune.on) {  // only pruning copies them back (a traceback window has none)
             CUDA_CHECK(cudaMallocHost(&im.h_best_seen, sizeof(int32_t)));
             CUDA_CHECK(cudaMallocHost(&im.h_pruned_seen, sizeof(unsigned long long)));
@@ -683,6 +708,11 @@ void CudaTileRunner::enqueue_diagonal(int64_t d) {
         CUDA_CHECK(cudaGetLastError());
     }
     im.record_done(d);
+}
+
+void CudaTileRunner::limit_cooperative_launches(int64_t blocks) {
+    CUDA_CHECK(cudaSetDevice(impl_->device));
+    impl_->limit_cooperative(blocks);
 }
 
 void CudaTileRunner::enqueue_window(int64_t from, int64_t to, int32_t corner) {

@@ -44,7 +44,7 @@ int cuda_window_blocks_per_sm(int device, int alpha, CudaScoringTerms::Substitut
 
 /// Owns the device buffers of one comparison (sequences, horizontal bus, vertical bus, best
 /// cells) and launches each external diagonal (short and long phase in one cooperative
-/// kernel) on one stream.
+/// kernel, or two kernels where the GPU cannot hold every block at once) on one stream.
 /// Device memory is O(m + n): 1 byte per base of each sequence, 8 bytes per column for the
 /// horizontal bus, and a few KB per block. Every CUDA call is checked; failures throw Error.
 class CudaTileRunner : public TileExecutor {
@@ -116,6 +116,9 @@ public:
     /// Copied to the device once; later decisions read it there, the host's from `view`.
     void share_gain_table(const GainView& view) override;
     static constexpr int64_t kBestCopyEvery = 128;
+
+    /// Tests: launches of more than `blocks` blocks split in two, as those larger than the GPU.
+    void limit_cooperative_launches(int64_t blocks);
 
     /// Edge ring slots and recorded diagonals (see tuning.hpp).
     static constexpr int kEdgeSlots = cuda::Tuning::kEdgeSlots;

@@ -43,6 +43,14 @@ struct Sm90Tuning {
     /// unrelated 8M sequences 24.12 s (25.42 s when they too started narrow: the narrow start
     /// delays the slabs' first edges).
     static constexpr int kSlabOversubscription = 2;
+    /// A narrow grid (narrow_blocks) has this many times every resident block: narrower
+    /// tiles shorten the chain of tiles along a live band, and a diagonal with more live
+    /// blocks than the GPU holds runs in two launches (CudaTileRunner). H200, 6 slabs,
+    /// chromalign-bench, 8M mutated medians of 3 (16M related, one run): 1 (C = 840) 5.043 s
+    /// (31.899 s), 2 (C = 424) 4.806, 4.815 and 4.666 s (30.509 s), 3 4.886 s, 4 5.127 s
+    /// (31.122 s), 6 5.903 s. Two launches for every diagonal cost 7% (5.396 s at 1): the
+    /// launches' gaps, not the tiles, hold the narrower grids back.
+    static constexpr int kNarrowShares = 2;
     /// A run is cut into slabs only when the block columns are at least this wide: below,
     /// each slab's per-diagonal host work and the edges' trip through the host outweigh the
     /// overlap (H100, 1M x 1M, 632 columns: 0.76 s with 8 slabs, 0.63 s with one; 4M x 4M,

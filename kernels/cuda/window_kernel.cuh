@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kWarp) window_diagonals(PhaseArgs p, const Win
         if (at.main_valid || at.del_valid) {
             Lane<A> L;
             short_phase<A, kSub>(L, p, at);
-            if (at.main_valid) long_phase<A, kSub>(L, p, at.b, at.band);
+            if (at.main_valid) long_phase<A, kSub>(L, p, at.b, at.band, false);
             __syncwarp();
             const int64_t col0 = int64_t{at.b} * p.block_cols;
             if (at.main_valid) keep_columns(p.hbus, w, at.band, col0 - (kWarp - 1), col0 + p.block_cols - (kWarp - 1));
