@@ -791,9 +791,10 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
         throw Error("internal: stacked records run without pruning, checkpoints or special rows");
 
     // While a bound pass runs, its answer is unknown: the slabs start on k times the block
-    // columns of their shape, narrow ones, and may change to the shape's own later
-    // (SlabRank::changes_at). Not with stacked records. The slabs are cut for the narrow
-    // count, so a checkpoint resumes with the options that took it (a bound pass, pruning).
+    // columns of their shape (or of the engine's changed_blocks), narrow ones, and may change
+    // to those later (SlabRank::changes_at). Not with stacked records. The slabs are cut for
+    // the narrow count, so a checkpoint resumes with the options that took it (a bound pass,
+    // pruning).
     const bool testing = options.narrow_test_blocks > 0;
     const int32_t most = testing ? options.narrow_test_blocks : options.narrow_grid ? engine.narrow_blocks(scoring) : 0;
     const bool may_start_narrow = most > 0 && (testing || (options.pruning && options.lower_bound)) &&
@@ -802,6 +803,8 @@ SlabRunResult run_slab(const Sequence& s0, const Sequence& s1, const Scoring& sc
     int32_t k = 1;
     const auto raw = on_every_rank(link, 3, [&]() -> std::vector<int64_t> {
         shape = engine.slab_shape(s0.length(), widest_slab(s1.length(), ranks), scoring);
+        const int32_t changed = testing ? 0 : engine.changed_blocks(scoring);
+        if (may_start_narrow && changed > 0 && most / changed >= 2) shape.blocks = changed;
         if (may_start_narrow && most / shape.blocks >= 2) {
             k = most / shape.blocks;
             shape.blocks *= k;

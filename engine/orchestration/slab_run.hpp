@@ -64,6 +64,9 @@ public:
     /// narrower columns shorten the chain of tiles along a narrow live band, and fill more of
     /// the device where the band is wide); 0: slabs run the grid of slab_shape() throughout.
     virtual int32_t narrow_blocks(const Scoring& scoring) { (void)scoring; return 0; }
+    /// The block columns of the grid a slab that started narrow changes to, where the bound
+    /// leaves most of its columns live (a live corner, not a band); 0: slab_shape()'s.
+    virtual int32_t changed_blocks(const Scoring& scoring) { (void)scoring; return 0; }
 };
 
 /// One rank's columns [c0, c0 + width) of S1, cut into `blocks` block columns.

@@ -164,6 +164,13 @@ public:
         return static_cast<int32_t>(std::min<int64_t>(int64_t{shares} * max_blocks(scoring), INT32_MAX / 2));
     }
 
+    /// Tuning::kChangedOversubscription shares of the resident blocks (or the benchmark's
+    /// --oversubscription, as for slab_shape).
+    int32_t changed_blocks(const Scoring& scoring) override {
+        return slab_blocks(scoring, options_.slab_oversubscription > 0 ? options_.slab_oversubscription
+                                                                        : Tuning::kChangedOversubscription);
+    }
+
     /// A slab's diagonals run min(bands, B) blocks: below B bands of 32 alpha rows, part of
     /// the GPU idles (and a short record pays the set-up of a whole comparison).
     int64_t stack_below(const Scoring& scoring) override { return int64_t{32} * options_.alpha * slab_blocks(scoring); }

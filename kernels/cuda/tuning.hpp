@@ -43,6 +43,12 @@ struct Sm90Tuning {
     /// unrelated 8M sequences 24.12 s (25.42 s when they too started narrow: the narrow start
     /// delays the slabs' first edges).
     static constexpr int kSlabOversubscription = 2;
+    /// The same for the grid a slab that started narrow changes to (its columns' corner is
+    /// live, but pruned as the table and the best score allow). H200, 16M related, one run
+    /// each on one lease: 4 shares 27.506 s, 2 shares 30.542 s (the same answer, 77.1%
+    /// pruned). A matrix live throughout keeps kSlabOversubscription: two unrelated 8M
+    /// sequences took 25.49 s with 4 shares against 24.08 s (6b8a44a).
+    static constexpr int kChangedOversubscription = 4;
     /// A narrow grid (narrow_blocks) has this many times every resident block: narrower
     /// tiles shorten the chain of tiles along a live band, and a diagonal with more live
     /// blocks than the GPU holds runs in two launches (CudaTileRunner). H200, 6 slabs,
