@@ -119,10 +119,12 @@ TEST(CudaSlab, LaunchesLargerThanTheGpuMatchReference) {
     // A narrow grid may hold more blocks than the GPU at once: a launch of more splits into
     // short_phases and long_phases, the rows between them in device memory. Forced here on
     // small grids (every launch of more than a few blocks), with and without pruning and narrow
-    // starts, every alpha, against the reference.
+    // starts, every alpha and substitution (a quarter of the cases a matrix: the long phases
+    // copy its table again), against the reference.
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 42);
     const int alphas[] = {4, 8, 16};
+    const std::vector<test::NamedScoring> matrices = test::matrix_scorings(rng);
     for (int i = 0; i < 24; ++i) {
         const int ranks = 2 + static_cast<int>(rng() % 2);
         const int blocks = 2 + static_cast<int>(rng() % 11);
@@ -136,10 +138,12 @@ TEST(CudaSlab, LaunchesLargerThanTheGpuMatchReference) {
             o.narrow_test_blocks = 4 * blocks;
             o.narrow_test_row = static_cast<int64_t>(rng() % static_cast<uint64_t>(m));
         }
-        expect_reference(s0, s1, kScorings[rng() % 6], ranks, o,
+        const test::NamedScoring* matrix = i % 4 == 3 ? &matrices[rng() % matrices.size()] : nullptr;
+        expect_reference(s0, s1, matrix ? matrix->scoring : kScorings[rng() % 6], ranks, o,
                          (mutated ? "mutated pair #" : "random pair #") + std::to_string(i) + ", " +
                              std::to_string(blocks) + " blocks, cooperative up to " +
-                             std::to_string(o.cooperative_limit) + (o.pruning ? "" : ", no pruning"));
+                             std::to_string(o.cooperative_limit) + (o.pruning ? "" : ", no pruning") +
+                             (matrix ? ", " + matrix->name : ""));
         if (HasFatalFailure()) return;
     }
 }
