@@ -148,7 +148,7 @@ BenchOptions parse(int argc, char** argv) {
         ("alpha", po::value<int>(&o.backend_options.alpha)->default_value(0), "rows per GPU thread or CPU lane (0: auto)")
         ("blocks-per-sm", po::value<int>(&o.backend_options.blocks_per_sm)->default_value(0), "GPU blocks per multiprocessor (0: auto)")
         ("oversubscription", po::value<int>(&o.backend_options.slab_oversubscription)->default_value(0),
-         "GPU block columns of a slab, in shares of the resident blocks that the slabs divide (0: auto, 2; at most the slab count)")
+         "GPU block columns of a slab that starts wide, and of the grid a narrow one changes to, in shares of the resident blocks that the slabs divide (0: auto, 2 and 4; at most the slab count)")
         ("narrow-shares", po::value<int>(&o.backend_options.narrow_shares)->default_value(0),
          "GPU block columns of a narrow slab, in times the resident blocks (0: auto)")
         ("cooperative-limit", po::value<int>(&o.backend_options.cooperative_limit)->default_value(0),
