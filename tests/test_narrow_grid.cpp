@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -96,6 +98,65 @@ TEST(NarrowGrid, SlabsThatChangeGridsGiveTheReferencesBestCell) {
     // Slabs change where cut_slabs kept their block columns a multiple of 4 and enough bands are left.
     EXPECT_GE(cases, 6) << "too few runs changed grids to test it (" << changed << " slabs in all), seed " << seed;
     EXPECT_GE(at_top, 1) << "no slab changed before its first band, seed " << seed;
+}
+
+/// The cpu engine as the cuda one sizes grids: slabs start on `narrow` block columns while a
+/// bound pass runs and change to `changed` (SlabEngine::changed_blocks), not to slab_shape()'s.
+class NarrowingEngine : public SlabEngine {
+public:
+    NarrowingEngine(SlabEngine& cpu, int32_t narrow, int32_t changed) : cpu_(cpu), narrow_(narrow), changed_(changed) {}
+    int slabs_per_process() const override { return cpu_.slabs_per_process(); }
+    SlabShape slab_shape(int64_t m, int64_t width, const Scoring& scoring) override {
+        return cpu_.slab_shape(m, width, scoring);
+    }
+    std::unique_ptr<TileExecutor> slab_executor(const Sequence& s0, const Sequence& slab, const Scoring& scoring,
+                                                int64_t first_row, const TopRow& top, SlabEdges edges, int32_t blocks,
+                                                const PruneRule& prune) override {
+        return cpu_.slab_executor(s0, slab, scoring, first_row, top, edges, blocks, prune);
+    }
+    int32_t narrow_blocks(const Scoring&) override { return narrow_; }
+    int32_t changed_blocks(const Scoring&) override { return changed_; }
+
+private:
+    SlabEngine& cpu_;
+    int32_t narrow_, changed_;
+};
+
+TEST(NarrowGrid, SlabsChangeToTheEnginesChangedGrid) {
+    // With a bound of 0 the whole matrix stays live, so slabs that start narrow change grids
+    // at once: to the engine's changed_blocks (cuda: 4 shares of the resident blocks, where its
+    // slab_shape has 2), having started on a multiple of it. The best cell is the reference's.
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 3);
+    int changed = 0;
+    for (int k = 0; k < 8; ++k) {
+        const Scoring& sc = kScorings[k % 4];
+        const int64_t m = 3000 + static_cast<int64_t>(rng() % 3000), n = 3000 + static_cast<int64_t>(rng() % 3000);
+        auto [s0, s1] = test::mutated_pair(m, n, rng);
+        const int slabs = 2 + k % 2;
+        const int blocks = 1 + static_cast<int>(rng() % 2);
+        BackendOptions o;
+        o.threads = 2;
+        o.alpha = 4;
+        o.slabs = slabs;
+        o.max_blocks = blocks;  // the cpu engine's slab_shape
+        std::atomic<int32_t> bound{0};
+        o.lower_bound = &bound;
+        std::string notes;
+        o.on_note = [&notes](const std::string& line) { notes += line + "\n"; };
+        const auto cpu = make_backend("cpu", o);
+        NarrowingEngine engine(*cpu->slab_engine(), 6 * blocks, 2 * blocks);
+        const AlignmentEnd got = run_local_slabs(s0, s1, sc, engine, slabs, o).best;
+        const AlignmentEnd want = reference_align(s0, s1, sc);
+        const std::string what = std::to_string(m) + " x " + std::to_string(n) + ", " + std::to_string(slabs) +
+                                 " slabs, " + sc.to_string() + ", seed " + std::to_string(seed);
+        ASSERT_EQ(got, want) << what << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end
+                             << ") want " << want.score << " (" << want.s0_end << ", " << want.s1_end << ")";
+        const int to_changed = test::count_of(notes, "changed to " + std::to_string(2 * blocks) + " block columns");
+        EXPECT_EQ(to_changed, test::count_of(notes, "changed to")) << what << "\n" << notes;
+        changed += to_changed;
+    }
+    EXPECT_GE(changed, 4) << "too few slabs changed grids to test it, seed " << seed;
 }
 
 TEST(NarrowGrid, SpecialRowsOfARunThatChangedGridsTraceTheReferencesAlignment) {
