@@ -7,6 +7,8 @@
 # TB_SIZE=5M adds the traceback's cost on a related pair (tools/traceback-bench.sh), and
 # TB_LATER=16M the traceback alone after one stage 1 at that size (its LATER mode), and
 # TB_ROWS=16M what keeping the rows costs stage 1 at that size (its ROWS mode).
+# RELATED=16M and UNRELATED=8M add the benchmark's related pair (RUNS runs) and two unrelated
+# sequences (one run) at those sizes, issue 40's other pairs.
 # Set CKPT_SIZE= or WHOLE= (empty) to skip those parts. TESTS_TIMEOUT bounds the GPU tests (450 s,
 # 590 s with STOP_SIZE).
 # STOP_SIZE=250M adds issue 22's stop and checkpoint latencies at that size to the GPU tests
@@ -64,6 +66,15 @@ if [ -n "$ckpt_size" ]; then
     .gpu/chromalign-bench --backends cuda --sizes "$ckpt_size" --runs "$runs" --checkpoint-every "$every" \
       ${BENCH_ARGS:-} 2>&1 | tail -n +2 >> "$out/bench.txt" || bench_rc=$?
   done
+fi
+
+if [ -n "${RELATED:-}" ]; then
+  .gpu/chromalign-bench --backends cuda --sizes "$RELATED" --pair related --runs "$runs" ${BENCH_ARGS:-} 2>&1 \
+    | tail -n +2 >> "$out/bench.txt" || bench_rc=$?
+fi
+if [ -n "${UNRELATED:-}" ]; then
+  .gpu/chromalign-bench --backends cuda --sizes "$UNRELATED" --pair random --runs 1 ${BENCH_ARGS:-} 2>&1 \
+    | tail -n +2 >> "$out/bench.txt" || bench_rc=$?
 fi
 
 whole_line="(skipped)"
