@@ -61,6 +61,14 @@ __device__ __forceinline__ BlockPlace place_block(const PhaseArgs& p) {
     return at;
 }
 
+/// place_block, less a run that prune_block_runs skipped (p.dead, when it ran before the
+/// launch): such a block has at most block 0's delegated cells left to run.
+__device__ __forceinline__ BlockPlace place_live_block(const PhaseArgs& p) {
+    BlockPlace at = place_block(p);
+    if (p.dead && p.dead[blockIdx.x]) at.main_valid = false;
+    return at;
+}
+
 /// kTable: the block's copy of the diagonal terms in shared memory, which the short phase
 /// loads and both phases read (step). Other substitutions read no table: one unused word.
 template <Substitution kSub>

@@ -21,8 +21,7 @@ namespace chromalign::kernels::cuda {
 /// kTrace: the instance of a traced run (trace_stamps.cuh), which stamps the GPU clock.
 template <int A, Substitution kSub, bool kTrace, bool kKeep>
 __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
-    BlockPlace at = place_block(p);
-    if (p.dead && p.dead[blockIdx.x]) at.main_valid = false;
+    BlockPlace at = place_live_block(p);
     if (!at.main_valid && !at.del_valid) return;
     const TraceStamps<kTrace> trace(p.stamps);
     trace.stamp(kBlockStart);
@@ -46,8 +45,7 @@ __global__ void __launch_bounds__(kWarp) diagonal_phases(const PhaseArgs p) {
 /// tested at run time here, not by instances of their own: fewer instances, a shorter build.
 template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) short_phases(const PhaseArgs p) {
-    BlockPlace at = place_block(p);
-    if (p.dead && p.dead[blockIdx.x]) at.main_valid = false;
+    BlockPlace at = place_live_block(p);
     if (!at.main_valid && !at.del_valid) return;
     const TraceStamps<true> trace(p.stamps);
     if (p.stamps) trace.stamp(kBlockStart);
@@ -63,8 +61,7 @@ __global__ void __launch_bounds__(kWarp) short_phases(const PhaseArgs p) {
 /// after step T-1 of diagonal d.
 template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) long_phases(const PhaseArgs p) {
-    BlockPlace at = place_block(p);
-    if (p.dead && p.dead[blockIdx.x]) at.main_valid = false;
+    BlockPlace at = place_live_block(p);
     if (!at.main_valid && !at.del_valid) return;
     if (at.main_valid) {
         copy_block_table<kSub>(p);

@@ -230,9 +230,10 @@ struct CudaTileRunner::Impl {
     /// so that device_bytes() counts it.
     void limit_cooperative(int64_t blocks) {
         coresident = blocks;
-        if (grid.blocks > coresident && !d_lanes)
-            d_lanes = alloc<int32_t>(static_cast<size_t>(2 * grid.alpha + 2) * cuda::kWarp * grid.blocks);
+        if (grid.blocks > coresident && !d_lanes) d_lanes = alloc<int32_t>(slot_words() * grid.blocks);
     }
+    /// Words of one block's slot in the vertical bus and in d_lanes (cuda::kSlotWords<alpha>).
+    size_t slot_words() const { return static_cast<size_t>(2 * grid.alpha + 2) * cuda::kWarp; }
     /// Compact launches (pruning): PhaseArgs::live_span and live_count on the device, and
     /// live_host, pinned h_live; per diagonal slot, what the host launched and the G it passed.
     unsigned long long* d_live = nullptr;
@@ -568,7 +569,7 @@ CudaTileRunner::CudaTileRunner(int device, const TileGrid& grid, const CudaScori
         uint64_t keep = UINT64_MAX;
         CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
         const int64_t cols = grid.padded_cols() + cuda::Tuning::kPrefetch;
-        const size_t slot = static_cast<size_t>(2 * grid.alpha + 2) * cuda::kWarp;
+        const size_t slot = im.slot_words();
         im.d_s0 = im.alloc<uint8_t>(grid.padded_rows());
         im.d_s1 = im.alloc<uint8_t>(cols);
         im.d_hbus = im.alloc<int2>(cols);
