@@ -33,15 +33,27 @@ struct Stage1 {
     int64_t pruned = 0;
 };
 
-/// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run), each starting on 4
-/// times its `blocks` block columns and asked to change to `blocks` below row `row`.
-Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row,
-           bool pruning, const std::string& rows_dir = "") {
+/// Options for `slabs` cpu slabs of `blocks` block columns (slab_shape's), whose pipeline
+/// notes go to r (which slabs changed grids, and to what).
+BackendOptions slab_options(int slabs, int blocks, Stage1& r) {
     BackendOptions o;
     o.threads = 2;
     o.alpha = 4;  // 4 rows a lane (bands of 64 rows with AVX2): enough bands in a small matrix
     o.slabs = slabs;
     o.max_blocks = blocks;
+    o.on_note = [&r](const std::string& line) {
+        r.changed += test::count_of(line, "changed to");
+        r.notes += line + "\n";
+    };
+    return o;
+}
+
+/// Stage 1 on `slabs` cpu slabs (2 or more: one slab runs without slab_run), each starting on 4
+/// times its `blocks` block columns and asked to change to `blocks` below row `row`.
+Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs, int blocks, int64_t row,
+           bool pruning, const std::string& rows_dir = "") {
+    Stage1 r;
+    BackendOptions o = slab_options(slabs, blocks, r);
     o.pruning = pruning;
     o.narrow_test_blocks = 4 * blocks;
     o.narrow_test_row = row;
@@ -49,11 +61,6 @@ Stage1 run(const Sequence& s0, const Sequence& s1, const Scoring& sc, int slabs,
         o.special_rows.dir = rows_dir;
         o.special_rows.budget_bytes = int64_t{1} << 30;
     }
-    Stage1 r;
-    o.on_note = [&r](const std::string& line) {  // the pipeline note says which slabs changed
-        r.changed += test::count_of(line, "changed to");
-        r.notes += line + "\n";
-    };
     const auto backend = make_backend("cpu", o);
     r.best = backend->align(s0, s1, sc);
     r.pruned = backend->cells_pruned();
@@ -135,15 +142,10 @@ TEST(NarrowGrid, SlabsChangeToTheEnginesChangedGrid) {
         auto [s0, s1] = test::mutated_pair(m, n, rng);
         const int slabs = 2 + k % 2;
         const int blocks = 1 + static_cast<int>(rng() % 2);
-        BackendOptions o;
-        o.threads = 2;
-        o.alpha = 4;
-        o.slabs = slabs;
-        o.max_blocks = blocks;  // the cpu engine's slab_shape
+        Stage1 r;
+        BackendOptions o = slab_options(slabs, blocks, r);
         std::atomic<int32_t> bound{0};
         o.lower_bound = &bound;
-        std::string notes;
-        o.on_note = [&notes](const std::string& line) { notes += line + "\n"; };
         const auto cpu = make_backend("cpu", o);
         NarrowingEngine engine(*cpu->slab_engine(), 6 * blocks, 2 * blocks);
         const AlignmentEnd got = run_local_slabs(s0, s1, sc, engine, slabs, o).best;
@@ -152,8 +154,8 @@ TEST(NarrowGrid, SlabsChangeToTheEnginesChangedGrid) {
                                  " slabs, " + sc.to_string() + ", seed " + std::to_string(seed);
         ASSERT_EQ(got, want) << what << "\n got " << got.score << " (" << got.s0_end << ", " << got.s1_end
                              << ") want " << want.score << " (" << want.s0_end << ", " << want.s1_end << ")";
-        const int to_changed = test::count_of(notes, "changed to " + std::to_string(2 * blocks) + " block columns");
-        EXPECT_EQ(to_changed, test::count_of(notes, "changed to")) << what << "\n" << notes;
+        const int to_changed = test::count_of(r.notes, "changed to " + std::to_string(2 * blocks) + " block columns");
+        EXPECT_EQ(to_changed, r.changed) << what << "\n" << r.notes;
         changed += to_changed;
     }
     EXPECT_GE(changed, 4) << "too few slabs changed grids to test it, seed " << seed;
