@@ -310,28 +310,8 @@ TEST(CpuBackend, AutoIsCpuWithoutGpu) {
     EXPECT_EQ(make_backend("auto", BackendOptions{})->name(), "cpu");
 }
 
-/// H and F of DP row `row` (1-based; 0 is the zero row), by a textbook full DP.
-struct DpRow {
-    std::vector<int32_t> h, f;
-};
-
-DpRow dp_row(const Sequence& s0, const Sequence& s1, const Scoring& sc, int64_t row) {
-    const int64_t n = s1.length();
-    DpRow r{std::vector<int32_t>(n + 1, 0), std::vector<int32_t>(n + 1, kScoreNegInf)};
-    for (int64_t i = 1; i <= row; ++i) {
-        std::vector<int32_t> h(n + 1, 0);
-        int32_t e = kScoreNegInf;
-        for (int64_t j = 1; j <= n; ++j) {
-            e = std::max(e - sc.gap_extend, h[j - 1] - sc.gap_open);
-            r.f[j] = std::max(r.f[j] - sc.gap_extend, r.h[j] - sc.gap_open);
-            h[j] = std::max({0, r.h[j - 1] + sc.score(s0.codes[i - 1], s1.codes[j - 1]), e, r.f[j]});
-        }
-        r.h.swap(h);
-    }
-    r.h.erase(r.h.begin());
-    r.f.erase(r.f.begin());
-    return r;
-}
+using test::DpRow;
+using test::dp_row;
 
 /// Walks every diagonal of `ex`, capturing band `band`'s bottom row; each column must be
 /// written by exactly one capture call.

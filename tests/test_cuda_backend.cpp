@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/orchestration/slab_run.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/reference/reference.hpp"
 #include "tests/test_support.hpp"
@@ -130,6 +131,46 @@ TEST(CudaBackend, IdenticalSequencesAndNoMatch) {
     EXPECT_EQ(backend->align(a, a, kScorings[0]), (AlignmentEnd{5000, 5000, 5000}));
     const Sequence n = make_sequence("n", std::string(3000, 'N'));
     EXPECT_EQ(backend->align(n, n, kScorings[0]), (AlignmentEnd{0, 0, 0}));
+}
+
+TEST(CudaBackend, CapturesOfOneBandEachGetItsRow) {
+    // A checkpoint's, a special row's and a standing row's capture (StandingRows) may fall on
+    // one band: every caller's arrays get the row, one that joined a diagonal late too. With
+    // the diagonal kernel keeping the columns, and with 9 other bands captured at once, more
+    // than its slots, so that the pieces go by the copy kernel.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 5);
+    const Scoring& sc = kScorings[rng() % kNumScorings];
+    auto [s0, s1] = test::mutated_pair(6000, 3000 + rng() % 500, rng, 0.01);
+    auto backend = make_backend("cuda", grid_options(4, 6));
+    SlabEngine* engine = backend->slab_engine();
+    const int32_t blocks = engine->slab_shape(s0.length(), s1.length(), sc).blocks;
+    const size_t n = static_cast<size_t>(s1.length());
+    for (const int others : {0, 9}) {
+        auto ex = engine->slab_executor(s0, s1, sc, 0, TopRow{}, SlabEdges{}, blocks, PruneRule{});
+        const TileGrid& g = ex->grid();
+        const int64_t band = others + 2;
+        ASSERT_LT((band + 1) * g.rows_per_band(), s0.length());
+        std::vector<test::DpRow> rows(3 + static_cast<size_t>(others), test::DpRow{std::vector<int32_t>(n, -7), std::vector<int32_t>(n, -7)});
+        const auto capture = [&](size_t k, int64_t b, int64_t d) {
+            if (d >= b && d <= b + g.blocks) ex->capture_band_bottom(b, d, rows[k].h.data(), rows[k].f.data());
+        };
+        for (int64_t d = 0; d < g.diagonals(); ++d) {
+            ex->enqueue_diagonal(d);
+            for (int k = 0; k < others; ++k) capture(3 + static_cast<size_t>(k), k, d);
+            capture(0, band, d);
+            if (d > band) capture(1, band, d);  // joins a diagonal late
+            capture(2, band, d);
+        }
+        ex->synchronize();
+        const test::DpRow want = test::dp_row(s0, s1, sc, (band + 1) * g.rows_per_band());
+        for (size_t k = 0; k < rows.size(); ++k) {
+            const int64_t b = k < 3 ? band : static_cast<int64_t>(k) - 3;
+            const test::DpRow other = k < 3 ? want : test::dp_row(s0, s1, sc, (b + 1) * g.rows_per_band());
+            EXPECT_EQ(rows[k].h, other.h) << "capture " << k << " of band " << b << ", " << others << " others, " << g.describe();
+            EXPECT_EQ(rows[k].f, other.f) << "capture " << k << " of band " << b << ", " << others << " others";
+        }
+    }
 }
 
 TEST(CudaBackendMatrix, RandomAndMutatedPairsMatchReference) {

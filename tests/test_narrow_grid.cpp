@@ -244,8 +244,8 @@ TEST(NarrowGrid, APieceOfSlabsCutForANarrowStartIsRefusedSayingWhy) {
 TEST(NarrowGrid, RowCheckpointsOfAStopDuringTheChangeNeedNoEdgeNeverSent) {
     // A slab that leaves a grid runs its last block up to its block 0, and then takes a while
     // to start the new one (a GPU allocates it): its right neighbour catches up and waits for
-    // the edge of the new grid's first band. A stop asked for then must be taken at that band,
-    // the last the slab sends, not the next. Checkpoints of rows, as cuda takes them; stops at
+    // the edge of the new grid's first band. A stop asked for then must not wait for it (it
+    // takes a standing row). Checkpoints of rows, as cuda takes them; stops at
     // rank 0's diagonals through the old grid's last B + 1, each resumed to the reference.
     const uint64_t seed = test::seed();
     std::mt19937_64 rng(seed + 5);
@@ -267,8 +267,9 @@ TEST(NarrowGrid, RowCheckpointsOfAStopDuringTheChangeNeedNoEdgeNeverSent) {
             stopping.checkpoint.restart = true;
             ASSERT_TRUE(test::stopped_at(at, stopping, run)) << ranks << " slabs, diagonal " << at << ", seed " << seed;
             const std::vector<int64_t> at_rows = test::piece_rows(o.checkpoint.path, ranks);
-            EXPECT_EQ(at_rows[0], o.narrow_test_row / rows * rows + 2 * rows)
-                << "slab 0 stops at the new grid's first band, diagonal " << at;
+            // At the new grid's first band, slab 0 takes the latest row it had complete (a
+            // standing row, engine/checkpoint/standing_rows.hpp): the old grid's.
+            EXPECT_LE(at_rows[0], o.narrow_test_row / rows * rows + rows) << "slab 0's piece, diagonal " << at;
             EXPECT_EQ(run(o), want) << ranks << " slabs, stopped at diagonal " << at << ", seed " << seed;
         }
     }

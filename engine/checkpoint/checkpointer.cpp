@@ -269,6 +269,20 @@ void Checkpointer::start_top(int64_t seq, bool stop) {
     top_capture_ = true;
 }
 
+void Checkpointer::start_row(Checkpoint row, int64_t seq, bool stop) {
+    begin(seq, stop);
+    wave_ = Checkpoint{};
+    wave_.row = row.row;
+    wave_.h = std::move(row.h);
+    wave_.f = std::move(row.f);
+    wave_capture_ = true;
+}
+
+void Checkpointer::adopt(BandCapture band, int64_t seq, bool stop) {
+    begin(seq, stop);
+    band_ = std::move(band);
+}
+
 bool Checkpointer::start_wavefront(TileExecutor& ex, int64_t seq, bool stop) {
     wave_ = Checkpoint{};
     const int64_t rows = ex.take_wavefront(wave_.h, wave_.f, wave_.steps, stop);

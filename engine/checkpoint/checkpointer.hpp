@@ -20,12 +20,12 @@ namespace chromalign {
 
 /// Rank k of P keeps its columns of checkpoint number q in PATH.slab<k>of<P>.<q % 2> (a plain
 /// run is rank 0 of 1), in the format of checkpoint_file.hpp with the slab as S1 (so lengths,
-/// fingerprints and CRC protect it). Each slab checkpoints its own row, the bottom of the
-/// next band it begins once it hears of checkpoint q (or its top row, when it has begun
-/// none): a staircase, ready B + 1 diagonals later on every slab at once, where one row
-/// common to all would wait for the last slab to get there (the whole pipeline's depth: 90 s
-/// at 250M on one GPU). A slab below its left neighbour's row keeps the rows of its left edge
-/// in between. Rank 0 starts checkpoint q + 1 only once every rank has acknowledged q, so
+/// fingerprints and CRC protect it). Each slab checkpoints its own state once it hears of
+/// checkpoint q: its wavefront (cpu), else the latest row it has complete (standing_rows.hpp),
+/// or its top row when it has begun no band: a staircase, ready at once on every slab, where
+/// one row common to all would wait for the last slab to get there (the whole pipeline's
+/// depth: 90 s at 250M on one GPU). A slab below its left neighbour's row keeps the rows of
+/// its left edge in between. Rank 0 starts checkpoint q + 1 only once every rank has acknowledged q, so
 /// whatever moment a job dies, every rank holds its piece of one checkpoint; a resume takes
 /// the latest such. A flat row of all columns also resumes a run, each rank taking its
 /// columns: a flat file at PATH itself (what release 0.1.0 wrote for a single-slab run), or
@@ -93,6 +93,12 @@ public:
     /// Takes row first_row, where the slab has begun no band, as checkpoint `seq`: ready at once
     /// (the wavefront it resumed from, if it has not begun since).
     void start_top(int64_t seq, bool stop);
+    /// Takes `row` (rows of the whole matrix), complete already, as checkpoint `seq`: ready at
+    /// once (StandingRows' latest row).
+    void start_row(Checkpoint row, int64_t seq, bool stop);
+    /// Takes over `band`, a capture of the executor's grid begun earlier, as checkpoint `seq`
+    /// (as start() would have begun it; StandingRows' capture in flight).
+    void adopt(BandCapture band, int64_t seq, bool stop);
     /// Takes the executor's wavefront (TileExecutor::take_wavefront) as checkpoint `seq`:
     /// ready at once. False where the executor takes none, or where it is row 0 of a fresh
     /// run (start() then).

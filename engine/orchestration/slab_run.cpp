@@ -20,6 +20,7 @@
 #include "engine/pruning/live_model.hpp"
 #include "engine/transport/local_link.hpp"
 #include "engine/checkpoint/checkpointer.hpp"
+#include "engine/checkpoint/standing_rows.hpp"
 #include "engine/tiling/tile_grid.hpp"
 #include "engine/traceback/special_rows.hpp"
 
@@ -143,6 +144,7 @@ public:
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(std::max(ck_.resumed_best().score, options_.prune_floor));
+        standing_on_ = ck_.enabled() && !ex_->takes_wavefronts();
         if (special_)
             ex_->track_region_peaks(c0 + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
         arm_interrupt();
@@ -161,6 +163,7 @@ public:
                 wait_until([&] { return ex_->done(d); }, d + 1);
                 capture_ready_ = true;
             }
+            if (standing_on_) standing_.collect(*ex_, d, origin_);
             if (special_) keep_special_rows(d);
             if (change_band_ >= 0 && !special_) change_row_.capture(*ex_, d);
             pump(d + 1);
@@ -327,7 +330,9 @@ private:
             // This band's rows stay until the next begins (an interrupt may leave block 0's
             // tile of it for a wavefront to keep), and a checkpoint being taken keeps the rows
             // below its own (its neighbour's are lower).
-            left_col_.forget_before(ck_.capturing() ? std::min(capture_row_, row0) : row0);
+            // A standing row a checkpoint may take keeps them from its own row on.
+            const int64_t keep = standing_on_ ? std::min(row0, standing_.top_row(origin_, rows_)) : row0;
+            left_col_.forget_before(ck_.capturing() ? std::min(capture_row_, keep) : keep);
         } else if (left_) {
             // Past a stop band the left neighbour need not send anything: these rows only
             // finish the captured row's diagonals. A fresh edge (H = 0, E = -inf) gives every
@@ -337,6 +342,7 @@ private:
         }
         if (!begun_) ck_.forget_top();
         begun_ = true;
+        if (standing_on_ && !stopping_) standing_.begin(d, g().n);  // its left edge is in
         // Past a stop band the left edges are fresh and the rows not exact: none is kept.
         const bool exact = !stopping_ || d <= stop_band_;
         const int64_t bottom = row0 + rows_;
@@ -389,6 +395,7 @@ private:
         changed_ = true;
         table_shared_ = false;
         origin_ = row;
+        standing_on_ = ck_.enabled() && !ex_->takes_wavefronts();
         arm_interrupt();
         share_best(0);
         if (special_)
@@ -414,6 +421,7 @@ private:
         carried_best_ = better_of(carried_best_, offset_end(ex_->best(), origin_, c0_));
         carried_pruned_ += ex_->cells_pruned();
         carried_cells_ += std::min(g().m, (change_band_ + 1) * rows_) * g().n;
+        if (standing_on_) standing_.leave_grid(*ex_, origin_);
         if (options_.narrow_test_pause_ms > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(options_.narrow_test_pause_ms));
         ck_.rebase(row);
@@ -428,9 +436,12 @@ private:
     bool changed() const { return changed_; }
 
     /// Takes the checkpoint asked for before band d begins: the executor's wavefront, ready at
-    /// once (the slab's first columns at row0, its last ones lower), or else band d's bottom
-    /// row, ready once its B + 1 diagonals are done. A stop then computes nothing more than
-    /// that row: after a wavefront, nothing at all (its right edges are all sent).
+    /// once (the slab's first columns at row0, its last ones lower); else a standing row, the
+    /// latest complete one (ready at once) or the one in flight; else band d's bottom row,
+    /// ready once its B + 1 diagonals are done. A stop then computes nothing more than that
+    /// row: after a wavefront or a complete row, nothing at all (their right edges are sent).
+    /// A standing row needs no left edge this slab has not had, so a left neighbour may stop
+    /// above the band this slab waits for.
     void start_checkpoint(int64_t d) {
         // Before diagonal 0 of a fresh run a wavefront would be row 0: the request waits for
         // the next band, one tile (R C cells) away, where band 0's row is R n.
@@ -443,16 +454,40 @@ private:
             capture_ready_ = true;
             if (!r.stop) return;
             if (group_) group_->set_stopping();
-            stopping_ = true;
-            stop_band_ = (marker_row_ - origin_) / rows_ - 1;  // the last one the last block finished
-            ex_->limit_bands(stop_band_);
-            // Special rows of later bands would be taken from tiles no longer run.
-            while (!special_rows_.empty() && special_rows_.back().row.band() > stop_band_) special_rows_.pop_back();
+            stop_after((marker_row_ - origin_) / rows_ - 1);  // the last band the last block finished
             return;
+        }
+        if (standing_on_) {  // a standing row: complete, or the one being captured
+            StandingRows::Pick p = standing_.pick(*ex_, origin_);
+            if (p.row) {
+                ck_.start_row(std::move(*p.row), r.seq, r.stop);
+                capture_row_ = marker_row_ = ck_.capture_row();
+                capture_ready_ = true;
+            } else if (p.band) {
+                capture_row_ = marker_row_ = origin_ + (p.band->band() + 1) * rows_;
+                ck_.adopt(std::move(*p.band), r.seq, r.stop);
+            }
+            if (p.row || p.band) {
+                // A row of a grid left behind lies above origin_: every band of this one goes.
+                if (r.stop) stop_after(capture_row_ >= origin_ ? (capture_row_ - origin_) / rows_ - 1 : -1);
+                return;
+            }
         }
         ck_.start(d, r.seq, r.stop);
         capture_row_ = marker_row_ = origin_ + (d + 1) * rows_;
-        if (r.stop) stopping_ = true, stop_band_ = d, ex_->limit_bands(d);
+        if (r.stop) stop_after(d);
+    }
+
+    /// A stop whose piece is band `last`'s bottom row (-1: this grid's top row): no later band
+    /// runs, and no capture of one goes on.
+    void stop_after(int64_t last) {
+        stopping_ = true;
+        stop_band_ = last;
+        ex_->limit_bands(last);
+        // Special rows of later bands would be taken from tiles no longer run. Standing rows
+        // stay as they are (the executor may still write into them), never collected again.
+        while (!special_rows_.empty() && special_rows_.back().row.band() > last) special_rows_.pop_back();
+        standing_on_ = false;
     }
 
     /// Checkpoint `seq` is asked for (by rank 0, or by the left neighbour, which forwards
@@ -472,7 +507,7 @@ private:
         capture_row_ = ck_.left_row();
         marker_row_ = ck_.first_row();
         capture_ready_ = true;
-        if (stop) stopping_ = true, stop_band_ = -1, ex_->limit_bands(-1);
+        if (stop) stop_after(-1);
         pending_ = Request{};
     }
 
@@ -653,6 +688,8 @@ private:
     bool kept_grid_ = false;    ///< decided not to change (the model is not asked every band)
     bool table_shared_ = false;  ///< the executor has the gain table (share_best)
     BandCapture change_row_;    ///< that band's bottom row, where no special row takes it
+    StandingRows standing_;     ///< rows a checkpoint takes at once (executors without wavefronts)
+    bool standing_on_ = false;  ///< standing_ is kept: checkpoints of rows, and no stop yet
     TopRow change_top_;
     AlignmentEnd carried_best_;  ///< of the grid left
     int64_t carried_pruned_ = 0, carried_cells_ = 0;

@@ -270,11 +270,13 @@ struct CudaTileRunner::Impl {
     /// the caller's arrays once landed (capture_landed, synchronize).
     /// A transfer per piece and diagonal (11 at once per slab with B = 396 and a row every 35
     /// bands) doubled stage 1 of a 5M pair on the H100: the copy engine served them one by one.
+    /// Several captures of one band (a checkpoint's, a special row's, a standing row's) share
+    /// one: each diagonal's first call enqueues its pieces, and every caller's arrays get the row.
     struct Capture {
         int2* device_row;
         int2* staging_row;
-        int32_t* h;
-        int32_t* f;
+        std::vector<std::pair<int32_t*, int32_t*>> outs;  ///< each caller's h and f
+        int64_t last_d;  ///< the diagonal whose pieces are enqueued (-1: none yet)
         bool in_kernel;  ///< in keeping: the diagonals after the first copy their own pieces
     };
     std::map<int64_t, Capture> capturing;  ///< band -> its rows, until handed over
@@ -350,10 +352,11 @@ struct CudaTileRunner::Impl {
     void hand_over(int64_t band) {
         const auto it = capturing.find(band);
         const Capture& c = it->second;
-        for (int64_t col = 0; col < grid.n; ++col) {
-            c.h[col] = c.staging_row[col].x;
-            c.f[col] = c.staging_row[col].y;
-        }
+        for (const auto& [h, f] : c.outs)
+            for (int64_t col = 0; col < grid.n; ++col) {
+                h[col] = c.staging_row[col].x;
+                f[col] = c.staging_row[col].y;
+            }
         spare_device_rows.push_back(c.device_row);
         spare_staging_rows.push_back(c.staging_row);
         capturing.erase(it);
@@ -875,9 +878,11 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
     if (b < 0 || b > g.blocks || first >= last) return;
     auto [it, fresh] = im.capturing.try_emplace(band);
     Impl::Capture& c = it->second;
+    if (fresh) c.last_d = -1;
+    if (std::find(c.outs.begin(), c.outs.end(), std::make_pair(h, f)) == c.outs.end()) c.outs.emplace_back(h, f);
+    if (c.last_d >= d) return;  // another capture of the band enqueued this diagonal's piece
+    c.last_d = d;
     if (fresh) {
-        c.h = h;
-        c.f = f;
         const size_t bytes = static_cast<size_t>(g.n) * sizeof(int2);
         c.device_row = take_or(im.spare_device_rows, [&](int2** p) { return cudaMallocAsync(p, bytes, im.stream); });
         c.staging_row = take_or(im.spare_staging_rows, [&](int2** p) { return cudaMallocHost(p, bytes); });

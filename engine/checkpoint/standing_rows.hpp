@@ -1,0 +1,89 @@
+//! @file Band bottoms captured all along a slab's run, so that a checkpoint of rows (the cuda
+//! backend's) is ready at once rather than B + 1 diagonals after it is asked for.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "engine/checkpoint/band_capture.hpp"
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/tiling/tile_executor.hpp"
+
+namespace chromalign {
+
+/// A row checkpoint asked for before band d begins was band d's bottom row, complete B + 1
+/// diagonals later. Those diagonals compute about half of B x B tiles, where B is the block
+/// columns of the slab: at 250M on a narrow grid (B = 3168) in a corner not yet pruned, a stop
+/// waited 42 s for them. Here the slab keeps a band's bottom row always being captured (one
+/// at a time, the next begun once the last is complete) and the latest complete one: a
+/// checkpoint takes that one at once, or, before any is complete, the one in flight. The row
+/// taken is older, by up to 2B + 1 bands; a resume recomputes them, the stop computes nothing.
+/// Costs a row's copy (8 bytes a column) every B + 1 bands and two rows of host memory.
+class StandingRows {
+public:
+    /// Band `band` of the executor's grid (rows first_row + band R + 1 on) has begun and has
+    /// its left edge: starts capturing its bottom row unless one is being captured.
+    void begin(int64_t band, int64_t n) {
+        if (!flight_.empty()) return;
+        flight_.emplace_back().start(band, n);
+    }
+
+    /// After diagonal d was enqueued (first_row: the executor's). A complete capture becomes the
+    /// latest row once landed; the one it replaces has landed, so no transfer writes into it.
+    void collect(TileExecutor& ex, int64_t d, int64_t first_row) {
+        for (BandCapture& c : flight_) c.capture(ex, d);
+        while (!flight_.empty() && flight_.front().complete() && flight_.front().landed(ex)) {
+            latest_.emplace();
+            flight_.front().take(ex, first_row, *latest_);
+            flight_.pop_front();
+        }
+    }
+
+    /// What a checkpoint takes: the latest complete row, or else the capture in flight.
+    struct Pick {
+        std::optional<Checkpoint> row;     ///< complete: rows of the whole matrix
+        std::optional<BandCapture> band;   ///< being captured, of the executor's grid
+    };
+    /// A complete capture not yet landed is waited for (a synchronize), being the newest.
+    Pick pick(TileExecutor& ex, int64_t first_row) {
+        Pick p;
+        if (!flight_.empty() && flight_.front().complete()) {
+            p.row.emplace();
+            flight_.front().take(ex, first_row, *p.row);
+            flight_.pop_front();
+        } else if (latest_) {
+            p.row = std::move(latest_);
+        } else if (!flight_.empty()) {
+            p.band = std::move(flight_.front());
+            flight_.pop_front();
+        }
+        latest_.reset();
+        return p;
+    }
+
+    /// The highest row a checkpoint may take now: the left edge rows from there on must stay.
+    int64_t top_row(int64_t first_row, int64_t rows_per_band) const {
+        if (latest_) return latest_->row;
+        if (!flight_.empty()) return first_row + (flight_.front().band() + 1) * rows_per_band;
+        return INT64_MAX;
+    }
+
+    /// The slab leaves its grid after `last_band` (synchronized: every row complete by then
+    /// has landed). Rows complete by then stay, as rows; captures of later bands, which the
+    /// old executor will never finish, are dropped before it goes.
+    void leave_grid(TileExecutor& ex, int64_t first_row) {
+        while (!flight_.empty() && flight_.front().complete()) {
+            latest_.emplace();
+            flight_.front().take(ex, first_row, *latest_);
+            flight_.pop_front();
+        }
+        flight_.clear();
+    }
+
+private:
+    std::deque<BandCapture> flight_;  ///< begun, oldest first (one, and one complete not yet landed)
+    std::optional<Checkpoint> latest_;
+};
+
+}  // namespace chromalign

@@ -1,0 +1,86 @@
+//! @file Checkpoints of rows, as the cuda backend takes them (the cpu backend's
+//! test_row_checkpoints): standing rows (engine/checkpoint/standing_rows.hpp) make a stop's
+//! piece ready at once, and the pieces resume exactly with any rank count.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/error.hpp"
+#include "engine/orchestration/slab_run.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/registry.hpp"
+#include "tests/slab_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+const Scoring kScorings[] = {{1, -3, 5, 2}, {2, -3, 7, 2}, {1, -1, 2, 2}};
+
+BackendOptions rows_only(int max_blocks) {
+    BackendOptions o;
+    o.threads = 1;
+    o.alpha = 4;
+    o.max_blocks = max_blocks;
+    o.test_row_checkpoints = true;
+    return o;
+}
+
+TEST(StandingRows, RowStopsAtRandomMomentsResumeExactlyWithAnyRankCount) {
+    // A slab's piece is a standing row, complete or in flight, so that a left neighbour may
+    // stop above the band its right neighbour waits for, and a right one below its left one.
+    std::mt19937_64 rng(test::seed() + 21);
+    auto [s0, s1] = test::mutated_pair(30000, 12000, rng, 0.02);
+    const Scoring& sc = kScorings[rng() % 3];
+    test::expect_staircases_resume_exactly("cpu", s0, s1, sc, rows_only(12), reference_align(s0, s1, sc), rng());
+}
+
+TEST(StandingRows, AStopComputesNoDiagonalOnceARowIsComplete) {
+    // Rank 0 takes the stop before band at + 1 begins. Band at + 1's bottom row would take
+    // B + 1 more diagonals; a complete standing row takes none, and before the first one is
+    // complete (at < B) the one in flight, band 0's, ends at diagonal B.
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 22);
+    auto [s0, s1] = test::mutated_pair(30000, 12000, rng, 0.02);
+    const Scoring& sc = kScorings[rng() % 3];
+    const AlignmentEnd want = reference_align(s0, s1, sc);
+    test::TempDir dir;
+    BackendOptions o = rows_only(12);
+    o.threads = 3;  // 4 block columns a thread
+    o.checkpoint.path = dir.file("rows.ckpt");
+    o.checkpoint.every_seconds = 1e9;
+    const auto run = [&](const BackendOptions& with) { return test::slab_align("cpu", s0, s1, sc, 2, with); };
+    const auto backend = make_backend("cpu", o);
+    const SlabShape shape = backend->slab_engine()->slab_shape(s0.length(), s1.length() / 2, sc);
+    const int64_t blocks = std::min<int64_t>(shape.blocks, o.max_blocks), bands = s0.length() / shape.rows_per_band;
+    ASSERT_GE(blocks, 8) << "B + 1 diagonals must stand out";
+    for (const int64_t at : {int64_t{2}, blocks + 3, bands / 3, bands / 2 + int64_t(rng() % 20)}) {
+        for (const bool pruning : {false, true}) {
+            static volatile std::sig_atomic_t stop = 0;
+            stop = 0;
+            int64_t last = -1;
+            BackendOptions stopping = o;
+            stopping.pruning = pruning;
+            stopping.checkpoint.stop = &stop;
+            stopping.on_diagonal = [&](int rank, int64_t d) {
+                if (rank != 0) return;
+                last = d;
+                if (d == at) stop = SIGTERM;
+            };
+            EXPECT_THROW(run(stopping), Interrupted) << "stop at diagonal " << at << ", seed " << seed;
+            const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, 2);
+            std::printf("[ stop     ] diagonal %lld: rank 0 ran to %lld, rows %lld %lld\n", static_cast<long long>(at),
+                        static_cast<long long>(last), static_cast<long long>(rows[0]), static_cast<long long>(rows[1]));
+            EXPECT_LE(last, at < blocks ? blocks : at + 1) << "B = " << blocks << ", pruning " << pruning << ", seed " << seed;
+            test::expect_pieces_exact(s0, s1, sc, o.checkpoint.path, 2, pruning);
+            EXPECT_EQ(run(o), want) << "resumed from rows " << rows[0] << " " << rows[1] << ", seed " << seed;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace chromalign
