@@ -218,6 +218,26 @@ TEST(NarrowGrid, StopsOnEitherGridResumeExactly) {
     EXPECT_EQ(below, 4) << "stops after the change, seed " << seed;
 }
 
+TEST(NarrowGrid, RowStopsOnEitherGridResumeExactly) {
+    // The same with checkpoints of rows, as cuda takes them (CudaSlab's twin: 24 block columns
+    // changing to 6 below row 20000): standing rows (standing_rows.hpp), which a grid change
+    // keeps. A stop takes the latest row complete, so a left slab may stop above the band its
+    // right neighbour waits for: that one must not wait for the edge (it hung 1 run in 3).
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 6);
+    auto [s0, s1] = test::mutated_pair(60000, 30000, rng, 0.02);
+    const Scoring& sc = kScorings[rng() % 4];
+    BackendOptions o = checkpointed();
+    o.max_blocks = 6;
+    o.narrow_test_blocks = 24;
+    o.narrow_test_row = 20000;
+    o.test_row_checkpoints = true;
+    const std::vector<int64_t> stops = test::expect_staircases_resume_exactly(
+        "cpu", s0, s1, sc, o, reference_align(s0, s1, sc), rng(), {0.05, 0.62, 0.15, 0.52, 0.25, 0.8, 0.4, 0.9});
+    const auto below = std::count_if(stops.begin(), stops.end(), [](int64_t row) { return row > 20000; });
+    EXPECT_GE(below, 3) << "stops after the change, seed " << seed;
+}
+
 TEST(NarrowGrid, APieceOfSlabsCutForANarrowStartIsRefusedSayingWhy) {
     // Slabs that start narrow are cut for the narrow count: a resume whose slabs start wide
     // (no bound pass, say) cuts them otherwise, and must refuse the pieces, saying why.

@@ -242,6 +242,7 @@ bool Checkpointer::left_edge(int32_t& corner, std::vector<int32_t>& h, std::vect
 }
 
 void Checkpointer::forget_top() {
+    top_forgotten_ = true;
     std::vector<int32_t>().swap(top_h_);
     std::vector<int32_t>().swap(top_f_);
     std::vector<StairStep>().swap(steps_);

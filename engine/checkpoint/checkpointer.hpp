@@ -115,8 +115,11 @@ public:
     /// once when the checkpoint carries the stop request. Returns whether it did carry it.
     bool write(TileExecutor& ex, const AlignmentEnd& best, int32_t left_corner, std::vector<int32_t> left_h,
                std::vector<int32_t> left_e);
-    /// Drops the copy of the top row kept for start_top (once the slab has begun a band).
+    /// Drops the copy of the top row kept for start_top (once the slab has begun a band, or
+    /// has a complete standing row).
     void forget_top();
+    /// Whether start_top may still take the top row: not forgotten (row 0 is kept as empty).
+    bool holds_top() const { return !top_forgotten_ && (first_row_ == 0 || !top_h_.empty()); }
     /// The slab changed grids below `row` (slab_run.cpp's change_grid): the bands and
     /// wavefronts of later checkpoints count from there. Never while capturing.
     void rebase(int64_t row);
@@ -166,6 +169,7 @@ private:
     AlignmentEnd best_;
     std::vector<std::string> problems_;  ///< files offer() found but could not use, and why
     std::vector<int32_t> top_h_, top_f_;  ///< row first_row, until forget_top()
+    bool top_forgotten_ = false;
     bool has_left_ = false;               ///< resumed from a piece with its left edge
     int32_t left_corner_ = 0;
     std::vector<int32_t> left_h_, left_e_;

@@ -17,8 +17,9 @@ namespace chromalign {
 /// columns of the slab: at 250M on a narrow grid (B = 3168) in a corner not yet pruned, a stop
 /// waited 42 s for them. Here the slab keeps a band's bottom row always being captured (one
 /// at a time, the next begun once the last is complete) and the latest complete one: a
-/// checkpoint takes that one at once, or, before any is complete, the one in flight. The row
-/// taken is older, by up to 2B + 1 bands; a resume recomputes them, the stop computes nothing.
+/// checkpoint takes that one at once; before any is complete, the slab's top row (a stop, or a
+/// resumed slab's) or the one in flight (slab_run.cpp). The row taken is older, by up to
+/// 2B + 1 bands; a resume recomputes them, the stop computes nothing.
 /// Costs a row's copy (8 bytes a column) every B + 1 bands and two rows of host memory.
 class StandingRows {
 public:
@@ -40,26 +41,30 @@ public:
         }
     }
 
-    /// What a checkpoint takes: the latest complete row, or else the capture in flight.
-    struct Pick {
-        std::optional<Checkpoint> row;     ///< complete: rows of the whole matrix
-        std::optional<BandCapture> band;   ///< being captured, of the executor's grid
-    };
-    /// A complete capture not yet landed is waited for (a synchronize), being the newest.
-    Pick pick(TileExecutor& ex, int64_t first_row) {
-        Pick p;
+    /// What a checkpoint takes first: the latest complete row (rows of the whole matrix), if
+    /// any. One complete but not landed is waited for (a synchronize), being the newest.
+    std::optional<Checkpoint> take_complete(TileExecutor& ex, int64_t first_row) {
+        std::optional<Checkpoint> row;
         if (!flight_.empty() && flight_.front().complete()) {
-            p.row.emplace();
-            flight_.front().take(ex, first_row, *p.row);
+            row.emplace();
+            flight_.front().take(ex, first_row, *row);
             flight_.pop_front();
-        } else if (latest_) {
-            p.row = std::move(latest_);
-        } else if (!flight_.empty()) {
-            p.band = std::move(flight_.front());
-            flight_.pop_front();
+        } else {
+            row = std::move(latest_);
         }
         latest_.reset();
-        return p;
+        return row;
+    }
+    bool has_complete() const { return latest_ || (!flight_.empty() && flight_.front().complete()); }
+
+    /// Else the capture in flight, of the executor's grid, if any.
+    std::optional<BandCapture> take_flight() {
+        std::optional<BandCapture> band;
+        if (!flight_.empty()) {
+            band = std::move(flight_.front());
+            flight_.pop_front();
+        }
+        return band;
     }
 
     /// The highest row a checkpoint may take now: the left edge rows from there on must stay.

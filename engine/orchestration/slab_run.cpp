@@ -163,7 +163,10 @@ public:
                 wait_until([&] { return ex_->done(d); }, d + 1);
                 capture_ready_ = true;
             }
-            if (standing_on_) standing_.collect(*ex_, d, origin_);
+            if (standing_on_) {
+                standing_.collect(*ex_, d, origin_);
+                if (standing_.has_complete()) ck_.forget_top();
+            }
             if (special_) keep_special_rows(d);
             if (change_band_ >= 0 && !special_) change_row_.capture(*ex_, d);
             pump(d + 1);
@@ -301,16 +304,17 @@ private:
         const int64_t real = std::min(rows_, m_ - row0);
         const double waiting = seconds_since_start();
         const auto asked = [&] { return pending_.seq > 0 && !ck_.capturing(); };
-        if (left_ && (!stopping_ || d <= stop_band_) && ex_->takes_wavefronts()) {
-            // A wavefront is the state before this band: a checkpoint asked for while the
-            // band's left edge is awaited is taken at once, and a stop then needs the edge no
-            // more (the left neighbour, stopped too, may never send it).
+        if (left_ && (!stopping_ || d <= stop_band_) && (ex_->takes_wavefronts() || standing_on_)) {
+            // A wavefront is the state before this band, a standing row (or the top row) lies
+            // above it: a checkpoint asked for while the band's left edge is awaited is taken
+            // at once, and a stop then needs the edge no more (the left neighbour, stopped too,
+            // may never send it).
             // After an interrupted diagonal the stop's request is on its way: it, not the edge.
             wait_until([&] { return (left_col_.has(row0, real) && !ex_->interrupted()) || asked(); }, d);
             if (asked()) start_checkpoint(d);
         }
         if (left_ && (!stopping_ || d <= stop_band_)) {
-            if (!ex_->takes_wavefronts()) {
+            if (!ex_->takes_wavefronts() && !standing_on_) {
                 // A checkpoint asked for while the edge is awaited is this band's row: the left
                 // neighbour, which forwarded the request before sending this edge, sends edges
                 // down to its own row, this band's at least. The next band's may never come:
@@ -331,7 +335,9 @@ private:
             // tile of it for a wavefront to keep), and a checkpoint being taken keeps the rows
             // below its own (its neighbour's are lower).
             // A standing row a checkpoint may take keeps them from its own row on.
-            const int64_t keep = standing_on_ ? std::min(row0, standing_.top_row(origin_, rows_)) : row0;
+            int64_t keep = row0;
+            if (standing_on_) keep = std::min(keep, ck_.holds_top() ? ck_.left_row() : standing_.top_row(origin_, rows_));
+            // (The top row is held until a standing row is complete: B + 1 bands of rows.)
             left_col_.forget_before(ck_.capturing() ? std::min(capture_row_, keep) : keep);
         } else if (left_) {
             // Past a stop band the left neighbour need not send anything: these rows only
@@ -340,7 +346,7 @@ private:
             // the resumed run recomputes these rows exactly.
             ex_->set_left_edge(d, zero_h_.data(), neg_e_.data(), 0);
         }
-        if (!begun_) ck_.forget_top();
+        if (!begun_ && !standing_on_) ck_.forget_top();  // with standing rows, once one is complete
         begun_ = true;
         if (standing_on_ && !stopping_) standing_.begin(d, g().n);  // its left edge is in
         // Past a stop band the left edges are fresh and the rows not exact: none is kept.
@@ -457,21 +463,25 @@ private:
             stop_after((marker_row_ - origin_) / rows_ - 1);  // the last band the last block finished
             return;
         }
-        if (standing_on_) {  // a standing row: complete, or the one being captured
-            StandingRows::Pick p = standing_.pick(*ex_, origin_);
-            if (p.row) {
-                ck_.start_row(std::move(*p.row), r.seq, r.stop);
-                capture_row_ = marker_row_ = ck_.capture_row();
-                capture_ready_ = true;
-            } else if (p.band) {
-                capture_row_ = marker_row_ = origin_ + (p.band->band() + 1) * rows_;
-                ck_.adopt(std::move(*p.band), r.seq, r.stop);
-            }
-            if (p.row || p.band) {
-                // A row of a grid left behind lies above origin_: every band of this one goes.
-                if (r.stop) stop_after(capture_row_ >= origin_ ? (capture_row_ - origin_) / rows_ - 1 : -1);
-                return;
-            }
+        if (standing_on_ && standing_.has_complete()) {
+            ck_.start_row(std::move(*standing_.take_complete(*ex_, origin_)), r.seq, r.stop);
+            capture_row_ = marker_row_ = ck_.capture_row();
+            capture_ready_ = true;
+            // A row of a grid left behind lies above origin_: every band of this one goes.
+            if (r.stop) stop_after(capture_row_ >= origin_ ? (capture_row_ - origin_) / rows_ - 1 : -1);
+            return;
+        }
+        // Before one is complete: a stop, or a resumed slab, takes its top row at once; else
+        // the row in flight, band 0's of a fresh run (its first bands are its cheapest).
+        if (standing_on_ && (r.stop || ck_.first_row() > 0) && ck_.holds_top()) {
+            take_top(r.seq, r.stop);
+            return;
+        }
+        if (std::optional<BandCapture> band = standing_on_ ? standing_.take_flight() : std::nullopt) {
+            capture_row_ = marker_row_ = origin_ + (band->band() + 1) * rows_;
+            ck_.adopt(std::move(*band), r.seq, r.stop);
+            if (r.stop) stop_after(band->band());
+            return;
         }
         ck_.start(d, r.seq, r.stop);
         capture_row_ = marker_row_ = origin_ + (d + 1) * rows_;
@@ -503,12 +513,17 @@ private:
             link_.send_edge(m);
         }
         if (!left_ || begun_ || ck_.capturing()) return;  // rank 0 never waits to begin a band
+        take_top(seq, stop);
+        pending_ = Request{};
+    }
+
+    /// Takes the slab's top row (the one it resumed from, or row 0) as checkpoint `seq`.
+    void take_top(int64_t seq, bool stop) {
         ck_.start_top(seq, stop);
         capture_row_ = ck_.left_row();
         marker_row_ = ck_.first_row();
         capture_ready_ = true;
         if (stop) stop_after(-1);
-        pending_ = Request{};
     }
 
     /// Writes this slab's piece once its row is complete and, but on rank 0, the left
