@@ -41,8 +41,9 @@ TEST(StandingRows, RowStopsAtRandomMomentsResumeExactlyWithAnyRankCount) {
 
 TEST(StandingRows, AStopComputesNoDiagonalOnceARowIsComplete) {
     // Rank 0 takes the stop before band at + 1 begins. Band at + 1's bottom row would take
-    // B + 1 more diagonals; a complete standing row takes none, nor, before the first one is
-    // complete (at < B), the top row.
+    // B + 1 more diagonals; a complete standing row takes none, and before the first one is
+    // complete (at < B) the one in flight, band 0's, ends at diagonal B (rank 0 of a fresh
+    // run takes no piece at row 0).
     const uint64_t seed = test::seed();
     std::mt19937_64 rng(seed + 22);
     auto [s0, s1] = test::mutated_pair(30000, 12000, rng, 0.02);
@@ -75,11 +76,30 @@ TEST(StandingRows, AStopComputesNoDiagonalOnceARowIsComplete) {
             const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, 2);
             std::printf("[ stop     ] diagonal %lld: rank 0 ran to %lld, rows %lld %lld\n", static_cast<long long>(at),
                         static_cast<long long>(last), static_cast<long long>(rows[0]), static_cast<long long>(rows[1]));
-            EXPECT_LE(last, at + 1) << "B = " << blocks << ", pruning " << pruning << ", seed " << seed;
+            EXPECT_LE(last, at < blocks ? blocks : at + 1) << "B = " << blocks << ", pruning " << pruning << ", seed " << seed;
             test::expect_pieces_exact(s0, s1, sc, o.checkpoint.path, 2, pruning);
             EXPECT_EQ(run(o), want) << "resumed from rows " << rows[0] << " " << rows[1] << ", seed " << seed;
         }
     }
+}
+
+TEST(StandingRows, AStopBeforeAnyRowIsCompleteResumesWithAnotherSlabCount) {
+    // Asked for before the first band: slabs 1 and 2 take their top rows, row 0; rank 0 takes
+    // band 0's row in flight, never row 0, or the pieces would hold no row to resume from
+    // (ResumeGpu.CheckpointsCrossBetweenCudaAndCpu).
+    std::mt19937_64 rng(test::seed() + 23);
+    auto [s0, s1] = test::mutated_pair(9000, 6000, rng, 0.02);
+    const AlignmentEnd want = reference_align(s0, s1, kScorings[0]);
+    test::TempDir dir;
+    BackendOptions o = rows_only(4);
+    o.checkpoint.path = dir.file("early.ckpt");
+    static volatile std::sig_atomic_t stop = SIGINT;
+    BackendOptions stopping = o;
+    stopping.checkpoint.stop = &stop;
+    EXPECT_THROW(test::slab_align("cpu", s0, s1, kScorings[0], 3, stopping), Interrupted);
+    const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, 3);
+    EXPECT_GT(rows[0], 0) << "rank 0's piece";
+    EXPECT_EQ(make_backend("cpu", o)->align(s0, s1, kScorings[0]), want) << "resumed by one slab from row " << rows[0];
 }
 
 }  // namespace

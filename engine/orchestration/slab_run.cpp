@@ -471,9 +471,10 @@ private:
             if (r.stop) stop_after(capture_row_ >= origin_ ? (capture_row_ - origin_) / rows_ - 1 : -1);
             return;
         }
-        // Before one is complete: a stop, or a resumed slab, takes its top row at once; else
-        // the row in flight, band 0's of a fresh run (its first bands are its cheapest).
-        if (standing_on_ && (r.stop || ck_.first_row() > 0) && ck_.holds_top()) {
+        // Before one is complete, the top row, ready at once: the row the slab resumed from,
+        // or row 0 but on rank 0 (pieces all at row 0 would hold no row to resume from). Else
+        // the row in flight: band 0's, on rank 0 of a fresh run.
+        if (standing_on_ && (left_ || ck_.first_row() > 0) && ck_.holds_top()) {
             take_top(r.seq, r.stop);
             return;
         }
