@@ -443,11 +443,11 @@ private:
 
     /// Takes the checkpoint asked for before band d begins: the executor's wavefront, ready at
     /// once (the slab's first columns at row0, its last ones lower); else a standing row, the
-    /// latest complete one (ready at once) or the one in flight; else band d's bottom row,
-    /// ready once its B + 1 diagonals are done. A stop then computes nothing more than that
-    /// row: after a wavefront or a complete row, nothing at all (their right edges are sent).
-    /// A standing row needs no left edge this slab has not had, so a left neighbour may stop
-    /// above the band this slab waits for.
+    /// latest complete one, or before there is one the top row (both ready at once) or the
+    /// one in flight; else band d's bottom row, ready once its B + 1 diagonals are done. A
+    /// stop then computes nothing more than that row: nothing at all but for a row in flight
+    /// or band d's. None but band d's needs a left edge this slab has not had, so a left
+    /// neighbour may stop above the band this slab waits for.
     void start_checkpoint(int64_t d) {
         // Before diagonal 0 of a fresh run a wavefront would be row 0: the request waits for
         // the next band, one tile (R C cells) away, where band 0's row is R n.
@@ -479,9 +479,10 @@ private:
             return;
         }
         if (std::optional<BandCapture> band = standing_on_ ? standing_.take_flight() : std::nullopt) {
-            capture_row_ = marker_row_ = origin_ + (band->band() + 1) * rows_;
+            const int64_t b = band->band();
+            capture_row_ = marker_row_ = origin_ + (b + 1) * rows_;
             ck_.adopt(std::move(*band), r.seq, r.stop);
-            if (r.stop) stop_after(band->band());
+            if (r.stop) stop_after(b);
             return;
         }
         ck_.start(d, r.seq, r.stop);
