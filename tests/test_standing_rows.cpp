@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "engine/checkpoint/checkpoint_file.hpp"
+#include "engine/checkpoint/checkpointer.hpp"
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "kernels/reference/reference.hpp"
@@ -100,6 +103,49 @@ TEST(StandingRows, AStopBeforeAnyRowIsCompleteResumesWithAnotherSlabCount) {
     const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, 3);
     EXPECT_GT(rows[0], 0) << "rank 0's piece";
     EXPECT_EQ(make_backend("cpu", o)->align(s0, s1, kScorings[0]), want) << "resumed by one slab from row " << rows[0];
+}
+
+TEST(StandingRows, ATopRowTakenIsWrittenThoughForgottenBeforeTheWrite) {
+    // A slab takes its top row, then waits for its left neighbour's piece before writing its
+    // own; meanwhile it may begin a band, or complete a standing row, and forget the top row.
+    // The piece must still hold that row, not the zeros of row 0.
+    std::mt19937_64 rng(test::seed() + 24);
+    auto [s0, s1] = test::mutated_pair(3000, 2000, rng, 0.02);
+    const Scoring& sc = kScorings[0];
+    test::TempDir dir;
+    Checkpoint flat;
+    flat.m = s0.length();
+    flat.n = s1.length();
+    flat.fingerprint0 = sequence_fingerprint(s0);
+    flat.fingerprint1 = sequence_fingerprint(s1);
+    flat.scoring = sc;
+    flat.row = 1024;
+    test::DpRow top = test::dp_row(s0, s1, sc, flat.row);
+    flat.h = top.h;
+    flat.f = top.f;
+    Sequence head = s0;  // the best cell above the row: no H may lie above it
+    head.codes.resize(static_cast<size_t>(flat.row));
+    flat.best = reference_align(head, s1, sc);
+    CheckpointOptions o;
+    o.path = dir.file("top.ckpt");
+    write_checkpoint(o.path, flat);
+    Checkpointer ck(s0, s1, s1, 0, sc, 0, 1, o, [](const std::string&) {});
+    ASSERT_EQ(ck.offer()[2], flat.row) << ck.refusal();
+    ck.resume(0, flat.row);
+    ASSERT_TRUE(ck.holds_top());
+    const int64_t seq = ck.next_seq();
+    ck.start_top(seq, false);
+    ck.forget_top();
+    const auto backend = make_backend("cpu", rows_only(2));
+    SlabEngine* engine = backend->slab_engine();
+    const int32_t blocks = engine->slab_shape(s0.length(), s1.length(), sc).blocks;
+    const auto ex = engine->slab_executor(s0, s1, sc, flat.row, TopRow{top.h, top.f}, SlabEdges{}, blocks, PruneRule{});
+    ck.write(*ex, flat.best, 0, {}, {});
+    while (ck.poll_written() != seq) std::this_thread::yield();
+    const Checkpoint piece = read_checkpoint(o.path + ".slab0of1." + std::to_string(seq % 2));
+    EXPECT_EQ(piece.row, flat.row);
+    EXPECT_EQ(piece.h, top.h);
+    EXPECT_EQ(piece.f, top.f);
 }
 
 }  // namespace

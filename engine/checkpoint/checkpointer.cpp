@@ -266,16 +266,20 @@ void Checkpointer::start(int64_t band, int64_t seq, bool stop) {
 }
 
 void Checkpointer::start_top(int64_t seq, bool stop) {
-    begin(seq, stop);
-    top_capture_ = true;
+    if (first_row_ > 0 && top_h_.empty()) throw Error("internal: a checkpoint took a top row already forgotten");
+    // A copy, now: the slab may begin a band, and forget its top row, before the piece is
+    // written; and one that begins none before the next checkpoint writes it again.
+    Checkpoint top;
+    top.row = left_row_;
+    top.h = top_h_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), 0) : top_h_;
+    top.f = top_f_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), kScoreNegInf) : top_f_;
+    top.steps = steps_;
+    start_row(std::move(top), seq, stop);
 }
 
 void Checkpointer::start_row(Checkpoint row, int64_t seq, bool stop) {
     begin(seq, stop);
-    wave_ = Checkpoint{};
-    wave_.row = row.row;
-    wave_.h = std::move(row.h);
-    wave_.f = std::move(row.f);
+    wave_ = std::move(row);
     wave_capture_ = true;
 }
 
@@ -307,13 +311,7 @@ bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best, int32_t lef
     last_ = std::chrono::steady_clock::now();
     if (writer_.valid()) writer_.wait();  // one write at a time; its result is polled by the caller
     auto c = std::make_shared<Checkpoint>(base_);
-    if (top_capture_) {
-        top_capture_ = false;
-        c->row = left_row_;
-        c->h = top_h_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), 0) : top_h_;
-        c->f = top_f_.empty() ? std::vector<int32_t>(static_cast<size_t>(base_.n), kScoreNegInf) : top_f_;
-        c->steps = steps_;
-    } else if (wave_capture_) {
+    if (wave_capture_) {
         wave_capture_ = false;
         c->row = wave_.row;
         c->h = std::move(wave_.h);

@@ -25,12 +25,12 @@ namespace chromalign {
 /// or its top row when it has begun no band: a staircase, ready at once on every slab, where
 /// one row common to all would wait for the last slab to get there (the whole pipeline's
 /// depth: 90 s at 250M on one GPU). A slab below its left neighbour's row keeps the rows of
-/// its left edge in between. Rank 0 starts checkpoint q + 1 only once every rank has acknowledged q, so
-/// whatever moment a job dies, every rank holds its piece of one checkpoint; a resume takes
-/// the latest such. A flat row of all columns also resumes a run, each rank taking its
-/// columns: a flat file at PATH itself (what release 0.1.0 wrote for a single-slab run), or
-/// pieces at one row that a run with another number of ranks left (each checked against its
-/// columns of S1).
+/// its left edge in between. Rank 0 starts checkpoint q + 1 only once every rank has
+/// acknowledged q, so whatever moment a job dies, every rank holds its piece of one
+/// checkpoint; a resume takes the latest such. A flat row of all columns also resumes a run,
+/// each rank taking its columns: a flat file at PATH itself (what release 0.1.0 wrote for a
+/// single-slab run), or pieces at one row that a run with another number of ranks left (each
+/// checked against its columns of S1).
 class Checkpointer {
 public:
     /// `slab` holds the slab's columns of S1, which start at column c0 (0-based) of S1. The
@@ -90,8 +90,8 @@ public:
 
     /// Starts capturing `band` as checkpoint `seq` (the band's bottom is row first_row + (band+1)R).
     void start(int64_t band, int64_t seq, bool stop);
-    /// Takes row first_row, where the slab has begun no band, as checkpoint `seq`: ready at once
-    /// (the wavefront it resumed from, if it has not begun since).
+    /// Takes the slab's top row (the row or wavefront it resumed from, or row 0; holds_top()
+    /// must hold) as checkpoint `seq`: ready at once, copied now.
     void start_top(int64_t seq, bool stop);
     /// Takes `row` (rows of the whole matrix), complete already, as checkpoint `seq`: ready at
     /// once (StandingRows' latest row).
@@ -106,7 +106,7 @@ public:
     /// The rows of the piece being taken: its highest (that of its first columns) and lowest.
     int64_t capture_row() const { return wave_.row; }
     int64_t capture_low_row() const { return wave_.low_row(); }
-    bool capturing() const { return band_.active() || top_capture_ || wave_capture_; }
+    bool capturing() const { return band_.active() || wave_capture_; }
     int64_t capturing_seq() const { return seq_; }
     /// After diagonal d was enqueued; true when the band's bottom row is complete.
     bool capture(TileExecutor& ex, int64_t d) { return band_.capture(ex, d); }
@@ -169,13 +169,12 @@ private:
     AlignmentEnd best_;
     std::vector<std::string> problems_;  ///< files offer() found but could not use, and why
     std::vector<int32_t> top_h_, top_f_;  ///< row first_row, until forget_top()
-    bool top_forgotten_ = false;
+    bool top_forgotten_ = false;          ///< forget_top() was called (row 0 then too)
     bool has_left_ = false;               ///< resumed from a piece with its left edge
     int32_t left_corner_ = 0;
     std::vector<int32_t> left_h_, left_e_;
-    bool top_capture_ = false;
     bool wave_capture_ = false;
-    Checkpoint wave_;  ///< the wavefront taken (row, h, f, steps), until write()
+    Checkpoint wave_;  ///< the state taken whole (a wavefront, a complete row, the top row), until write()
     int64_t next_seq_ = 1;
     int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq
     BandCapture band_;
