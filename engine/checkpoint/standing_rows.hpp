@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 
 #include "engine/checkpoint/band_capture.hpp"
@@ -26,68 +25,58 @@ public:
     /// Band `band` of the executor's grid (rows first_row + band R + 1 on) has begun and has
     /// its left edge: starts capturing its bottom row unless one is being captured.
     void begin(int64_t band, int64_t n) {
-        if (!flight_.empty()) return;
-        flight_.emplace_back().start(band, n);
+        if (!flight_) flight_.emplace().start(band, n);
     }
 
     /// After diagonal d was enqueued (first_row: the executor's). A complete capture becomes the
     /// latest row once landed; the one it replaces has landed, so no transfer writes into it.
     void collect(TileExecutor& ex, int64_t d, int64_t first_row) {
-        for (BandCapture& c : flight_) c.capture(ex, d);
-        while (!flight_.empty() && flight_.front().complete() && flight_.front().landed(ex)) {
-            latest_.emplace();
-            flight_.front().take(ex, first_row, *latest_);
-            flight_.pop_front();
-        }
+        if (!flight_) return;
+        flight_->capture(ex, d);
+        if (flight_->complete() && flight_->landed(ex)) latest_ = take_flown(ex, first_row);
     }
 
+    bool has_complete() const { return latest_ || (flight_ && flight_->complete()); }
     /// What a checkpoint takes first: the latest complete row (rows of the whole matrix), if
     /// any. One complete but not landed is waited for (a synchronize), being the newest.
     std::optional<Checkpoint> take_complete(TileExecutor& ex, int64_t first_row) {
-        std::optional<Checkpoint> row;
-        if (!flight_.empty() && flight_.front().complete()) {
-            row.emplace();
-            flight_.front().take(ex, first_row, *row);
-            flight_.pop_front();
-        } else {
-            row = std::move(latest_);
-        }
+        std::optional<Checkpoint> row = flight_ && flight_->complete() ? take_flown(ex, first_row) : std::move(latest_);
         latest_.reset();
         return row;
     }
-    bool has_complete() const { return latest_ || (!flight_.empty() && flight_.front().complete()); }
 
     /// Else the capture in flight, of the executor's grid, if any.
     std::optional<BandCapture> take_flight() {
-        std::optional<BandCapture> band;
-        if (!flight_.empty()) {
-            band = std::move(flight_.front());
-            flight_.pop_front();
-        }
+        std::optional<BandCapture> band = std::move(flight_);
+        flight_.reset();
         return band;
     }
 
     /// The highest row a checkpoint may take now: the left edge rows from there on must stay.
     int64_t top_row(int64_t first_row, int64_t rows_per_band) const {
         if (latest_) return latest_->row;
-        if (!flight_.empty()) return first_row + (flight_.front().band() + 1) * rows_per_band;
+        if (flight_) return first_row + (flight_->band() + 1) * rows_per_band;
         return INT64_MAX;
     }
 
-    /// The slab leaves its grid after `last_band` (synchronized: every row complete by then
-    /// has landed). Rows complete by then stay, as rows; captures of later bands, which the
-    /// old executor will never finish, are dropped before it goes.
+    /// The slab leaves its grid (synchronized: a row complete by then has landed). A complete
+    /// row stays; a capture of a later band, which the old executor will never finish, is
+    /// dropped before it goes.
     void leave_grid(TileExecutor& ex, int64_t first_row) {
-        while (!flight_.empty() && flight_.front().complete()) {
-            latest_.emplace();
-            flight_.front().take(ex, first_row, *latest_);
-            flight_.pop_front();
-        }
-        flight_.clear();
+        if (flight_ && flight_->complete()) latest_ = take_flown(ex, first_row);
+        flight_.reset();
     }
 
 private:
-    std::deque<BandCapture> flight_;  ///< begun, oldest first (one, and one complete not yet landed)
+    /// The complete capture as a row of the whole matrix (waiting for it unless it landed).
+    Checkpoint take_flown(TileExecutor& ex, int64_t first_row) {
+        Checkpoint row;
+        flight_->take(ex, first_row, row);
+        flight_.reset();
+        return row;
+    }
+
+    std::optional<BandCapture> flight_;  ///< the capture begun, until its row is taken
     std::optional<Checkpoint> latest_;
 };
 

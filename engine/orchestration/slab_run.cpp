@@ -144,7 +144,7 @@ public:
         const auto start = start_ = Clock::now();
         auto last_report = start;
         share_best(std::max(ck_.resumed_best().score, options_.prune_floor));
-        standing_on_ = ck_.enabled() && !ex_->takes_wavefronts();
+        standing_on_ = keeps_standing_rows();
         if (special_)
             ex_->track_region_peaks(c0 + 1, SpecialRows::kPeakColumns, special_bands_, special_band_offset());
         arm_interrupt();
@@ -165,7 +165,7 @@ public:
             }
             if (standing_on_) {
                 standing_.collect(*ex_, d, origin_);
-                if (standing_.has_complete()) ck_.forget_top();
+                if (ck_.holds_top() && standing_.has_complete()) ck_.forget_top();
             }
             if (special_) keep_special_rows(d);
             if (change_band_ >= 0 && !special_) change_row_.capture(*ex_, d);
@@ -401,7 +401,7 @@ private:
         changed_ = true;
         table_shared_ = false;
         origin_ = row;
-        standing_on_ = ck_.enabled() && !ex_->takes_wavefronts();
+        standing_on_ = keeps_standing_rows();
         arm_interrupt();
         share_best(0);
         if (special_)
@@ -437,6 +437,9 @@ private:
         switch_grid(row, change_top_);
         change_top_ = TopRow{};
     }
+
+    /// Checkpoints of rows (no wavefronts) take standing rows.
+    bool keeps_standing_rows() const { return ck_.enabled() && !ex_->takes_wavefronts(); }
 
     /// Whether the slab changed grids; then it did so below row origin_.
     bool changed() const { return changed_; }

@@ -276,7 +276,7 @@ struct CudaTileRunner::Impl {
         int2* device_row;
         int2* staging_row;
         std::vector<std::pair<int32_t*, int32_t*>> outs;  ///< each caller's h and f
-        int64_t last_d;  ///< the diagonal whose pieces are enqueued (-1: none yet)
+        int64_t last_d = -1;  ///< the diagonal whose pieces are enqueued (-1: none yet)
         bool in_kernel;  ///< in keeping: the diagonals after the first copy their own pieces
     };
     std::map<int64_t, Capture> capturing;  ///< band -> its rows, until handed over
@@ -878,7 +878,6 @@ void CudaTileRunner::capture_band_bottom(int64_t band, int64_t d, int32_t* h, in
     if (b < 0 || b > g.blocks || first >= last) return;
     auto [it, fresh] = im.capturing.try_emplace(band);
     Impl::Capture& c = it->second;
-    if (fresh) c.last_d = -1;
     if (std::find(c.outs.begin(), c.outs.end(), std::make_pair(h, f)) == c.outs.end()) c.outs.emplace_back(h, f);
     if (c.last_d >= d) return;  // another capture of the band enqueued this diagonal's piece
     c.last_d = d;
