@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,19 @@ void for_each_kmer(const std::vector<uint8_t>& codes, int32_t k, int64_t first, 
             f(p - k + 1, kmer);
         }
     }
+}
+
+/// for_each_kmer in stretches of start positions, `cancel` read before each, so that a scan of a
+/// chromosome ends soon after it is asked to (a stop waits for it). False when cancelled.
+template <typename F>
+bool for_each_kmer_until(const std::vector<uint8_t>& codes, int32_t k, int64_t first, int64_t last,
+                         const std::atomic<bool>& cancel, F&& f) {
+    constexpr int64_t kStretch = int64_t{1} << 22;
+    for (int64_t lo = first; lo < last; lo += kStretch) {
+        if (cancel.load(std::memory_order_relaxed)) return false;
+        for_each_kmer(codes, k, lo, std::min(last, lo + kStretch), f);
+    }
+    return !cancel.load(std::memory_order_relaxed);
 }
 
 }  // namespace chromalign

@@ -13,6 +13,7 @@
 #include "engine/bound/chain.hpp"
 #include "engine/bound/mapped_pairs.hpp"
 #include "engine/bound/minimap2_bound.hpp"
+#include "engine/bound/minimap2_support.hpp"
 #include "engine/bound/shared_kmers.hpp"
 #include "engine/error.hpp"
 #include "engine/job/job.hpp"
@@ -254,6 +255,33 @@ TEST(Minimap2Bound, ACancelledPassReturnsNothing) {
     Minimap2Bound pass(2);
     const std::atomic<bool> cancelled{true};
     EXPECT_EQ(pass.find(s0, s1, Scoring{}, cancelled).witness.score, 0);
+}
+
+TEST(Minimap2Bound, ACancelDoesNotWaitForTheIndex) {
+    // minimap2 builds its index on one core and cannot be interrupted (250 Mbp took 13-50 s
+    // to stop on a 2-core machine): a cancel leaves the build behind, and a stop does not
+    // wait for it. Timed against the same index built to the end.
+    std::mt19937_64 rng(test::seed() + 906);
+    const auto [s0, s1] = test::mutated_pair(3'000'000, 20000, rng);
+    const auto start = std::chrono::steady_clock::now();
+    const Minimap2Index whole({&s0}, 0, "test");
+    ASSERT_NE(whole.index(), nullptr);
+    const auto built = std::chrono::steady_clock::now() - start;
+    const std::atomic<bool> cancelled{true};
+    EXPECT_EQ(Minimap2Index({&s0}, 0, "test", &cancelled).index(), nullptr);
+
+    std::atomic<bool> cancel{false};
+    Minimap2Bound pass(2);
+    const auto asked = std::chrono::steady_clock::now();
+    std::thread stop([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        cancel.store(true);
+    });
+    const BoundFound found = pass.find(s0, s1, Scoring{}, cancel);
+    const auto took = std::chrono::steady_clock::now() - asked;
+    stop.join();
+    EXPECT_EQ(found.witness.score, 0);
+    EXPECT_LT(took, built / 2) << "the index alone took " << std::chrono::duration<double>(built).count() << " s";
 }
 
 /// A bound a test chooses, found after `delay`.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/kmers.hpp"
 #include "engine/pruning/gain_table.hpp"
 #include "tests/pruning_support.hpp"
 #include "tests/test_support.hpp"
@@ -173,6 +174,26 @@ TEST(GainTable, EveryWorkerCountBuildsTheSameTable) {
                 << "k " << one->k() << ", " << workers << " workers, seed " << test::seed();
         }
     }
+}
+
+TEST(Kmers, AScanUntilACancelEndsWithinAStretch) {
+    // The gain table's scans of a chromosome stop soon after a cancel (a stop waits for
+    // them): in stretches of 2^22 start positions, every k-mer as for_each_kmer gives them.
+    std::mt19937_64 rng(test::seed() + 2);
+    const Sequence s = make_sequence("s", gen::random_dna((1 << 22) + 5000, rng, 0.001));
+    std::vector<std::pair<int64_t, uint64_t>> all, until;
+    for_each_kmer(s.codes, 13, 5, s.length() - 20, [&](int64_t i, uint64_t x) { all.push_back({i, x}); });
+    std::atomic<bool> cancel{false};
+    EXPECT_TRUE(for_each_kmer_until(s.codes, 13, 5, s.length() - 20, cancel,
+                                    [&](int64_t i, uint64_t x) { until.push_back({i, x}); }));
+    EXPECT_EQ(until, all) << "seed " << test::seed();
+    int64_t calls = 0;
+    EXPECT_FALSE(for_each_kmer_until(s.codes, 13, 0, s.length(), cancel, [&](int64_t, uint64_t) {
+        ++calls;
+        cancel.store(true);
+    }));
+    EXPECT_GT(calls, 0);
+    EXPECT_LE(calls, int64_t{1} << 22);
 }
 
 }  // namespace

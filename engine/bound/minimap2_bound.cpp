@@ -17,8 +17,10 @@ namespace {
 
 /// Pieces of S1 mapped at once: small enough that every core gets some, large enough that a
 /// piece holds many of minimap2's chains (a block cut at a piece's edge is joined again by
-/// chain_blocks).
+/// chain_blocks). A cancel (a stop) waits for the pieces being mapped: kMostPiece bases at most,
+/// not a core's whole share of a chromosome.
 constexpr int64_t kMinPiece = 200'000;
+constexpr int64_t kMostPiece = 2'000'000;
 
 /// A minimap2 alignment of piece [from, ...) of S1 against S0 as a path of the matrix. Its
 /// CIGAR names S0 the reference: 'D' skips S0 bases (our 'I'), 'I' skips S1 bases (our 'D').
@@ -63,13 +65,14 @@ BoundFound Minimap2Bound::find(const Sequence& s0, const Sequence& s1, const Sco
         index_.reset();
         auto index = std::make_unique<Index>();
         index->minimap2 = std::make_unique<Minimap2Index>(std::vector<const Sequence*>{&s0}, MM_F_CIGAR | MM_F_FOR_ONLY,
-                                                          "the bound pass");
+                                                          "the bound pass", &cancel);
+        if (!index->minimap2->index()) return found;  // cancelled
         index->length = s0.length();
         index->fingerprint = fingerprint;
         index_ = std::move(index);
     }
     const int64_t n = s1.length();
-    const int64_t piece = std::max<int64_t>(kMinPiece, (n + threads_ - 1) / threads_);
+    const int64_t piece = std::clamp<int64_t>((n + threads_ - 1) / threads_, kMinPiece, kMostPiece);
     const int64_t pieces = (n + piece - 1) / piece;
     std::vector<MatrixPath> blocks;
     std::mutex mutex;

@@ -6,9 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "engine/error.hpp"
@@ -57,6 +61,52 @@ int64_t bytes_left(int resource, int used_field) {
     return std::max<int64_t>(0, cap - pages * sysconf(_SC_PAGESIZE));
 }
 
+/// An index's build, owned jointly by its thread and whoever waits for it: the thread keeps
+/// what it reads, so a waiter may leave (abandon it) and the thread frees the index itself.
+struct IndexBuild {
+    std::vector<std::string> texts, names;
+    mm_idxopt_t iopt{};
+    std::mutex mutex;
+    std::condition_variable built;
+    bool done = false, abandoned = false;
+    mm_idx_t* index = nullptr;
+};
+
+mm_idx_t* index_texts(const IndexBuild& b) {
+    std::vector<const char*> seqs, names;
+    for (size_t k = 0; k < b.texts.size(); ++k) {
+        seqs.push_back(b.texts[k].c_str());
+        names.push_back(b.names[k].c_str());
+    }
+    return mm_idx_str(b.iopt.w, b.iopt.k, b.iopt.flag & MM_I_HPC, b.iopt.bucket_bits, static_cast<int>(seqs.size()),
+                      seqs.data(), names.data());
+}
+
+/// index_texts(*b) on a detached thread, waited for until it is done or `cancel` is set
+/// (then null). minimap2's mm_idx_str cannot be interrupted; a stop must not wait for it.
+mm_idx_t* index_unless_cancelled(const std::shared_ptr<IndexBuild>& b, const std::atomic<bool>& cancel) {
+    std::thread([b] {
+        mm_idx_t* index = index_texts(*b);
+        const std::lock_guard<std::mutex> lock(b->mutex);
+        if (b->abandoned) {
+            mm_idx_destroy(index);
+            return;
+        }
+        b->index = index;
+        b->done = true;
+        b->built.notify_all();
+    }).detach();
+    std::unique_lock<std::mutex> lock(b->mutex);
+    while (!b->done) {
+        if (cancel.load(std::memory_order_relaxed)) {
+            b->abandoned = true;
+            return nullptr;
+        }
+        b->built.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    return b->index;
+}
+
 }  // namespace
 
 void require_memory_for_minimap2(int64_t bases, int threads, const std::string& what) {
@@ -69,24 +119,24 @@ void require_memory_for_minimap2(int64_t bases, int threads, const std::string& 
                 " MiB: not run, as minimap2 does not survive running out of memory");
 }
 
-Minimap2Index::Minimap2Index(const std::vector<const Sequence*>& records, int64_t flags, const std::string& what) {
+Minimap2Index::Minimap2Index(const std::vector<const Sequence*>& records, int64_t flags, const std::string& what,
+                             const std::atomic<bool>* cancel) {
     mm_verbose = 1;  // errors only: its progress lines are not ours to print
-    mm_idxopt_t iopt;
+    const auto build = std::make_shared<IndexBuild>();
     // Defaults first: a preset only changes some of them.
-    if (mm_set_opt(nullptr, &iopt, &options_) != 0 || mm_set_opt("asm20", &iopt, &options_) != 0)
+    if (mm_set_opt(nullptr, &build->iopt, &options_) != 0 || mm_set_opt("asm20", &build->iopt, &options_) != 0)
         throw Error("internal: minimap2 has no preset asm20");
-    std::vector<std::string> texts;
-    std::vector<const char*> seqs, names;
     for (const Sequence* s : records) {
         if (s->length() > INT32_MAX) throw Error(what + ": record " + s->name + " is too long for minimap2");
-        texts.push_back(minimap2_letters(*s, 0, s->length()));
+        build->texts.push_back(minimap2_letters(*s, 0, s->length()));
+        build->names.push_back(s->name);
     }
-    for (size_t k = 0; k < records.size(); ++k) {
-        seqs.push_back(texts[k].c_str());
-        names.push_back(records[k]->name.c_str());
+    if (!cancel) {
+        index_ = index_texts(*build);
+    } else {
+        index_ = index_unless_cancelled(build, *cancel);
+        if (!index_ && cancel->load(std::memory_order_relaxed)) return;
     }
-    index_ = mm_idx_str(iopt.w, iopt.k, iopt.flag & MM_I_HPC, iopt.bucket_bits, static_cast<int>(seqs.size()),
-                        seqs.data(), names.data());
     if (!index_) throw Error(what + ": minimap2 could not index S0");
     mm_mapopt_update(&options_, index_);
     options_.flag |= flags;

@@ -23,10 +23,13 @@ std::string minimap2_letters(const Sequence& s, int64_t from, int64_t to);
 void require_memory_for_minimap2(int64_t bases, int threads, const std::string& what);
 
 /// minimap2's index of `records` under preset asm20, and its mapping options with `flags`
-/// (MM_F_*) added. Throws Error, naming `what`, when minimap2 cannot build it.
+/// (MM_F_*) added. Throws Error, naming `what`, when minimap2 cannot build it. Given `cancel`,
+/// the build (mm_idx_str: one core, uninterruptible) runs on a thread of its own
+/// that a cancel leaves behind, so that a stop does not wait for it: index() is then null.
 class Minimap2Index {
 public:
-    Minimap2Index(const std::vector<const Sequence*>& records, int64_t flags, const std::string& what);
+    Minimap2Index(const std::vector<const Sequence*>& records, int64_t flags, const std::string& what,
+                  const std::atomic<bool>* cancel = nullptr);
     ~Minimap2Index();
     Minimap2Index(const Minimap2Index&) = delete;
     Minimap2Index& operator=(const Minimap2Index&) = delete;

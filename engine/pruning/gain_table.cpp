@@ -177,10 +177,11 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
         for_each_worker(indexers, [&](int w) {
             const auto [lo, hi] = stretch(w, s.length() - k + 1);
             std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
-            for_each_kmer(s.codes, k, lo, hi, [&](int64_t, uint64_t x) { ++mine[x]; });
+            for_each_kmer_until(s.codes, k, lo, hi, cancel, [&](int64_t, uint64_t x) { ++mine[x]; });
         });
+        return !cancel.load(std::memory_order_relaxed);
     };
-    count_stretches(s1);
+    if (!count_stretches(s1)) return nullptr;
     std::vector<uint32_t> start(buckets + 1, 0);
     for (size_t x = 0; x < buckets; ++x) {  // start[x], and each worker's first slot in bucket x
         uint32_t next = start[x];
@@ -195,15 +196,16 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     for_each_worker(indexers, [&](int w) {
         const auto [lo, hi] = stretch(w, n - k + 1);
         std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
-        for_each_kmer(s1.codes, k, lo, hi, [&](int64_t j, uint64_t x) {
+        for_each_kmer_until(s1.codes, k, lo, hi, cancel, [&](int64_t j, uint64_t x) {
             after[mine[x]] = j + k < n ? s1.codes[static_cast<size_t>(j + k)] : kNoBase;
             where[mine[x]++] = static_cast<uint32_t>(j);
         });
     });
+    if (cancel.load(std::memory_order_relaxed)) return nullptr;
     // Repeats make the pairs of equal k-mers quadratic. A k-mer with many more pairs than
     // chance gives is not listed: the rows of its S0 occurrences count as seeded in every band
     // of their strips (`every`, counted with the listed ones below), an upper count.
-    count_stretches(s0);
+    if (!count_stretches(s0)) return nullptr;
     std::vector<uint32_t> in_s0 = std::move(at[0]);
     for (size_t w = 1; w < at.size(); ++w)
         for (size_t x = 0; x < buckets; ++x) in_s0[x] += at[w][x];
@@ -260,7 +262,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
             uint64_t x;
         } ring[kAhead];
         int64_t seen = 0;
-        for_each_kmer(s0.codes, k, first_i, last_i, [&](int64_t i, uint64_t x) {
+        for_each_kmer_until(s0.codes, k, first_i, last_i, cancel, [&](int64_t i, uint64_t x) {
             __builtin_prefetch(&start[x]);
             __builtin_prefetch(&in_s0[x]);
             if (seen >= kAhead / 2) {
