@@ -229,6 +229,11 @@ struct AlignmentWriter::Impl {
         const char* mode = format == AlignmentFormat::kBam ? "wb" : format == AlignmentFormat::kCram ? "wc" : "w";
         hts.reset(sam_open(path.c_str(), mode));
         if (!hts) throw Error("cannot write " + where());
+        // CRAM codes a read against its reference, which htslib would otherwise make from the
+        // reads themselves, and that fails once a reference's positions go back (several S0
+        // records, --alignments): written without one, each read keeps its own bases.
+        if (format == AlignmentFormat::kCram && hts_set_opt(hts.get(), CRAM_OPT_NO_REF, 1) != 0)
+            throw Error("cannot write " + where() + " as CRAM without a reference");
         header.reset(sam_hdr_init());
         bool ok = header && sam_hdr_add_line(header.get(), "HD", "VN", "1.6", "SO", "unsorted", nullptr) >= 0;
         for (const ReferenceInfo& r : references) {
