@@ -151,6 +151,13 @@ AlignmentFormat alignment_format_of(const std::string& path) {
     return AlignmentFormat::kView;
 }
 
+void require_query_name(const std::string& name, AlignmentFormat format) {
+    constexpr size_t kMostQname = 254;  // the SAM spec's QNAME; BAM stores it with its NUL in a byte
+    if (!is_hts(format) || name.size() <= kMostQname) return;
+    throw Error("S0 record '" + name.substr(0, 40) + "...' has a name of " + std::to_string(name.size()) +
+                " characters: SAM, BAM and CRAM take at most 254 (QNAME); rename it, or write PAF or MAF");
+}
+
 std::string paf_line(const AlignedPair& p) {
     const Alignment& a = p.alignment;
     if (a.runs.empty()) return {};

@@ -43,6 +43,10 @@ AlignmentFormat parse_alignment_format(const std::string& name);
 /// The format a file name's extension names (.sam .bam .cram .paf .maf), else kView.
 AlignmentFormat alignment_format_of(const std::string& path);
 
+/// Throws Error, naming the record, when `format` is SAM, BAM or CRAM and S0's record `name`
+/// cannot be a QNAME (at most 254 characters): asked before stage 1, not after it.
+void require_query_name(const std::string& name, AlignmentFormat format);
+
 /// Many alignments in one file, in the order written: one SAM/BAM/CRAM (a header listing every
 /// reference, then a record per alignment), PAF lines, MAF blocks or view sections.
 class AlignmentWriter {

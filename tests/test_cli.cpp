@@ -2,14 +2,18 @@
 //! presets and record selection, each a run of the built program on tiny FASTA files.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
+#include <fstream>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -130,6 +134,8 @@ struct Inputs {
     fs::path matrix_big;      ///< scores of 2^20: only 1020 bases fit
     fs::path config_matrix;   ///< sub/hoxd.cfg: "matrix = hoxd.mat", relative to its directory
     fs::path missing;     ///< never created
+    fs::path long_name;   ///< a record named by 300 'n's
+    fs::path fifo;        ///< a FIFO nobody writes
 
     Inputs() {
         std::mt19937_64 rng(20240601);
@@ -156,6 +162,10 @@ struct Inputs {
         matrix_big = d / "big.mat";
         config_matrix = d / "sub" / "hoxd.cfg";
         missing = d / "does_not_exist.fa";
+        long_name = d / "long_name.fa";
+        fifo = d / "fifo.fa";
+        test::write_text(long_name, fasta(std::string(300, 'n'), s0_bases));
+        if (::mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error("cannot make a FIFO in the test directory");
         test::write_text(s0, fasta("a0 some description", s0_bases));
         test::write_text(s1, fasta("b1", s1_bases));
         test::write_text(two, fasta("first", first_bases) + fasta("second", second_bases));
@@ -181,7 +191,7 @@ const Inputs& inputs() {
 }
 
 /// Replaces {s0} {s1} {two} {bad} {empty} {long} {missing} {dir} {cfg4} {cfgbad} {mat} {badmat}
-/// {bigmat} {cfgmat} with paths.
+/// {bigmat} {cfgmat} {longname} {fifo} with paths.
 std::string expand(std::string text) {
     const Inputs& in = inputs();
     const std::pair<const char*, std::string> names[] = {
@@ -192,6 +202,7 @@ std::string expand(std::string text) {
         {"{cfg4}", in.config_match4.string()}, {"{cfgbad}", in.config_unknown_key.string()},
         {"{mat}", in.matrix.string()},         {"{badmat}", in.matrix_bad.string()},
         {"{bigmat}", in.matrix_big.string()},  {"{cfgmat}", in.config_matrix.string()},
+        {"{longname}", in.long_name.string()}, {"{fifo}", in.fifo.string()},
     };
     for (const auto& [key, value] : names) {
         const std::string placeholder = key;
@@ -314,7 +325,7 @@ const ErrorCase kErrorCases[] = {
     {"preset_nope", {"--preset", "nope", "{s0}", "{s1}"}, 2, {"nope", "blastn", "cudalign"}},
     {"config_missing_file", {"--config", "{missing}", "{s0}", "{s1}"}, 2,
      {"--config", "{missing}"}},
-    {"config_unknown_key", {"--config", "{cfgbad}", "{s0}", "{s1}"}, 2, {"colour"}},
+    {"config_unknown_key", {"--config", "{cfgbad}", "{s0}", "{s1}"}, 2, {"--config {cfgbad}", "colour"}},
     {"matrix_and_match", {"--matrix", "{mat}", "--match", "2", "{s0}", "{s1}"}, 2, {"--matrix", "--match"}},
     {"matrix_preset_and_mismatch", {"-x", "hoxd70", "--mismatch", "-2", "{s0}", "{s1}"}, 2, {"--matrix"}},
     {"matrix_missing_file", {"--matrix", "{missing}", "{s0}", "{s1}"}, 2, {"--matrix", "{missing}"}},
@@ -342,6 +353,11 @@ const ErrorCase kErrorCases[] = {
     {"traceback_in_missing_dir", {"--traceback", "{dir}/no/a.sam", "{s0}", "{s1}"}, 1, {"--traceback", "no directory"}},
     {"plot_is_a_directory", {"--traceback", "{dir}/a.paf", "--plot", "{dir}", "{s0}", "{s1}"}, 1,
      {"--plot {dir}: is a directory"}},
+    {"sam_query_name_too_long", {"--traceback", "{dir}/a.bam", "{longname}", "{s1}"}, 1,
+     {"S0 record 'nnnn", "300 characters", "254"}},
+    // A stream (standard input, a FIFO) can be read once: S0 and S1 cannot both be it.
+    {"standard_input_twice", {"-", "-"}, 1, {"one stream (standard input)"}},
+    {"fifo_twice", {"{fifo}", "{fifo}"}, 1, {"one stream ({fifo})"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliErrors, ::testing::ValuesIn(kErrorCases),
@@ -524,6 +540,21 @@ TEST(CliFormats, TextIsDefaultOnBundledExample) {
 // --output, --quiet and the run summary
 // ---------------------------------------------------------------------------------------------
 
+TEST(CliOutput, AnAlignmentThatCannotBeWrittenLeavesTheResult) {
+    // /dev/full takes the file's opening and fails its writes: the run exits 1, naming it,
+    // and the result (the scores stage 1 found) is still written.
+    const TempDir dir;
+    const std::string file = (dir.path() / "result.tsv").string();
+    const std::vector<std::string> args = expand(
+        std::vector<std::string>{"-q", "-b", "reference", "-f", "tsv", "--traceback", "/dev/full", "-o", file, "{s0}", "{s1}"});
+    const CliRun run = run_cli(args);
+    EXPECT_EQ(run.code, 1) << describe(args, run);
+    EXPECT_NE(run.err.find("/dev/full"), std::string::npos) << describe(args, run);
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.rfind("score\t", 0), 0u) << text;
+}
+
 TEST(CliOutput, OutputFileGetsResultAndStdoutNothing) {
     const TempDir dir;
     const std::string file = (dir.path() / "result.txt").string();
@@ -656,6 +687,14 @@ TEST(CliMatrix, ConfigFileReadsARelativeMatrixFromItsDirectory) {
     // A --matrix on the command line wins over the config's, and is read as given.
     const CliRun flag = run_json({"--config", "{cfgmat}", "--matrix", "{mat}", "{s0}", "{s1}"});
     expect_matrix_run(flag, test::hoxd70(), inputs().matrix.string());
+}
+
+TEST(CliMatrix, AWholeSubstitutionChoiceOverridesAPresetsOther) {
+    // --matrix over a match/mismatch preset, and --match with --mismatch over a matrix preset.
+    const CliRun matrix = run_json({"-x", "blastn", "--matrix", "{mat}", "{s0}", "{s1}"});
+    expect_matrix_run(matrix, Scoring::from_matrix(test::hoxd70().matrix, 7, 2), inputs().matrix.string());
+    const CliRun pair = run_json({"-x", "hoxd70", "--match", "2", "--mismatch", "-3", "{s0}", "{s1}"});
+    expect_json_scoring(pair.out, make_scoring(2, -3, 430, 30));
 }
 
 TEST(CliMatrix, TsvAndTextShowTheMatrix) {

@@ -397,8 +397,19 @@ void check_distinct_files(const cli::Options& o) {
     }
 }
 
+/// Refuses S0 and S1 that are one stream (standard input, or one FIFO): it can be read only
+/// once, and a second read would fail or wait for a writer for ever.
+void check_inputs_readable(const cli::Options& o) {
+    struct stat st{};
+    const bool stream = o.s0_path == "-" || (::stat(o.s0_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode));
+    if (stream && (o.s0_path == o.s1_path || same_file(o.s0_path, o.s1_path)))
+        throw Error("S0 and S1 are one stream (" + (o.s0_path == "-" ? std::string("standard input") : o.s0_path) +
+                    "), which can be read only once: save it to a file and give that twice");
+}
+
 int run(const cli::Options& o, const std::string& command_line, const RankInfo& ranks) {
     const auto wall_start = std::chrono::steady_clock::now();
+    check_inputs_readable(o);
     check_distinct_files(o);
     check_writable("-o", o.output);
     check_writable("--traceback", o.traceback);
@@ -408,6 +419,10 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     std::vector<std::string> notes;
     const JobSpec spec = cli::load_job(o, &notes);
     spec.validate();
+    const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
+                                                                  : io::parse_alignment_format(o.alignment_format);
+    if (!o.traceback.empty())
+        for (const Sequence& s : spec.s0) io::require_query_name(s.name, format);
     if (!o.quiet && speaks)
         for (const auto& n : notes) std::cerr << "chromalign: note: " << n << "\n";
     const SpecialRowsDir rows_dir(o, ranks.link != nullptr);
@@ -483,12 +498,17 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
                          " column slabs over MPI)";
     report.layout = backend->layout();
     report.device_bytes = backend->device_bytes();
+    // An alignment that cannot be written does not take the result with it: that is written
+    // first, and the failure reported after.
+    std::optional<Error> unwritten;
     if (!o.traceback.empty()) {
-        const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
-                                                                      : io::parse_alignment_format(o.alignment_format);
-        cli::write_whole(o.traceback, [&](const std::string& target) {
-            cli::write_job_alignments(target, format, spec, result, o.min_score, o.alignments, command_line);
-        });
+        try {
+            cli::write_whole(o.traceback, [&](const std::string& target) {
+                cli::write_job_alignments(target, format, spec, result, o.min_score, o.alignments, command_line);
+            });
+        } catch (const Error& e) {
+            unwritten = e;
+        }
         if (!o.plot.empty())
             cli::write_whole(o.plot, [&](const std::string& target) {
                 if (o.alignments > 1)
@@ -531,6 +551,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
         }
         std::fputc('\n', stderr);
     }
+    if (unwritten) throw *unwritten;
     return 0;
 }
 

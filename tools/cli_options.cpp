@@ -44,8 +44,21 @@ po::options_description scoring_options(ScoringFlags& s) {
 
 /// Stores one source of options into vm (the first source to set an option wins) and, when
 /// this source is the one that sets --matrix, remembers its directory for a relative path.
-void store_source(const po::parsed_options& parsed, const std::string& dir, po::variables_map& vm,
-                  ScoringFlags& flags) {
+/// The substitution scores are one choice: a source above this one (the command line over
+/// --config over --preset) that made it whole, with --matrix or with both --match and
+/// --mismatch, overrides this one's. Half of it (--match alone over a preset's matrix) would
+/// mix the two, and stays the usage error of make_scoring.
+void store_source(po::parsed_options parsed, const std::string& dir, po::variables_map& vm, ScoringFlags& flags) {
+    const auto given = [&vm](const char* name) { return vm.count(name) && !vm[name].defaulted(); };
+    const bool matrix_above = given("matrix"), pair_above = given("match") && given("mismatch");
+    auto& options = parsed.options;
+    options.erase(std::remove_if(options.begin(), options.end(),
+                                 [&](const po::option& option) {
+                                     const std::string& key = option.string_key;
+                                     return (pair_above && key == "matrix") ||
+                                            (matrix_above && (key == "match" || key == "mismatch"));
+                                 }),
+                  options.end());
     if (!vm.count("matrix"))
         for (const po::option& option : parsed.options)
             if (option.string_key == "matrix") flags.matrix_dir = dir;
@@ -58,7 +71,7 @@ std::string directory_of(const std::string& path) {
 }
 
 /// The Scoring the flags ask for, reading the matrix file if one is named. --matrix replaces
-/// --match and --mismatch, so giving both (from any source) is a usage error.
+/// --match and --mismatch, so giving both (in one source: store_source) is a usage error.
 Scoring make_scoring(const ScoringFlags& f, const po::variables_map& vm, std::string* matrix_file) {
     if (f.matrix.empty()) return Scoring(f.match, f.mismatch, f.gap_open, f.gap_extend);
     if (!vm["match"].defaulted() || !vm["mismatch"].defaulted())
@@ -290,7 +303,11 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
             if (!is_regular_file(path)) throw UsageError("--config: '" + path + "' is not a regular file");
             std::ifstream in(path);
             if (!in) throw UsageError("--config: cannot read '" + path + "'");
-            store_source(po::parse_config_file(in, in_config), directory_of(path), vm, scoring_flags);
+            try {
+                store_source(po::parse_config_file(in, in_config), directory_of(path), vm, scoring_flags);
+            } catch (const po::error& e) {
+                throw UsageError("--config " + path + ": " + e.what());
+            }
         }
         if (vm.count("preset")) {
             const std::string name = vm["preset"].as<std::string>();
