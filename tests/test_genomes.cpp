@@ -144,6 +144,13 @@ TEST_F(Genomes, PairsFileAndRepeatedRecordOptionsChooseThePairs) {
         run({"-q", "-b", "cpu", "-f", "tsv", "--s0-record", path("names.txt"), "--s1-record", "chr1"});
     ASSERT_EQ(named.exit_code, 0) << named.err;
     EXPECT_EQ(split(named.out, '\n').size(), 3u) << named.out;
+    // A value that names a file is read as one: a note says so (a record might bear that name).
+    const test::ChildRun noted = run({"-b", "cpu", "-f", "tsv", "--s0-record", path("names.txt"), "--s1-record", "chr1"});
+    ASSERT_EQ(noted.exit_code, 0) << noted.err;
+    EXPECT_NE(noted.err.find("note: --s0-record " + path("names.txt") + ": the file of that name, read as a list of 2 "
+                             "record(s)"),
+              std::string::npos)
+        << noted.err;
     const test::ChildRun twice =
         run({"-q", "-b", "cpu", "-f", "tsv", "--s0-record", "query0", "--s0-record", "query2"});
     ASSERT_EQ(twice.exit_code, 0) << twice.err;

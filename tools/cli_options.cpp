@@ -157,7 +157,10 @@ io::RecordSelector parse_record(const std::string& text, const char* flag) {
 }
 
 /// --s0-record's values: each a selector, or the name of a file of selectors (one a line).
-std::vector<io::RecordSelector> parse_records(const std::vector<std::string>& values, const char* flag) {
+/// The selectors of `flag`'s values: a value naming a regular file is a file of them, which a
+/// note says, as a record of that name would otherwise be taken for it without a word.
+std::vector<io::RecordSelector> parse_records(const std::vector<std::string>& values, const char* flag,
+                                              std::vector<std::string>& notes) {
     std::vector<io::RecordSelector> selectors;
     for (const std::string& v : values) {
         if (!is_regular_file(v)) {
@@ -165,7 +168,10 @@ std::vector<io::RecordSelector> parse_records(const std::vector<std::string>& va
             continue;
         }
         try {
-            for (io::RecordSelector& r : io::read_selector_file(v)) selectors.push_back(std::move(r));
+            const std::vector<io::RecordSelector> listed = io::read_selector_file(v);
+            notes.push_back(std::string(flag) + " " + v + ": the file of that name, read as a list of " +
+                            std::to_string(listed.size()) + " record(s)");
+            selectors.insert(selectors.end(), listed.begin(), listed.end());
         } catch (const Error& e) {
             throw UsageError(std::string(flag) + ": " + e.what());
         }
@@ -349,8 +355,8 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     }
     if ((o.s0_path.empty() || o.s1_path.empty()) && !(sequences_optional && o.s0_path.empty()))
         throw UsageError("two sequence files are needed: S0 and S1");
-    o.s0_records = parse_records(s0_records, "--s0-record");
-    o.s1_records = parse_records(s1_records, "--s1-record");
+    o.s0_records = parse_records(s0_records, "--s0-record", o.notes);
+    o.s1_records = parse_records(s1_records, "--s1-record", o.notes);
     if (pairs == "mapped") {
         o.pairs_mapped = true;
     } else if (!pairs.empty()) {

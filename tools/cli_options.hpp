@@ -26,6 +26,8 @@ struct Options {
     /// --s0-record/--s1-record, each given once or more or read from a file of names; empty:
     /// every record of the file.
     std::vector<io::RecordSelector> s0_records, s1_records;
+    /// What reading the options has to tell the user (load_job passes them on as notes).
+    std::vector<std::string> notes;
     /// --pairs FILE (or a traceback directory's job): exactly these record pairs, instead of
     /// every S0 record against every S1 record.
     std::vector<io::SelectorPair> pairs;

@@ -43,6 +43,7 @@ constexpr int64_t kMappedShortRecord = 1000;
 }  // namespace
 
 JobSpec load_job(const Options& o, std::vector<std::string>* notes) {
+    if (notes) notes->insert(notes->end(), o.notes.begin(), o.notes.end());
     JobSpec spec;
     spec.scoring = o.scoring;
     spec.strands = o.strands;
