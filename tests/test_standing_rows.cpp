@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -12,6 +13,7 @@
 
 #include "engine/checkpoint/checkpoint_file.hpp"
 #include "engine/checkpoint/checkpointer.hpp"
+#include "engine/checkpoint/standing_rows.hpp"
 #include "engine/error.hpp"
 #include "engine/orchestration/slab_run.hpp"
 #include "kernels/reference/reference.hpp"
@@ -84,6 +86,41 @@ TEST(StandingRows, AStopComputesNoDiagonalOnceARowIsComplete) {
             EXPECT_EQ(run(o), want) << "resumed from rows " << rows[0] << " " << rows[1] << ", seed " << seed;
         }
     }
+}
+
+TEST(StandingRows, ACheckpointLeavesItsRowForAStopThatFollows) {
+    // A checkpoint took the latest complete row and left none: a stop before the next one was
+    // complete took the row in flight and waited up to B + 1 diagonals for it (a SIGTERM just
+    // after a checkpoint at 250M: 10 s). The row now stays for the stop, which takes it whole.
+    std::mt19937_64 rng(test::seed() + 25);
+    auto [s0, s1] = test::mutated_pair(3000, 2000, rng, 0.02);
+    const Scoring& sc = kScorings[rng() % 3];
+    const auto backend = make_backend("cpu", rows_only(4));
+    SlabEngine* engine = backend->slab_engine();
+    const int32_t blocks = engine->slab_shape(s0.length(), s1.length(), sc).blocks;
+    const auto ex = engine->slab_executor(s0, s1, sc, 0, TopRow{}, SlabEdges{}, blocks, PruneRule{});
+    const int64_t bands = ex->grid().bands;
+    StandingRows rows;
+    int64_t d = 0;
+    for (; !rows.has_complete() && d < bands + blocks; ++d) {
+        if (d < bands) rows.begin(d, s1.length());
+        ex->enqueue_diagonal(d);
+        rows.collect(*ex, d, 0);
+    }
+    ex->synchronize();
+    ASSERT_TRUE(rows.has_complete()) << "no row complete after " << d << " diagonals";
+    const std::optional<Checkpoint> taken = rows.take_complete(*ex, 0, false);
+    ASSERT_TRUE(taken);
+    const test::DpRow want = test::dp_row(s0, s1, sc, taken->row);
+    EXPECT_EQ(taken->h, want.h);
+    EXPECT_EQ(taken->f, want.f);
+    ASSERT_TRUE(rows.has_complete()) << "the checkpoint's row is gone";
+    const std::optional<Checkpoint> stop = rows.take_complete(*ex, 0, true);
+    ASSERT_TRUE(stop);
+    EXPECT_EQ(stop->row, taken->row);
+    EXPECT_EQ(stop->h, want.h);
+    EXPECT_EQ(stop->f, want.f);
+    EXPECT_FALSE(rows.has_complete()) << "a stop takes the row for good";
 }
 
 TEST(StandingRows, AStopBeforeAnyRowIsCompleteResumesWithAnotherSlabCount) {

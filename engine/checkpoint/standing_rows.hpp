@@ -19,7 +19,8 @@ namespace chromalign {
 /// checkpoint takes that one at once; before any is complete, the slab's top row (a stop, or a
 /// resumed slab's) or the one in flight (slab_run.cpp). The row taken is older, by up to
 /// 2B + 1 bands; a resume recomputes them, the stop computes nothing.
-/// Costs a row's copy (8 bytes a column) every B + 1 bands and two rows of host memory.
+/// Costs a row's copy (8 bytes a column) every B + 1 bands and at each checkpoint, and three
+/// rows of host memory.
 class StandingRows {
 public:
     /// Band `band` of the executor's grid (rows first_row + band R + 1 on) has begun and has
@@ -38,9 +39,13 @@ public:
 
     bool has_complete() const { return latest_ || (flight_ && flight_->complete()); }
     /// What a checkpoint takes first: the latest complete row (rows of the whole matrix), if
-    /// any. One complete but not landed is waited for (a synchronize), being the newest.
-    std::optional<Checkpoint> take_complete(TileExecutor& ex, int64_t first_row) {
-        std::optional<Checkpoint> row = flight_ && flight_->complete() ? take_flown(ex, first_row) : std::move(latest_);
+    /// any. One complete but not landed is waited for (a synchronize), being the newest. A
+    /// copy, unless `last` (a stop): a stop soon after a checkpoint takes the same row again,
+    /// where it found none and waited for the one in flight (10 s at 250M, B = 3168).
+    std::optional<Checkpoint> take_complete(TileExecutor& ex, int64_t first_row, bool last) {
+        if (flight_ && flight_->complete()) latest_ = take_flown(ex, first_row);
+        if (!last) return latest_;
+        std::optional<Checkpoint> row = std::move(latest_);
         latest_.reset();
         return row;
     }

@@ -467,7 +467,7 @@ private:
             return;
         }
         if (standing_on_ && standing_.has_complete()) {
-            ck_.start_row(std::move(*standing_.take_complete(*ex_, origin_)), r.seq, r.stop);
+            ck_.start_row(std::move(*standing_.take_complete(*ex_, origin_, r.stop)), r.seq, r.stop);
             capture_row_ = marker_row_ = ck_.capture_row();
             capture_ready_ = true;
             // A row of a grid left behind lies above origin_: every band of this one goes.
