@@ -4,6 +4,7 @@
 #include <htslib/sam.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -145,7 +146,13 @@ AlignmentFormat parse_alignment_format(const std::string& name) {
 
 AlignmentFormat alignment_format_of(const std::string& path) {
     const size_t dot = path.rfind('.');
-    const std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+    std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // x.sam.gz would be the view, uncompressed, under a name that says otherwise.
+    for (const char* packed : {"gz", "bgz", "bz2", "xz", "zst"})
+        if (ext == packed)
+            throw Error("--traceback " + path + ": alignments are not written compressed; name a .bam or .cram " +
+                        "file, or pipe --traceback - into a compressor");
     for (const char* known : {"sam", "bam", "cram", "paf", "maf"})
         if (ext == known) return parse_alignment_format(ext);
     return AlignmentFormat::kView;

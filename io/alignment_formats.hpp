@@ -40,7 +40,8 @@ enum class AlignmentFormat { kSam, kBam, kCram, kPaf, kMaf, kView };
 
 /// "sam", "bam", "cram", "paf", "maf", "view"; throws Error for anything else.
 AlignmentFormat parse_alignment_format(const std::string& name);
-/// The format a file name's extension names (.sam .bam .cram .paf .maf), else kView.
+/// The format a file name's extension names (.sam .bam .cram .paf .maf, any case), else kView;
+/// throws Error for a compressor's (.gz, ...), which would hold the view uncompressed.
 AlignmentFormat alignment_format_of(const std::string& path);
 
 /// Throws Error, naming the record, when `format` is SAM, BAM or CRAM and S0's record `name`

@@ -499,6 +499,10 @@ TEST(AlignmentFormats, PafMafAndViewAgreeWithTheAlignment) {
     EXPECT_NE(view.find(" " + std::to_string(c.a.s0_end) + "\n"), std::string::npos) << "S0's end in the margin";
     EXPECT_EQ(io::alignment_format_of("x.paf"), io::AlignmentFormat::kPaf);
     EXPECT_EQ(io::alignment_format_of("x.txt"), io::AlignmentFormat::kView);
+    EXPECT_EQ(io::alignment_format_of("x.SAM"), io::AlignmentFormat::kSam);
+    EXPECT_EQ(io::alignment_format_of("dir.v2/x.Paf"), io::AlignmentFormat::kPaf);
+    EXPECT_THROW(io::alignment_format_of("x.sam.gz"), Error);
+    EXPECT_THROW(io::alignment_format_of("x.paf.BGZ"), Error);
     EXPECT_THROW(io::parse_alignment_format("gff"), Error);
 }
 

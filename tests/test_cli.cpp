@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -524,6 +525,31 @@ TEST(CliFormats, TsvHeaderMatchesDataRow) {
     EXPECT_EQ(row[2], std::to_string(want.s1_end));
 }
 
+TEST(CliFormats, TsvNamesTheRegionsAndWithATracebackTheAlignment) {
+    // Positions are the record's and lengths the region's: the region column tells which.
+    const TempDir dir;
+    const std::vector<std::string> args =
+        expand(std::vector<std::string>{"-q", "-b", "reference", "-f", "tsv", "--s0-record", "a0:11-290", "--traceback",
+                                        (dir.path() / "a.paf").string(), "{s0}", "{s1}"});
+    const CliRun run = run_cli(args);
+    ASSERT_EQ(run.code, 0) << describe(args, run);
+    const std::vector<std::string> lines = split(run.out, '\n');
+    ASSERT_EQ(lines.size(), 2u) << run.out;
+    const std::vector<std::string> header = split(lines[0], '\t'), row = split(lines[1], '\t');
+    ASSERT_EQ(header.size(), row.size()) << run.out;
+    std::map<std::string, std::string> field;
+    for (size_t k = 0; k < header.size(); ++k) field[header[k]] = row[k];
+    EXPECT_EQ(field["s0_length"], "280") << run.out;
+    EXPECT_EQ(field["s0_region"], "11-290") << run.out;
+    EXPECT_EQ(field["s1_region"], "-") << run.out;
+    const std::vector<std::string> paf = split(test::read_text((dir.path() / "a.paf").string()), '\t');
+    ASSERT_GE(paf.size(), 11u);
+    EXPECT_EQ(field["s0_start"], std::to_string(std::stoll(paf[2]) + 1)) << run.out;  // PAF is 0-based
+    EXPECT_EQ(field["s1_start"], std::to_string(std::stoll(paf[7]) + 1)) << run.out;
+    EXPECT_EQ(field["length"], paf[10]) << run.out;
+    EXPECT_EQ(field["identity"].substr(0, 2), "0.") << run.out;
+}
+
 TEST(CliFormats, TextIsDefaultOnBundledExample) {
     const std::string dir = std::string(CHROMALIGN_SOURCE_DIR) + "/data/example/";
     const std::vector<std::string> args = {"-q", "--backend", "reference",
@@ -706,10 +732,12 @@ TEST(CliMatrix, TsvAndTextShowTheMatrix) {
     ASSERT_EQ(lines.size(), 2u) << tsv.out;
     const std::vector<std::string> header = split(lines[0], '\t'), row = split(lines[1], '\t');
     ASSERT_EQ(header.size(), row.size()) << tsv.out;
-    const std::vector<std::string> tail(header.end() - 5, header.end());
-    EXPECT_EQ(tail, (std::vector<std::string>{"matrix", "other", "gap_open", "gap_extend", "strand"})) << tsv.out;
-    EXPECT_EQ(row[row.size() - 5], "91,-114,-31,-123,-114,100,-125,-31,-31,-125,100,-114,-123,-31,-114,91");
-    EXPECT_EQ(row[row.size() - 4], "-125");
+    const std::vector<std::string> tail(header.end() - 7, header.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"matrix", "other", "gap_open", "gap_extend", "strand", "s0_region",
+                                              "s1_region"}))
+        << tsv.out;
+    EXPECT_EQ(row[row.size() - 7], "91,-114,-31,-123,-114,100,-125,-31,-31,-125,100,-114,-123,-31,-114,91");
+    EXPECT_EQ(row[row.size() - 6], "-125");
 
     const std::vector<std::string> text_args =
         expand(std::vector<std::string>{"-q", "-b", "reference", "-x", "hoxd70", "{s0}", "{s1}"});

@@ -2,6 +2,7 @@
 //! strands of a real pair (../shared/data/README.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "kernels/reference/reference.hpp"
@@ -51,10 +52,12 @@ TsvAnswer first_answer(const std::string& tsv) {
     std::string header, line, field;
     std::getline(in, header);
     std::getline(in, line);
-    std::vector<std::string> f;
+    std::vector<std::string> f, names;
     for (std::stringstream row(line); std::getline(row, field, '\t');) f.push_back(field);
-    if (f.size() < 17) return {};
-    return {std::stoll(f[0]), std::stoll(f[1]), std::stoll(f[2]), f.back()};
+    for (std::stringstream row(header); std::getline(row, field, '\t');) names.push_back(field);
+    const size_t strand = static_cast<size_t>(std::find(names.begin(), names.end(), "strand") - names.begin());
+    if (f.size() != names.size() || strand >= f.size()) return {};
+    return {std::stoll(f[0]), std::stoll(f[1]), std::stoll(f[2]), f[strand]};
 }
 
 // minimap2 -x asm5 puts ELS37 185,755-1,197,859 on G27 180,670-1,191,987, strand -

@@ -139,9 +139,15 @@ std::string tsv_report(const RunReport& r) {
     std::ostringstream out;
     // A matrix replaces the match and mismatch columns by its 16 scores (rows A, C, G, T) and other.
     const bool matrix = shows_matrix(r);
+    // Then each record's region ("-": the whole record; lengths are the region's, positions the
+    // record's), and with a traceback the alignment's start, length and identity, as text gives.
+    bool traced = false;
+    for (const PairReport& p : r.pairs) traced = traced || p.alignment;
     out << "score\ts0_end\ts1_end\ts0_name\ts1_name\ts0_length\ts1_length\tcells\tseconds\tgcups\t"
            "backend\tdevice\t"
-        << (matrix ? "matrix\tother" : "match\tmismatch") << "\tgap_open\tgap_extend\tstrand\n";
+        << (matrix ? "matrix\tother" : "match\tmismatch") << "\tgap_open\tgap_extend\tstrand\ts0_region\ts1_region"
+        << (traced ? "\ts0_start\ts1_start\tlength\tidentity" : "") << "\n";
+    const auto region = [](const SequenceInfo& s) { return s.region.empty() ? std::string("-") : s.region; };
     const std::string scoring =
         (matrix ? matrix_rows(r.scoring, "", ",", "", ",") + "\t" + std::to_string(r.scoring.other)
                 : std::to_string(r.scoring.match()) + "\t" + std::to_string(r.scoring.mismatch())) +
@@ -151,7 +157,14 @@ std::string tsv_report(const RunReport& r) {
         out << p.result.score << "\t" << at.s0_end << "\t" << at.s1_end << "\t" << p.s0.name << "\t" << p.s1.name << "\t"
             << p.s0.length << "\t" << p.s1.length << "\t" << p.cells << "\t" << fixed(p.seconds, 3) << "\t"
             << fixed(p.gcups(), 3) << "\t" << r.backend << "\t" << r.device << "\t" << scoring << "\t"
-            << strand_char(p.strand) << "\n";
+            << strand_char(p.strand) << "\t" << region(p.s0) << "\t" << region(p.s1);
+        if (traced && p.alignment) {
+            const AlignmentStats s = alignment_stats(*p.alignment);
+            out << "\t" << at.s0_start << "\t" << at.s1_start << "\t" << s.columns << "\t" << fixed(s.identity(), 6);
+        } else if (traced) {
+            out << "\t-\t-\t-\t-";
+        }
+        out << "\n";
     }
     return out.str();
 }
