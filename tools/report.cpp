@@ -106,6 +106,23 @@ std::string one_pair_text(const RunReport& r) {
     return out.str();
 }
 
+/// Whether any pair was traced: then the tables gain the alignment's columns.
+bool any_traced(const RunReport& r) {
+    for (const PairReport& p : r.pairs)
+        if (p.alignment) return true;
+    return false;
+}
+
+/// A table row's alignment columns (start cells, length, identity; "-" for a pair not traced).
+void alignment_columns(std::ostringstream& out, const PairReport& p, const Positions& at) {
+    if (!p.alignment) {
+        out << "\t-\t-\t-\t-";
+        return;
+    }
+    const AlignmentStats s = alignment_stats(*p.alignment);
+    out << "\t" << at.s0_start << "\t" << at.s1_start << "\t" << s.columns << "\t" << fixed(s.identity(), 6);
+}
+
 /// Several pairs: the job's lines, then a table of the pairs, best first.
 std::string pairs_text(const RunReport& r) {
     std::ostringstream out;
@@ -114,8 +131,7 @@ std::string pairs_text(const RunReport& r) {
         << "scoring\t" << r.scoring.to_string() << "\n"
         << (r.matrix_file.empty() ? "" : "matrix_file\t" + r.matrix_file + "\n");
     job_lines(out, r);
-    bool traced = false;
-    for (const PairReport& p : r.pairs) traced = traced || p.alignment;
+    const bool traced = any_traced(r);
     out << "\nrank\tscore\tstrand\ts0\ts0_end\ts1\ts1_end"
         << (traced ? "\ts0_start\ts1_start\tlength\tidentity" : "") << "\n";
     for (size_t k = 0; k < r.pairs.size(); ++k) {
@@ -123,12 +139,7 @@ std::string pairs_text(const RunReport& r) {
         const Positions at = positions(p);
         out << k + 1 << "\t" << p.result.score << "\t" << strand_char(p.strand) << "\t" << record_label(p.s0) << "\t"
             << at.s0_end << "\t" << record_label(p.s1) << "\t" << at.s1_end;
-        if (traced && p.alignment) {
-            const AlignmentStats s = alignment_stats(*p.alignment);
-            out << "\t" << at.s0_start << "\t" << at.s1_start << "\t" << s.columns << "\t" << fixed(s.identity(), 6);
-        } else if (traced) {
-            out << "\t-\t-\t-\t-";
-        }
+        if (traced) alignment_columns(out, p, at);
         out << "\n";
     }
     if (lists_alignments(r)) alignments_text(out, r);
@@ -141,8 +152,7 @@ std::string tsv_report(const RunReport& r) {
     const bool matrix = shows_matrix(r);
     // Then each record's region ("-": the whole record; lengths are the region's, positions the
     // record's), and with a traceback the alignment's start, length and identity, as text gives.
-    bool traced = false;
-    for (const PairReport& p : r.pairs) traced = traced || p.alignment;
+    const bool traced = any_traced(r);
     out << "score\ts0_end\ts1_end\ts0_name\ts1_name\ts0_length\ts1_length\tcells\tseconds\tgcups\t"
            "backend\tdevice\t"
         << (matrix ? "matrix\tother" : "match\tmismatch") << "\tgap_open\tgap_extend\tstrand\ts0_region\ts1_region"
@@ -158,12 +168,7 @@ std::string tsv_report(const RunReport& r) {
             << p.s0.length << "\t" << p.s1.length << "\t" << p.cells << "\t" << fixed(p.seconds, 3) << "\t"
             << fixed(p.gcups(), 3) << "\t" << r.backend << "\t" << r.device << "\t" << scoring << "\t"
             << strand_char(p.strand) << "\t" << region(p.s0) << "\t" << region(p.s1);
-        if (traced && p.alignment) {
-            const AlignmentStats s = alignment_stats(*p.alignment);
-            out << "\t" << at.s0_start << "\t" << at.s1_start << "\t" << s.columns << "\t" << fixed(s.identity(), 6);
-        } else if (traced) {
-            out << "\t-\t-\t-\t-";
-        }
+        if (traced) alignment_columns(out, p, at);
         out << "\n";
     }
     return out.str();
