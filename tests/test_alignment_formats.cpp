@@ -882,6 +882,10 @@ TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
     const test::ChildRun scoring =
         h.run_command({"traceback", h.path("run"), "--traceback", h.path("x.paf"), "--preset", "blastn"});
     EXPECT_EQ(scoring.exit_code, 2) << scoring.err;
+    const test::ChildRun strand =
+        h.run_command({"traceback", h.path("run"), "--traceback", h.path("x.paf"), "--strand", "reverse"});
+    EXPECT_EQ(strand.exit_code, 2) << strand.err;
+    EXPECT_NE(strand.err.find("takes its strands from"), std::string::npos) << strand.err;
     const test::ChildRun no_file = h.run_command({"traceback", h.path("run")});
     EXPECT_EQ(no_file.exit_code, 2) << no_file.err;
     // A run with --traceback on a directory of another comparison runs stage 1 itself.

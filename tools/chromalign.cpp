@@ -167,6 +167,10 @@ cli::Options traceback_command(int argc, char** argv) {
     const std::string where = job ? job_record_path(dir) : stage1_record_path(dir);
     if (!same_scoring(o.scoring, Scoring()) && !same_scoring(o.scoring, recorded))
         throw cli::UsageError("chromalign traceback takes its scoring from " + where);
+    // --strand is the job's, as the scoring is: one the job did not run is refused, not ignored.
+    const std::vector<Strand> recorded_strands = job ? job->strands : std::vector<Strand>{Strand::kForward};
+    if (o.strands != std::vector<Strand>{Strand::kForward, Strand::kReverse} && o.strands != recorded_strands)
+        throw cli::UsageError("chromalign traceback takes its strands from " + where);
     if (o.s0_path.empty()) {
         o.s0_path = job ? job->s0_path : single->s0_path;
         o.s1_path = job ? job->s1_path : single->s1_path;
@@ -272,6 +276,15 @@ void check_writable(const std::string& option, const std::string& path) {
         throw Error(option + " " + path + ": cannot write in " + dir + ": " + std::strerror(errno));
     if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
         throw Error(option + " " + path + ": cannot write it: " + std::strerror(errno));
+}
+
+/// Refuses a directory `option` names that is missing or not writable: found at the first
+/// checkpoint, it would be a warning at each one and no file kept.
+void check_directory(const std::string& option, const std::string& dir) {
+    if (dir.empty()) return;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) throw Error(option + " " + dir + ": no such directory");
+    if (::access(dir.c_str(), W_OK) != 0) throw Error(option + " " + dir + ": cannot write in it: " + std::strerror(errno));
 }
 
 /// One stage 1 in this process alone.
@@ -414,6 +427,7 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     check_writable("-o", o.output);
     check_writable("--traceback", o.traceback);
     check_writable("--plot", o.plot);  // (a checkpoint warns at once, or stops with --checkpoint-strict)
+    check_directory("--keep-rows", o.backend_options.checkpoint.keep_rows_dir);
     // Several ranks: rank 0 speaks for the job; the others only report their warnings.
     const bool speaks = ranks.rank == 0;
     std::vector<std::string> notes;

@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -124,7 +125,7 @@ std::optional<double> scaled_number(const std::string& text, const std::vector<s
 
 double parse_duration(const std::string& text, const char* flag) {
     const std::optional<double> value = scaled_number(text, {{"s", 1}, {"m", 60}, {"h", 3600}});
-    if (!value || !(*value > 0))
+    if (!value || !(*value > 0) || !std::isfinite(*value))
         throw UsageError(std::string(flag) + " must be a positive duration such as 90, 30s, 10m or 1h (got '" + text + "')");
     return *value;
 }
