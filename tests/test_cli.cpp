@@ -357,6 +357,7 @@ const ErrorCase kErrorCases[] = {
      {"--keep-rows {dir}/no: no such directory"}},
     {"plot_is_a_directory", {"--traceback", "{dir}/a.paf", "--plot", "{dir}", "{s0}", "{s1}"}, 1,
      {"--plot {dir}: is a directory"}},
+    {"traceback_compressed", {"--traceback", "{dir}/a.sam.gz", "{missing}", "{s1}"}, 1, {"--traceback", "compressed"}},
     {"sam_query_name_too_long", {"--traceback", "{dir}/a.bam", "{longname}", "{s1}"}, 1,
      {"S0 record 'nnnn", "300 characters", "254"}},
     // A stream (standard input, a FIFO) can be read once: S0 and S1 cannot both be it.

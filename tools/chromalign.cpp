@@ -428,13 +428,13 @@ int run(const cli::Options& o, const std::string& command_line, const RankInfo& 
     check_writable("--traceback", o.traceback);
     check_writable("--plot", o.plot);  // (a checkpoint warns at once, or stops with --checkpoint-strict)
     check_directory("--keep-rows", o.backend_options.checkpoint.keep_rows_dir);
+    const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
+                                                                  : io::parse_alignment_format(o.alignment_format);
     // Several ranks: rank 0 speaks for the job; the others only report their warnings.
     const bool speaks = ranks.rank == 0;
     std::vector<std::string> notes;
     const JobSpec spec = cli::load_job(o, &notes);
     spec.validate();
-    const io::AlignmentFormat format = o.alignment_format.empty() ? io::alignment_format_of(o.traceback)
-                                                                  : io::parse_alignment_format(o.alignment_format);
     if (!o.traceback.empty())
         for (const Sequence& s : spec.s0) io::require_query_name(s.name, format);
     if (!o.quiet && speaks)
