@@ -283,6 +283,12 @@ void Checkpointer::start_row(Checkpoint row, int64_t seq, bool stop) {
     wave_capture_ = true;
 }
 
+void Checkpointer::reissue(int64_t seq, bool stop) {
+    if (!last_piece_) throw Error("internal: a slab was asked to give again a piece it never wrote");
+    begin(seq, stop);
+    reissue_ = true;
+}
+
 void Checkpointer::adopt(BandCapture band, int64_t seq, bool stop) {
     begin(seq, stop);
     band_ = std::move(band);
@@ -310,6 +316,12 @@ bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best, int32_t lef
                          std::vector<int32_t> left_e) {
     last_ = std::chrono::steady_clock::now();
     if (writer_.valid()) writer_.wait();  // one write at a time; its result is polled by the caller
+    if (reissue_) {
+        reissue_ = false;
+        auto again = std::make_shared<Checkpoint>(*last_piece_);
+        again->seq = seq_;
+        return write_piece(std::move(again));
+    }
     auto c = std::make_shared<Checkpoint>(base_);
     if (wave_capture_) {
         wave_capture_ = false;
@@ -325,6 +337,11 @@ bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best, int32_t lef
     c->left_corner = left_corner;
     c->left_h = std::move(left_h);
     c->left_e = std::move(left_e);
+    return write_piece(std::move(c));
+}
+
+bool Checkpointer::write_piece(std::shared_ptr<Checkpoint> c) {
+    if (!stop_) last_piece_ = c;
     const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
     const int64_t seq = seq_;
     const std::string keep_name = keep + "/row_" + std::to_string(c->row) + slab_suffix(rank_, ranks_) + ".ckpt";

@@ -103,16 +103,28 @@ public:
     /// ready at once. False where the executor takes none, or where it is row 0 of a fresh
     /// run (start() then).
     bool start_wavefront(TileExecutor& ex, int64_t seq, bool stop);
+    /// Takes this slab's last piece again as checkpoint `seq` (has_piece() must hold): ready at
+    /// once. For a slab that has run its last diagonal (slab_run.cpp's serve), whose state it
+    /// still is: its left neighbour, which finished first, gives its own last piece again, so
+    /// the edge rows the piece kept still fit.
+    void reissue(int64_t seq, bool stop);
+    /// Whether this slab wrote a piece of a checkpoint that carried no stop (reissue).
+    bool has_piece() const { return last_piece_ != nullptr; }
+    /// Whether the piece being taken is a reissue; then the edge rows it keeps are its own.
+    bool reissuing() const { return reissue_; }
+    /// With reissuing(): the row down to which the piece keeps its left edge (its row if none).
+    int64_t reissued_left_end() const { return last_piece_->row + static_cast<int64_t>(last_piece_->left_h.size()); }
     /// The rows of the piece being taken: its highest (that of its first columns) and lowest.
-    int64_t capture_row() const { return wave_.row; }
-    int64_t capture_low_row() const { return wave_.low_row(); }
-    bool capturing() const { return band_.active() || wave_capture_; }
+    int64_t capture_row() const { return reissue_ ? last_piece_->row : wave_.row; }
+    int64_t capture_low_row() const { return reissue_ ? last_piece_->low_row() : wave_.low_row(); }
+    bool capturing() const { return band_.active() || wave_capture_ || reissue_; }
     int64_t capturing_seq() const { return seq_; }
     /// After diagonal d was enqueued; true when the band's bottom row is complete.
     bool capture(TileExecutor& ex, int64_t d) { return band_.capture(ex, d); }
     /// Once the captured row is complete: writes it with `best` (global coordinates) and the
     /// left edge rows it needs (H(row, c0 - 1) and rows row+1 on) in the background, or at
-    /// once when the checkpoint carries the stop request. Returns whether it did carry it.
+    /// once when the checkpoint carries the stop request (a reissue: the piece as it was,
+    /// with its own best cell and edge rows). Returns whether it did carry the stop.
     bool write(TileExecutor& ex, const AlignmentEnd& best, int32_t left_corner, std::vector<int32_t> left_h,
                std::vector<int32_t> left_e);
     /// Drops the copy of the top row kept for start_top (once the slab has begun a band, or
@@ -130,6 +142,8 @@ public:
     /// Rank 0: whether a new checkpoint may start now: the previous one is on every rank, and
     /// the interval has elapsed or a stop was asked for.
     bool due(bool stop) const;
+    /// Rank 0: no checkpoint is being taken, and the latest, if any, is on every rank.
+    bool settled() const { return !capturing() && (seq_ == 0 || (acked_seq_ == seq_ && acks_ == ranks_)); }
     /// Rank 0 removes the completion marker: once every rank has resumed (the leftovers of a
     /// finished earlier run are gone then), and once every rank has finished.
     void remove_completion_marker();
@@ -145,6 +159,7 @@ private:
     void take_best(const AlignmentEnd& best, const std::string& source);
     std::string piece(int slot) const;
     void begin(int64_t seq, bool stop);  ///< what start() and start_top() share
+    bool write_piece(std::shared_ptr<Checkpoint> c);  ///< write()'s end: `c` goes to disk
     void note(const std::string& text) const;
     std::string progress_of(int64_t row) const;  ///< "row r of m, p% done"
 
@@ -174,6 +189,8 @@ private:
     int32_t left_corner_ = 0;
     std::vector<int32_t> left_h_, left_e_;
     bool wave_capture_ = false;
+    bool reissue_ = false;                         ///< the piece being taken is last_piece_ again
+    std::shared_ptr<const Checkpoint> last_piece_;  ///< the latest written that carried no stop
     Checkpoint wave_;  ///< the state taken whole (a wavefront, a complete row, the top row), until write()
     int64_t next_seq_ = 1;
     int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq

@@ -201,6 +201,7 @@ public:
         if (special_) keep_special_rows(g().diagonals(), true);
         pump(g().diagonals());
         finished_ = seconds_since_start();
+        serve();
     }
 
     /// Pipeline figures in milliseconds: first left edge received, time spent waiting for
@@ -537,7 +538,13 @@ private:
         if (!capture_ready_ || (left_ && left_captured_seq_ != ck_.capturing_seq())) return;
         int32_t corner = 0;
         std::vector<int32_t> h, e;
-        if (left_) {
+        if (left_ && ck_.reissuing()) {
+            // The left neighbour, finished first, gave its own last piece again (serve).
+            const int64_t kept = ck_.reissued_left_end();
+            if (kept > capture_row_ ? left_captured_row_ != kept : left_captured_row_ > capture_row_)
+                throw Error("internal: a slab's last piece keeps its left edge down to row " + std::to_string(kept) +
+                            ", its left neighbour's lies at row " + std::to_string(left_captured_row_));
+        } else if (left_) {
             corner = left_col_.h_at(capture_row_);
             if (left_captured_row_ > capture_row_) left_col_.rows(capture_row_, left_captured_row_, h, e);
         }
@@ -557,15 +564,62 @@ private:
     void decide_checkpoint(int64_t d) {
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
         if (!ck_.enabled() || ck_.capturing()) return;
-        if (d >= g().bands - 1) {  // the last band has begun: finishing is as quick
-            if (signal && !stop_noted_ && options_.on_note) {
-                stop_noted_ = true;
-                options_.on_note("signal received in the last band: finishing the run instead of checkpointing");
-            }
+        if (d >= g().bands - 1) {  // the last band has begun: serve() takes it from here
+            if (link_.ranks() == 1) note_finishing(signal);  // finishing is as quick
             return;
         }
-        if (!ck_.due(signal != 0) || pending_.seq > 0) return;
+        // Once finished, rank 0 gives its last piece again (serve), and a resume computes what
+        // lies below it: one is taken before its last band, the interval elapsed or not.
+        const bool last_chance = d == g().bands - 2 && link_.ranks() > 1;
+        if (pending_.seq > 0 || !(ck_.due(signal != 0) || (last_chance && ck_.due(true)))) return;
         request(ck_.next_seq(), signal != 0);
+    }
+
+    void note_finishing(int signal) {
+        if (signal && !stop_noted_ && options_.on_note) {
+            stop_noted_ = true;
+            options_.on_note("signal received in the last band: finishing the run instead of checkpointing");
+        }
+    }
+
+    /// A slab that has run its last diagonal still takes its part in checkpoints and stops
+    /// until every slab has: on a pruned run the left slabs end long before the right ones
+    /// (90 s of a 270 s run at 48M), and rank 0, which decides both, would leave the rest of
+    /// the run without either. A finished slab's state is its last piece, which it gives again
+    /// (Checkpointer::reissue). Rank 0 ends this once every slab has finished and no
+    /// checkpoint is being taken, so none is left half taken.
+    void serve() {
+        if (!ck_.enabled() || link_.ranks() == 1) return;
+        if (left_) link_.send_ack(kFinishedAck);
+        else ++finished_slabs_;
+        while (!ended_) {
+            pump(g().diagonals());
+            if (pending_.seq > 0 && !ck_.capturing()) reissue();
+            if (!left_ && finished_slabs_ == link_.ranks() && pending_.seq == 0 && ck_.settled()) {
+                EdgeMessage end;
+                end.run_ended = ended_ = true;
+                link_.send_edge(end);
+            } else if (!left_ && finished_slabs_ < link_.ranks() && !ck_.capturing() && pending_.seq == 0) {
+                const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
+                if (!ck_.has_piece()) note_finishing(signal);  // nothing to give: the run ends first
+                else if (ck_.due(signal != 0)) request(ck_.next_seq(), signal != 0);
+            }
+            std::this_thread::yield();
+        }
+    }
+
+    /// A finished slab takes the checkpoint asked for: its last piece again.
+    void reissue() {
+        const Request r = pending_;
+        pending_ = Request{};
+        ck_.reissue(r.seq, r.stop);
+        capture_row_ = ck_.capture_row();
+        marker_row_ = ck_.capture_low_row();
+        capture_ready_ = true;
+        if (!r.stop) return;
+        stopping_ = true;
+        standing_on_ = false;
+        if (group_) group_->set_stopping();
     }
 
     /// Sends the right edges that finished, collects left edges, and handles finished writes
@@ -594,6 +648,10 @@ private:
                 request(in.request_seq, in.request_stop);
             }
             if (in.captured_seq > 0) left_captured_seq_ = in.captured_seq, left_captured_row_ = in.captured_row;
+            if (in.run_ended) {
+                ended_ = true;
+                if (right_) link_.send_edge(in);
+            }
         }
         try_write();
         if (const int64_t seq = ck_.poll_written(); seq > 0) {
@@ -603,7 +661,10 @@ private:
                 link_.send_ack(seq);
         }
         int64_t seq = 0;
-        while (link_.rank() == 0 && link_.poll_ack(seq)) ck_.acknowledged(seq);
+        while (link_.rank() == 0 && link_.poll_ack(seq)) {
+            if (seq == kFinishedAck) ++finished_slabs_;
+            else ck_.acknowledged(seq);
+        }
     }
 
     /// After a stop checkpoint's piece is written here (and the right edges it needs
@@ -737,6 +798,8 @@ private:
     bool stopping_ = false;         ///< the piece being taken carries the stop
     int64_t stop_band_ = -1;        ///< its band (-1: the top row) when stopping_
     bool stop_noted_ = false;
+    int finished_slabs_ = 0;   ///< rank 0: the slabs that have run their last diagonal
+    bool ended_ = false;       ///< every slab has, and no checkpoint is being taken (serve)
     int32_t best_ = 0;  ///< the best score this slab knows of (share_best)
     const std::vector<int32_t> zero_h_, neg_e_;  ///< the fresh left edge: H = 0, E = -inf
     std::vector<int32_t> edge_h_, edge_e_;       ///< a band's left edge, taken from left_col_

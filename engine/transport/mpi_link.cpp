@@ -162,7 +162,7 @@ void MpiLink::send_edge(const EdgeMessage& m) {
     words.reserve(kHeader + 2 * m.h.size());
     put64(words, m.row0);
     put64(words, m.request_seq);
-    words.push_back(m.request_stop ? 1 : 0);
+    words.push_back((m.request_stop ? 1 : 0) | (m.run_ended ? 2 : 0));
     put64(words, m.captured_seq);
     put64(words, m.captured_row);
     words.push_back(static_cast<int32_t>(m.h.size()));
@@ -197,7 +197,8 @@ bool MpiLink::poll_edge(EdgeMessage& m) {
     if (words.size() != kHeader + 2 * rows) throw Error("MPI: malformed edge message from the left neighbour");
     m.row0 = get64(&words[0]);
     m.request_seq = get64(&words[2]);
-    m.request_stop = words[4] != 0;
+    m.request_stop = (words[4] & 1) != 0;
+    m.run_ended = (words[4] & 2) != 0;
     m.captured_seq = get64(&words[5]);
     m.captured_row = get64(&words[7]);
     m.best = words[10];

@@ -17,7 +17,13 @@ struct EdgeMessage {
     int64_t captured_seq = 0;    ///< > 0: the sender's piece of checkpoint seq is at captured_row,
     int64_t captured_row = 0;    ///< and every row of its edge down to there has been sent
     std::vector<int32_t> h, e;   ///< H and E of those rows in the edge column
+    /// From rank 0, forwarded: every slab has run its last diagonal and no checkpoint is being
+    /// taken, so the slabs stop taking part in checkpoints (slab_run.cpp's serve).
+    bool run_ended = false;
 };
+/// The acknowledgement a slab sends rank 0 once it has run its last diagonal.
+constexpr int64_t kFinishedAck = -1;
+
 /// One slab's end of the run: rank k of the run's slabs owns the k-th column slab; messages
 /// flow from rank k to rank k+1 in row order, acknowledgements to rank 0. Implemented over
 /// MPI (engine/mpi_link), and between the slab threads of one process (engine/local_link).
@@ -33,7 +39,8 @@ public:
     /// while the transport is busy with another thread's call: callers poll again.
     virtual bool poll_edge(EdgeMessage& m) = 0;
 
-    /// Tells rank 0 that this rank's piece of checkpoint `seq` is on disk; never blocks.
+    /// Tells rank 0 that this rank's piece of checkpoint `seq` is on disk (kFinishedAck: that
+    /// it has run its last diagonal); never blocks.
     virtual void send_ack(int64_t seq) = 0;
     /// Rank 0: an acknowledgement's seq, if one has arrived; never blocks (and, like poll_edge,
     /// may answer false while the transport is busy).
