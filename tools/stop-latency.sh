@@ -5,6 +5,8 @@
 #   BACKEND=cpu SIZE=3M BIN=build STOP_AFTER=5 tools/stop-latency.sh     # here
 # STOP_AFTER (75) seconds before the stop; EVERY (10) the --checkpoint-every of the second
 # part; ARGS more chromalign flags for every run (--slabs 8, say). Each result goes to stdout and to $OUT/stop-latency.txt as soon as it is known.
+# LATE=1 runs only part 3: a stop once the first slab has ended (the pair runs twice whole:
+# a size of seconds, 16M on a GPU), the resume compared with the uninterrupted answer.
 set -uo pipefail
 set -m  # jobs in process groups of their own: a non-interactive shell starts them ignoring SIGINT
 bin=${BIN:-build}
@@ -32,6 +34,32 @@ if [ ! -f "$work/p_s1.fa" ]; then
   t=$(now)
   "$bin/chromalign-bench" --sizes "$size" --write-fasta "$work/p" > /dev/null || exit 1
   say "generated a $size x $size pair in $(since "$t") s"
+fi
+
+if [ -n "${LATE:-}" ]; then
+  # 3. A stop after slab 0 has ended, half way to the last slab's end (the pipeline note of a
+  # whole run says when), then a resume, which must give the whole run's answer.
+  rm -f "$work"/l.ckpt*
+  (run --checkpoint "$work/l.ckpt") > "$work/whole.out" 2> "$work/whole.err" || exit 1
+  read -r first last < <(grep -o 'done [0-9.]*' "$work/whole.err" | awk '{print $2}' | sort -n | sed -n '1p;$p' | paste -sd' ')
+  at=$(awk -v a="$first" -v b="$last" 'BEGIN {printf "%.2f", a + (b - a) / 2}')
+  run --checkpoint "$work/l.ckpt" > /dev/null 2> "$work/late.err" &
+  pid=$!
+  sleep "$at"
+  s=$(now)
+  kill -TERM "$pid"
+  wait "$pid"
+  rc=$?
+  say "$backend $size: slabs ended at $first to $last s; SIGTERM $at s in: exit $rc $(since "$s") s later"
+  (run --checkpoint "$work/l.ckpt") > "$work/resumed.out" 2> "$work/resumed.err"
+  grep -h resuming "$work/late.err" "$work/resumed.err" | tee -a "$log"
+  if cmp -s <(cut -f1-3 "$work/whole.out") <(cut -f1-3 "$work/resumed.out"); then
+    say "resumed: the whole run's answer, $(sed -n 2p "$work/resumed.out" | cut -f1-3)"
+  else
+    say "resumed: ANSWER DIFFERS: $(sed -n 2p "$work/whole.out" | cut -f1-3) against $(sed -n 2p "$work/resumed.out" | cut -f1-3)"
+    exit 1
+  fi
+  exit 0
 fi
 
 # 1. A stop STOP_AFTER seconds into a run.
