@@ -3,6 +3,7 @@
 //! piece ready at once, and the pieces resume exactly with any rank count.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -121,6 +122,53 @@ TEST(StandingRows, ACheckpointLeavesItsRowForAStopThatFollows) {
     EXPECT_EQ(stop->h, want.h);
     EXPECT_EQ(stop->f, want.f);
     EXPECT_FALSE(rows.has_complete()) << "a stop takes the row for good";
+}
+
+TEST(StandingRows, StopsAmidCheckpointsResumeAgainAndAgain) {
+    // Checkpoints one after another on 8 slabs that change grids, stopped, resumed and stopped
+    // again, then resumed to the end. A resumed staircase keeps right slabs waiting long for
+    // edges, and a slab took a checkpoint while awaiting one, then awaited the edge alone: a
+    // stop that followed made its left neighbour stop above that band, and it waited for ever
+    // (1 run of this test in about 20 hung).
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed + 27);
+    auto [s0, s1] = test::mutated_pair(60000, 30000, rng, 0.02);
+    const Scoring& sc = kScorings[rng() % 3];
+    const AlignmentEnd want = reference_align(s0, s1, sc);
+    constexpr int kSlabs = 8;
+    for (int trial = 0; trial < 3; ++trial) {
+        test::TempDir dir;
+        BackendOptions o = rows_only(6);
+        o.narrow_test_blocks = 24;
+        o.narrow_test_row = 20000;
+        o.checkpoint.path = dir.file("again.ckpt");
+        o.checkpoint.every_seconds = 0;
+        const auto run = [&](const BackendOptions& with) { return test::slab_align("cpu", s0, s1, sc, kSlabs, with); };
+        for (const int64_t most : {60, 30}) {
+            static volatile std::sig_atomic_t stop = 0;
+            stop = 0;
+            int64_t count = 0;
+            const int64_t at = 3 + static_cast<int64_t>(rng() % most);
+            BackendOptions stopping = o;
+            stopping.checkpoint.stop = &stop;
+            stopping.on_diagonal = [&](int rank, int64_t) {
+                if (rank == 0 && ++count == at) stop = SIGTERM;
+            };
+            bool stopped = false;
+            try {
+                EXPECT_EQ(run(stopping), want) << "seed " << seed;  // it may end before the stop is taken
+            } catch (const Interrupted&) {
+                stopped = true;
+            }
+            const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, kSlabs);
+            std::printf("[ stop     ] trial %d, after %lld diagonals of rank 0: %s, rows", trial,
+                        static_cast<long long>(at), stopped ? "stopped" : "ran to the end");
+            for (const int64_t row : rows) std::printf(" %lld", static_cast<long long>(row));
+            std::printf("\n");
+            std::fflush(stdout);  // a hang in the next run still shows which stop it resumed
+        }
+        EXPECT_EQ(run(o), want) << "trial " << trial << ", seed " << seed;
+    }
 }
 
 TEST(StandingRows, AStopBeforeAnyRowIsCompleteResumesWithAnotherSlabCount) {

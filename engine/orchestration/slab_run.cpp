@@ -311,8 +311,15 @@ private:
             // at once, and a stop then needs the edge no more (the left neighbour, stopped too,
             // may never send it).
             // After an interrupted diagonal the stop's request is on its way: it, not the edge.
-            wait_until([&] { return (left_col_.has(row0, real) && !ex_->interrupted()) || asked(); }, d);
-            if (asked()) start_checkpoint(d);
+            // Once a checkpoint is taken the edge may still be long in coming, and a stop may
+            // follow the checkpoint meanwhile: a left neighbour that takes it above this band
+            // never sends the edge (waiting for the edge alone here hung).
+            while (true) {
+                wait_until([&] { return (left_col_.has(row0, real) && !ex_->interrupted()) || asked(); }, d);
+                if (!asked()) break;
+                start_checkpoint(d);
+                if (stopping_) break;
+            }
         }
         if (left_ && (!stopping_ || d <= stop_band_)) {
             if (!ex_->takes_wavefronts() && !standing_on_) {
