@@ -51,7 +51,8 @@ int64_t stop_after_slab0_ended(const BackendOptions& options, const Sequence& s0
     o.on_diagonal = [&](int rank, int64_t d) {
         if (rank == 0 && d == last0) ended = true;
         if (rank != kSlabs - 1) return;
-        std::this_thread::sleep_for(std::chrono::microseconds(300));
+        // Slower than a checkpoint's write (with its fsyncs), which a stop may have to wait for.
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
         if (!ended) return;
         if (++count == 1) seq_then = newest_seq(o.checkpoint.path, 0);
         if (count == after) {
@@ -83,7 +84,7 @@ void expect_stops_after_slab0_ended(BackendOptions o, const char* what) {
     for (const double every : {1e9, 0.0}) {
         o.checkpoint.every_seconds = every;
         int64_t stopped_at = -1;
-        const int64_t seq_then = stop_after_slab0_ended(o, s0, s1, sc, last0, 10, stopped_at);
+        const int64_t seq_then = stop_after_slab0_ended(o, s0, s1, sc, last0, 5, stopped_at);
         const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, kSlabs);
         const int64_t seq_stop = newest_seq(o.checkpoint.path, 0);
         std::printf("[ stop     ] %s, checkpoints every %g s: slab 0 ended at checkpoint %lld, the last slab stopped "
@@ -106,7 +107,7 @@ void expect_stops_after_slab0_ended(BackendOptions o, const char* what) {
                                                 : test::slab_align("cpu", s0, s1, sc, slabs, resumed);
             EXPECT_EQ(got, want) << what << ", resumed with " << slabs << " slab(s), seed " << seed;
             if (slabs == 1) break;
-            stop_after_slab0_ended(o, s0, s1, sc, last0, 10, stopped_at);
+            stop_after_slab0_ended(o, s0, s1, sc, last0, 5, stopped_at);
         }
     }
 }

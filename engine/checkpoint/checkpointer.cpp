@@ -134,6 +134,8 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
         kept.reset();
         if (c.seq != seq || c.n != base_.n || c.fingerprint1 != base_.fingerprint1)
             throw Error(piece(static_cast<int>(seq % 2)) + ": changed while the run resumed from it");
+        // This slab's state until it writes a piece: what it gives again should it end first.
+        last_piece_ = std::make_shared<Checkpoint>(c);
         first_row_ = c.low_row();
         left_row_ = c.row;
         cells_above_ = c.row * (c.steps.empty() ? c.n : c.steps.front().col);

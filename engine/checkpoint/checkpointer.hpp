@@ -108,7 +108,8 @@ public:
     /// still is: its left neighbour, which finished first, gives its own last piece again, so
     /// the edge rows the piece kept still fit.
     void reissue(int64_t seq, bool stop);
-    /// Whether this slab wrote a piece of a checkpoint that carried no stop (reissue).
+    /// Whether this slab has a piece to give again (reissue): the latest it wrote that carried
+    /// no stop, or the one it resumed from.
     bool has_piece() const { return last_piece_ != nullptr; }
     /// Whether the piece being taken is a reissue; then the edge rows it keeps are its own.
     bool reissuing() const { return reissue_; }
@@ -190,7 +191,7 @@ private:
     std::vector<int32_t> left_h_, left_e_;
     bool wave_capture_ = false;
     bool reissue_ = false;                         ///< the piece being taken is last_piece_ again
-    std::shared_ptr<const Checkpoint> last_piece_;  ///< the latest written that carried no stop
+    std::shared_ptr<const Checkpoint> last_piece_;  ///< has_piece()'s, kept whole (8 bytes a column and its edge rows)
     Checkpoint wave_;  ///< the state taken whole (a wavefront, a complete row, the top row), until write()
     int64_t next_seq_ = 1;
     int64_t acked_seq_ = 0, acks_ = 0;  ///< rank 0: acknowledgements of the latest seq

@@ -32,6 +32,8 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kInFlight = kMaxDiagonalsInFlight;
 constexpr int64_t kDiagonalsPerReport = 64;
 constexpr int64_t kDiagonalsPerShare = 16;  ///< how often a slab shares its best score (pruning)
+/// Rank 0's last bands, in which it takes a checkpoint whatever the interval (decide_checkpoint).
+constexpr int64_t kLastChanceBands = 8;
 /// The share of the matrix below a row that pruning is expected to leave above which the rows
 /// there are dense: wide block columns serve them better than narrow ones.
 constexpr double kDenseBelow = 0.25;
@@ -572,20 +574,23 @@ private:
         const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
         if (!ck_.enabled() || ck_.capturing()) return;
         if (d >= g().bands - 1) {  // the last band has begun: serve() takes it from here
-            if (link_.ranks() == 1) note_finishing(signal);  // finishing is as quick
+            if (link_.ranks() == 1) note_finishing(signal, "in the last band");  // finishing is as quick
             return;
         }
         // Once finished, rank 0 gives its last piece again (serve), and a resume computes what
-        // lies below it: one is taken before its last band, the interval elapsed or not.
-        const bool last_chance = d == g().bands - 2 && link_.ranks() > 1;
+        // lies below it: one is taken in its last bands, the interval elapsed or not, as soon
+        // as the one before is on every rank.
+        const int64_t window = g().bands - 1 - kLastChanceBands;
+        const bool last_chance = link_.ranks() > 1 && d >= window && last_chance_band_ < window;
         if (pending_.seq > 0 || !(ck_.due(signal != 0) || (last_chance && ck_.due(true)))) return;
+        if (last_chance) last_chance_band_ = d;
         request(ck_.next_seq(), signal != 0);
     }
 
-    void note_finishing(int signal) {
+    void note_finishing(int signal, const char* when) {
         if (signal && !stop_noted_ && options_.on_note) {
             stop_noted_ = true;
-            options_.on_note("signal received in the last band: finishing the run instead of checkpointing");
+            options_.on_note(std::string("signal received ") + when + ": finishing the run instead of checkpointing");
         }
     }
 
@@ -608,10 +613,12 @@ private:
                 link_.send_edge(end);
             } else if (!left_ && finished_slabs_ < link_.ranks() && !ck_.capturing() && pending_.seq == 0) {
                 const int signal = options_.checkpoint.stop ? *options_.checkpoint.stop : 0;
-                if (!ck_.has_piece()) note_finishing(signal);  // nothing to give: the run ends first
+                if (!ck_.has_piece()) note_finishing(signal, "once the first slab had ended without a checkpoint");
                 else if (ck_.due(signal != 0)) request(ck_.next_seq(), signal != 0);
             }
-            std::this_thread::yield();
+            // A checkpoint or a stop may wait a fraction of a millisecond; a spin would take a
+            // core from the slabs still running.
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
         }
     }
 
@@ -807,6 +814,7 @@ private:
     bool stop_noted_ = false;
     int finished_slabs_ = 0;   ///< rank 0: the slabs that have run their last diagonal
     bool ended_ = false;       ///< every slab has, and no checkpoint is being taken (serve)
+    int64_t last_chance_band_ = -1;  ///< rank 0: the band a checkpoint of its last ones was asked at
     int32_t best_ = 0;  ///< the best score this slab knows of (share_best)
     const std::vector<int32_t> zero_h_, neg_e_;  ///< the fresh left edge: H = 0, E = -inf
     std::vector<int32_t> edge_h_, edge_e_;       ///< a band's left edge, taken from left_col_
