@@ -159,12 +159,16 @@ AlignmentEnd counting_diagonals(BackendOptions options, const std::function<Alig
     return got;
 }
 
-bool stopped_at(int64_t at, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run) {
+namespace {
+
+/// Runs `run` with `options`, whose stop flag `hook` raises; true when the run stopped.
+bool stopped_when(BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run,
+                  const std::function<bool(int rank, int64_t d)>& hook) {
     static volatile std::sig_atomic_t stop = 0;
     stop = 0;
     options.checkpoint.stop = &stop;
-    options.on_diagonal = [at](int rank, int64_t d) {
-        if (rank == 0 && d == at) stop = SIGTERM;
+    options.on_diagonal = [&hook](int rank, int64_t d) {
+        if (hook(rank, d)) stop = SIGTERM;
     };
     try {
         run(options);
@@ -172,6 +176,17 @@ bool stopped_at(int64_t at, BackendOptions options, const std::function<Alignmen
         return true;
     }
     return false;
+}
+
+}  // namespace
+
+bool stopped_at(int64_t at, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run) {
+    return stopped_when(std::move(options), run, [at](int rank, int64_t d) { return rank == 0 && d == at; });
+}
+
+bool stopped_after(int64_t count, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run) {
+    int64_t seen = 0;
+    return stopped_when(std::move(options), run, [&seen, count](int rank, int64_t) { return rank == 0 && ++seen == count; });
 }
 
 std::vector<int64_t> expect_staircases_resume_exactly(const std::string& backend, const Sequence& s0,

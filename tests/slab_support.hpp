@@ -32,6 +32,9 @@ AlignmentEnd counting_diagonals(BackendOptions options, const std::function<Alig
 /// Runs `run` with `options`, raising its stop flag as SIGTERM would once rank 0 has enqueued
 /// diagonal `at` (a point of the run, not of the clock): true when the run stopped.
 bool stopped_at(int64_t at, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run);
+/// The same once rank 0 has enqueued `count` diagonals of this run, whatever their numbers (a
+/// resumed run's first is not 0); false when the run ended before it took the stop.
+bool stopped_after(int64_t count, BackendOptions options, const std::function<AlignmentEnd(const BackendOptions&)>& run);
 
 /// Checks every rank's latest piece at `path` against a row-by-row Gotoh written out here: H
 /// and F of its row over its columns, and H and E of the left edge rows it kept, with the

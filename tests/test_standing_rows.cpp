@@ -145,21 +145,8 @@ TEST(StandingRows, StopsAmidCheckpointsResumeAgainAndAgain) {
         o.checkpoint.every_seconds = 0;
         const auto run = [&](const BackendOptions& with) { return test::slab_align("cpu", s0, s1, sc, kSlabs, with); };
         for (const int64_t most : {60, 30}) {
-            static volatile std::sig_atomic_t stop = 0;
-            stop = 0;
-            int64_t count = 0;
             const int64_t at = 3 + static_cast<int64_t>(rng() % most);
-            BackendOptions stopping = o;
-            stopping.checkpoint.stop = &stop;
-            stopping.on_diagonal = [&](int rank, int64_t) {
-                if (rank == 0 && ++count == at) stop = SIGTERM;
-            };
-            bool stopped = false;
-            try {
-                EXPECT_EQ(run(stopping), want) << "seed " << seed;  // it may end before the stop is taken
-            } catch (const Interrupted&) {
-                stopped = true;
-            }
+            const bool stopped = test::stopped_after(at, o, run);  // it may end before it takes the stop
             const std::vector<int64_t> rows = test::piece_rows(o.checkpoint.path, kSlabs);
             std::printf("[ stop     ] trial %d, after %lld diagonals of rank 0: %s, rows", trial,
                         static_cast<long long>(at), stopped ? "stopped" : "ran to the end");
