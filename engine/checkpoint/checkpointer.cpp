@@ -134,8 +134,9 @@ void Checkpointer::resume(int64_t seq, int64_t row) {
         kept.reset();
         if (c.seq != seq || c.n != base_.n || c.fingerprint1 != base_.fingerprint1)
             throw Error(piece(static_cast<int>(seq % 2)) + ": changed while the run resumed from it");
-        // This slab's state until it writes a piece: what it gives again should it end first.
-        last_piece_ = std::make_shared<Checkpoint>(c);
+        // This slab's state until it writes a piece: what it gives again should it end first
+        // (slab_run.cpp's serve; a single slab never does).
+        if (ranks_ > 1) last_piece_ = std::make_shared<Checkpoint>(c);
         first_row_ = c.low_row();
         left_row_ = c.row;
         cells_above_ = c.row * (c.steps.empty() ? c.n : c.steps.front().col);
@@ -343,7 +344,7 @@ bool Checkpointer::write(TileExecutor& ex, const AlignmentEnd& best, int32_t lef
 }
 
 bool Checkpointer::write_piece(std::shared_ptr<Checkpoint> c) {
-    if (!stop_) last_piece_ = c;
+    if (!stop_ && ranks_ > 1) last_piece_ = c;
     const std::string path = piece(static_cast<int>(seq_ % 2)), keep = options_.keep_rows_dir;
     const int64_t seq = seq_;
     const std::string keep_name = keep + "/row_" + std::to_string(c->row) + slab_suffix(rank_, ranks_) + ".ckpt";

@@ -109,7 +109,7 @@ public:
     /// the edge rows the piece kept still fit.
     void reissue(int64_t seq, bool stop);
     /// Whether this slab has a piece to give again (reissue): the latest it wrote that carried
-    /// no stop, or the one it resumed from.
+    /// no stop, or the one it resumed from; kept only where there are several slabs.
     bool has_piece() const { return last_piece_ != nullptr; }
     /// Whether the piece being taken is a reissue; then the edge rows it keeps are its own.
     bool reissuing() const { return reissue_; }
