@@ -387,8 +387,7 @@ void Checkpointer::acknowledged(int64_t seq) {
 }
 
 bool Checkpointer::due(bool stop) const {
-    if (!enabled() || capturing()) return false;
-    if (seq_ > 0 && !(acked_seq_ == seq_ && acks_ == ranks_)) return false;
+    if (!enabled() || !settled()) return false;
     return stop || std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= options_.every_seconds;
 }
 
