@@ -34,6 +34,7 @@ struct BenchOptions {
     double checkpoint_every = 0;         ///< > 0: time runs with checkpoints at this interval
     std::string pair = "mutated";        ///< what generate_pair makes (see --pair)
     std::string bound = "minimap2";      ///< --bound, as chromalign's: the pass is timed with the run
+    std::string scheduler = "tiles";     ///< --scheduler: tiles or stream (BackendOptions::band_stream)
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -157,6 +158,8 @@ BenchOptions parse(int argc, char** argv) {
          ("column slabs run at once, a thread each (0: " + default_slabs_text() + ")").c_str())
         ("pair", po::value<std::string>(&o.pair)->default_value(o.pair), "generated pairs: mutated (a copy with 5% substitutions, 0.5% short indels), random (unrelated) or related (two descendants of one ancestor, with long indels and rearrangements)")
         ("no-pruning", po::bool_switch()->notifier([&o](bool off) { o.backend_options.pruning = !off; }), "compute every cell")
+        ("scheduler", po::value<std::string>(&o.scheduler)->default_value(o.scheduler),
+         "cuda: tiles (external diagonals of tiles, as chromalign runs) or stream (one stream of bands, experimental)")
         ("no-narrow-grid", po::bool_switch()->notifier([&o](bool off) { o.backend_options.narrow_grid = !off; }),
          "run every slab on its default block columns, not narrow ones while the bound pass runs (to measure what those gain)")
         ("bound", po::value<std::string>(&o.bound)->default_value(o.bound), "lower bound pruning starts from, as chromalign's --bound: minimap2 (its pass timed with each run) or none")
@@ -173,6 +176,8 @@ BenchOptions parse(int argc, char** argv) {
     o.backends = split(backends);
     if (o.runs < 1) throw Error("--runs must be at least 1");
     if (o.bound != "minimap2" && o.bound != "none") throw Error("--bound must be minimap2 or none");
+    if (o.scheduler != "tiles" && o.scheduler != "stream") throw Error("--scheduler must be tiles or stream");
+    o.backend_options.band_stream = o.scheduler == "stream";
     if (o.backend_options.threads < 0) throw Error("--threads must be >= 0");
     if (o.backend_options.slab_oversubscription < 0) throw Error("--oversubscription must be >= 0");
     if (o.backend_options.narrow_shares < 0) throw Error("--narrow-shares must be >= 0");

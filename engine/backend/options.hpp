@@ -91,6 +91,10 @@ struct BackendOptions {
     /// Tests and chromalign-bench, cuda: a diagonal's launch of more blocks than this splits in
     /// two, as one larger than the GPU holds (0: as many as the GPU holds at once).
     int32_t cooperative_limit = 0;
+    /// cuda, chromalign-bench: stage 1 as one stream of bands over the whole matrix
+    /// (kernels/cuda/stream/band_stream.cuh) instead of tiles on external diagonals; no
+    /// checkpoints, special rows or stacked records yet.
+    bool band_stream = false;
     /// Tests: the cpu engine's checkpoints take band rows, not wavefronts, as cuda's do.
     bool test_row_checkpoints = false;
     /// A score some other comparison of the job already reached that wins ties over every cell

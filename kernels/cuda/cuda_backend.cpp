@@ -13,6 +13,7 @@
 #include "kernels/cpu/cores.hpp"
 #include "kernels/cpu/simd_whole_pass.hpp"
 #include "kernels/cuda/tile_runner.hpp"
+#include "kernels/cuda/stream/band_stream.hpp"
 #include "kernels/cuda/tile_waves.hpp"
 #include "kernels/cuda/tuning.hpp"
 
@@ -58,6 +59,15 @@ public:
                            const BackendOptions& options) override {
         scoring.check_no_overflow(s0.length(), s1.length());
         device_bytes_ = 0;
+        if (options_.band_stream) {  // one stream of bands over the whole matrix
+            const kernels::BandStreamRun run = kernels::cuda_band_stream(options_.device, options_.alpha, s0, s1, scoring, options);
+            cells_pruned_ = s0.length() * s1.length() - run.cells_computed;
+            cells_resumed_ = 0;
+            record_bests_.clear();
+            device_bytes_ = run.device_bytes;
+            layout_ = "a stream of bands of " + std::to_string(32 * options_.alpha) + " rows";
+            return run.best;
+        }
         sharing_ = slabs_;
         // Whether S1 is worth cutting depends on the default grid's columns, not on the share
         // chosen: narrower block columns are measured at the same slab count.

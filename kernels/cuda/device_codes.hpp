@@ -2,6 +2,7 @@
 //! prepares it: padded device codes and the kTable diagonal terms.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,16 @@ inline std::vector<int32_t> device_table(const CudaScoringTerms& terms) {
 inline std::vector<uint8_t> padded_codes(const uint8_t* codes, int64_t length, int64_t padded, uint8_t other) {
     std::vector<uint8_t> out(static_cast<size_t>(padded), other);
     for (int64_t i = 0; i < length; ++i) out[i] = codes[i] < 4 ? codes[i] : other;
+    return out;
+}
+
+/// S1's device codes between kWarp codes of slack before them and 3 kWarp after: a band of
+/// lanes stages codes up to 31 left of its first step and past its last step, and the last
+/// steps of a band run 31 columns past S1's end (edge_pass.cuh, stream/band_stream.cuh).
+inline std::vector<uint8_t> s1_with_slack(const uint8_t* codes, int64_t n) {
+    std::vector<uint8_t> out(static_cast<size_t>(n + 4 * cuda::kWarp), cuda::kS1Other);
+    const std::vector<uint8_t> body = padded_codes(codes, n, n, cuda::kS1Other);
+    std::copy(body.begin(), body.end(), out.begin() + cuda::kWarp);
     return out;
 }
 

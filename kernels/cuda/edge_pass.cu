@@ -270,10 +270,7 @@ bool cuda_whole_pass(int device, cudaStream_t stream, const Sequence& s0, const 
     DeviceBuffer<int2> d_ring{stream};
     DeviceBuffer<unsigned long long> d_next{stream};
     const std::vector<uint8_t> h_s0 = padded_codes(s0.codes.data(), m, bands * rows, 4);
-    // S1 with kWarp codes either side: a chunk stages codes 31 left of its slab and past its end.
-    std::vector<uint8_t> h_s1(static_cast<size_t>(n + 4 * kWarp), cuda::kS1Other);
-    const std::vector<uint8_t> body = padded_codes(s1.codes.data(), n, n, cuda::kS1Other);
-    std::copy(body.begin(), body.end(), h_s1.begin() + kWarp);
+    const std::vector<uint8_t> h_s1 = s1_with_slack(s1.codes.data(), n);
     EdgePassArgs a{};
     a.p.s0 = d_s0.reserve(h_s0.size());
     uint8_t* s1_base = d_s1.reserve(h_s1.size());

@@ -1,0 +1,222 @@
+//! @file cuda_band_stream: the stream's buffers, its one launch, and the bound and gain table
+//! handed to it while it runs.
+#include "kernels/cuda/stream/band_stream.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "engine/error.hpp"
+#include "engine/pruning/gain_table.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_codes.hpp"
+#include "kernels/cuda/gain_copies.hpp"
+#include "kernels/cuda/stream/band_stream.cuh"
+
+namespace chromalign::kernels {
+namespace {
+
+using cuda::BestCell;
+using cuda::kWarp;
+using cuda::StreamArgs;
+using cuda::StreamGain;
+using cuda::Substitution;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A non-blocking stream, destroyed with its owner.
+struct OwnStream {
+    cudaStream_t s = nullptr;
+    OwnStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+    ~OwnStream() { cudaStreamDestroy(s); }
+    OwnStream(const OwnStream&) = delete;
+    OwnStream& operator=(const OwnStream&) = delete;
+};
+
+template <int A, Substitution kSub>
+void launch(int device, const StreamArgs& a, cudaStream_t stream) {
+    const auto kernel = cuda::band_stream<A, kSub>;
+    int per_sm = 0, sms = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int64_t warps = std::min<int64_t>(std::max<int64_t>(1, int64_t{per_sm} * sms), a.bands);
+    kernel<<<static_cast<unsigned>(warps), kWarp, 0, stream>>>(a);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+template <int A>
+void launch_for(int device, Substitution sub, const StreamArgs& a, cudaStream_t stream) {
+    switch (sub) {
+    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, stream); break;
+    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, stream); break;
+    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, stream); break;
+    }
+}
+
+}  // namespace
+
+BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
+                               const BackendOptions& run) {
+    if (!run.checkpoint.path.empty() || !run.special_rows.dir.empty() || run.stack_rows)
+        throw Error("the band stream (--scheduler stream) keeps no checkpoints, special rows or stacked records yet");
+    if (alpha != 8 && alpha != 16) throw Error("the band stream runs alpha 8 or 16, not " + std::to_string(alpha));
+    BandStreamRun out;
+    const int64_t m = s0.length(), n = s1.length();
+    if (m == 0 || n == 0) return out;
+    if (n >= INT32_MAX - 4 * kWarp) throw Error("the band stream takes fewer than 2^31 - 128 columns");
+    const int64_t rows = int64_t{alpha} * kWarp, bands = ceil_div(m, rows);
+    const int32_t chunks = static_cast<int32_t>(ceil_div(n + kWarp - 1, cuda::kStreamChunk));
+
+    CUDA_CHECK(cudaSetDevice(device));
+    OwnStream stream, side;
+    const CudaScoringTerms terms = cuda_scoring_terms(scoring);
+    DeviceBuffer<uint8_t> d_s0, d_s1;
+    DeviceBuffer<int32_t> d_table, d_progress, d_span, d_words;
+    DeviceBuffer<uint32_t> d_stamps;
+    DeviceBuffer<int2> d_ring;
+    DeviceBuffer<BestCell> d_best;
+    DeviceBuffer<unsigned long long> d_counts;
+    DeviceBuffer<StreamGain> d_gain;
+    DeviceBuffer<long long> d_trace;
+    PinnedBuffer<int32_t> h_bound;
+
+    const std::vector<uint8_t> h_s0 = padded_codes(s0.codes.data(), m, bands * rows, 4);
+    const std::vector<uint8_t> h_s1 = s1_with_slack(s1.codes.data(), n);
+
+    StreamArgs a{};
+    a.p.s0 = d_s0.reserve(h_s0.size());
+    uint8_t* s1_base = d_s1.reserve(h_s1.size());
+    a.p.s1 = s1_base + kWarp;
+    a.p.terms = terms;
+    if (terms.substitution == Substitution::kTable) {
+        const std::vector<int32_t> table = device_table(terms);
+        a.p.diag_table = d_table.reserve(table.size());
+        CUDA_CHECK(cudaMemcpy(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+    }
+    CUDA_CHECK(cudaMemcpy(d_s0.get(), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s1_base, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
+    PruneRule rule{run.pruning, scoring.best_score(), m, n};
+    rule.span_rows = rows;  // a chunk and its inputs: rows [row0, row0 + R], columns [col0, col0 + 63]
+    rule.span_cols = cuda::kStreamChunk + kWarp - 1;
+    a.p.prune = rule;
+    a.m = m;
+    a.n = n;
+    a.bands = bands;
+    a.chunks = chunks;
+    a.ring = d_ring.reserve(static_cast<size_t>(2 * n));
+    a.stamps = d_stamps.reserve(static_cast<size_t>(2) * chunks);
+    a.progress = d_progress.reserve(static_cast<size_t>(bands));
+    a.span = d_span.reserve(static_cast<size_t>(2 * bands));
+    a.best = d_best.reserve(static_cast<size_t>(bands));
+    int32_t* words = d_words.reserve(2);
+    a.best_score = words;
+    a.bound = words + 1;
+    unsigned long long* counts = d_counts.reserve(2);
+    a.next_band = counts;
+    a.computed = counts + 1;
+    a.gain = d_gain.reserve(1);
+    // CHROMALIGN_STREAM_TRACE=FILE: each band's times and live chunks as TSV (band_stream.cuh).
+    const char* trace_path = std::getenv("CHROMALIGN_STREAM_TRACE");
+    if (trace_path && *trace_path) {
+        a.trace = d_trace.reserve(static_cast<size_t>(bands) * cuda::kStreamTraceWords);
+        CUDA_CHECK(cudaMemset(a.trace, 0, static_cast<size_t>(bands) * cuda::kStreamTraceWords * 8));
+    }
+    CUDA_CHECK(cudaMemset(a.stamps, 0, static_cast<size_t>(2) * chunks * 4));
+    CUDA_CHECK(cudaMemset(a.progress, 0, static_cast<size_t>(bands) * 4));
+    CUDA_CHECK(cudaMemset(a.span, 0xff, static_cast<size_t>(2 * bands) * 4));  // -1: not published
+    CUDA_CHECK(cudaMemset(a.best, 0, static_cast<size_t>(bands) * sizeof(BestCell)));
+    CUDA_CHECK(cudaMemset(words, 0, 8));
+    CUDA_CHECK(cudaMemset(counts, 0, 16));
+    CUDA_CHECK(cudaMemset(d_gain.get(), 0, sizeof(StreamGain)));
+    out.device_bytes = h_s0.size() + h_s1.size() + static_cast<size_t>(2 * n) * 8 + static_cast<size_t>(2) * chunks * 4 +
+                       static_cast<size_t>(bands) * (12 + sizeof(BestCell));
+
+    // What the host hands on while the kernel runs: the bound as it rises, the table once.
+    int32_t* bound = h_bound.reserve(1);
+    *bound = 0;
+    const auto current_bound = [&] {
+        int32_t b = run.pruning ? run.prune_floor : 0;
+        if (run.pruning && run.lower_bound) b = std::max(b, run.lower_bound->load(std::memory_order_relaxed));
+        return b;
+    };
+    std::shared_ptr<const int32_t> table_copy;
+    const auto hand_on = [&] {
+        const int32_t b = current_bound();
+        if (b > *bound) {
+            *bound = b;
+            CUDA_CHECK(cudaMemcpyAsync(words + 1, bound, 4, cudaMemcpyHostToDevice, side.s));
+        }
+        if (!table_copy && run.pruning && run.gain_table) {
+            if (const GainView* view = run.gain_table->load(std::memory_order_acquire)) {
+                if (view->t) {
+                    table_copy = device_gain_table(device, *view);
+                    StreamGain g{};
+                    g.ready = 1;
+                    g.view = *view;
+                    g.view.t = table_copy.get();
+                    // The view first, then the flag that says it is there.
+                    CUDA_CHECK(cudaMemcpyAsync(&d_gain.get()->view, &g.view, sizeof g.view, cudaMemcpyHostToDevice, side.s));
+                    CUDA_CHECK(cudaMemcpyAsync(&d_gain.get()->ready, &g.ready, 4, cudaMemcpyHostToDevice, side.s));
+                }
+            }
+        }
+        CUDA_CHECK(cudaStreamSynchronize(side.s));
+    };
+    hand_on();
+    switch (alpha) {
+    case 16: launch_for<16>(device, terms.substitution, a, stream.s); break;
+    default: launch_for<8>(device, terms.substitution, a, stream.s); break;
+    }
+    cudaEvent_t ended = nullptr;
+    CUDA_CHECK(cudaEventCreateWithFlags(&ended, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventRecord(ended, stream.s));
+    for (;;) {
+        const cudaError_t q = cudaEventQuery(ended);
+        if (q == cudaSuccess) break;
+        if (q != cudaErrorNotReady) {
+            cudaEventDestroy(ended);
+            CUDA_CHECK(q);
+        }
+        hand_on();
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    cudaEventDestroy(ended);
+
+    std::vector<BestCell> best(static_cast<size_t>(bands));
+    unsigned long long computed = 0;
+    CUDA_CHECK(cudaMemcpy(best.data(), a.best, best.size() * sizeof(BestCell), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&computed, a.computed, sizeof computed, cudaMemcpyDeviceToHost));
+    if (a.trace) {
+        std::vector<long long> tr(static_cast<size_t>(bands) * cuda::kStreamTraceWords);
+        CUDA_CHECK(cudaMemcpy(tr.data(), a.trace, tr.size() * 8, cudaMemcpyDeviceToHost));
+        long long t0 = tr[0];
+        for (int64_t b = 0; b < bands; ++b) t0 = std::min(t0, tr[static_cast<size_t>(b) * cuda::kStreamTraceWords]);
+        if (FILE* f = std::fopen(trace_path, "w")) {
+            std::fprintf(f, "band\tstart_us\tend_us\tfirst_live\tlast_live\tlive_chunks\n");
+            for (int64_t b = 0; b < bands; ++b) {
+                const long long* w = tr.data() + b * cuda::kStreamTraceWords;
+                std::fprintf(f, "%lld\t%.1f\t%.1f\t%lld\t%lld\t%lld\n", static_cast<long long>(b), (w[0] - t0) / 1e3,
+                             (w[1] - t0) / 1e3, w[2], w[3], w[4]);
+            }
+            std::fclose(f);
+        }
+    }
+    BestCell top{0, 0, 0, 0};
+    for (const BestCell& c : best) {
+        if (c.score <= 0) continue;
+        if (top.score == 0 || c.score > top.score || (c.score == top.score && (c.row < top.row || (c.row == top.row && c.col < top.col))))
+            top = c;
+    }
+    if (top.score > 0) out.best = AlignmentEnd{top.score, int64_t{top.row} + 1, int64_t{top.col} + 1};
+    out.cells_computed = static_cast<int64_t>(computed);
+    return out;
+}
+
+}  // namespace chromalign::kernels

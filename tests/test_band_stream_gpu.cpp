@@ -1,0 +1,96 @@
+//! @file GPU tests of stage 1 as one stream of bands (kernels/cuda/stream/band_stream.cuh)
+//! against the reference: pruning on and off, injected bounds, gain tables, edge sizes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <random>
+
+#include "kernels/reference/reference.hpp"
+#include "kernels/registry.hpp"
+#include "tests/pruning_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace chromalign {
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                             \
+    if (!(backend_devices("cuda") > 0)) GTEST_SKIP() << "no CUDA device (or no CUDA build)"
+
+BackendOptions stream_grid(int alpha) {
+    BackendOptions o = test::grid(alpha, 0);
+    o.band_stream = true;
+    return o;
+}
+
+std::vector<BackendOptions> stream_grids() { return {stream_grid(8), stream_grid(16)}; }
+
+TEST(BandStream, SameAnswerAsTheReferenceWithAndWithoutPruning) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 70);
+    const auto cases = test::pruning_cases(rng, 6000);
+    const int64_t pruned = test::expect_pruning_exact("cuda", cases, stream_grids());
+    EXPECT_GT(pruned, 0) << "pruning never skipped a cell: the test proves nothing";
+}
+
+TEST(BandStream, EdgeSizesOfTheBand) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 71);
+    test::expect_pruning_exact("cuda", test::edge_cases(rng, {256, 512}, 2001), stream_grids());
+}
+
+TEST(BandStream, AGainTableSkipsMoreAndGivesTheReferenceAnswer) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 72);
+    test::expect_gain_table_exact("cuda", test::pruning_cases(rng, 6000), stream_grids(), 512, 8000, rng);
+}
+
+TEST(BandStream, InjectedBoundsGiveTheReferenceAnswer) {
+    // Bounds 0, random below the optimum, the optimum - 1 and the optimum, from the first row.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 73);
+    int64_t pruned_at_optimum = 0, pruned_from_zero = 0;
+    for (const test::PruningCase& c : test::pruning_cases(rng, 6000)) {
+        const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
+        const int32_t below = want.score > 0 ? static_cast<int32_t>(rng() % static_cast<uint64_t>(want.score)) : 0;
+        for (BackendOptions grid : stream_grids())
+            for (const int32_t bound : {0, below, std::max(want.score - 1, 0), want.score}) {
+                std::atomic<int32_t> value{bound};
+                grid.lower_bound = &value;
+                auto engine = make_backend("cuda", grid);
+                const AlignmentEnd got = engine->align(c.s0, c.s1, c.scoring);
+                ASSERT_EQ(got, want) << c.what << ", bound " << bound << ", " << c.s0.length() << " x "
+                                     << c.s1.length() << ", seed " << test::seed();
+                if (bound == want.score) pruned_at_optimum += engine->cells_pruned();
+                if (bound == 0) pruned_from_zero += engine->cells_pruned();
+            }
+    }
+    std::printf("[ pruned   ] %lld cells from the optimum, %lld from zero\n", static_cast<long long>(pruned_at_optimum),
+                static_cast<long long>(pruned_from_zero));
+    EXPECT_GT(pruned_at_optimum, pruned_from_zero) << "a bound from the first row must prune more";
+}
+
+TEST(BandStream, ALargeMutatedPairEqualsTheTiledRun) {
+    // Thousands of bands, a live band a few chunks wide, and long jumps over dead chunks.
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 rng(test::seed() + 74);
+    auto [s0, s1] = test::mutated_pair(300000, 300000, rng);
+    const Scoring scoring(1, -3, 5, 2);
+    BackendOptions unpruned = test::grid(4, 0);
+    unpruned.pruning = false;
+    const AlignmentEnd want = make_backend("cuda", unpruned)->align(s0, s1, scoring);
+    for (BackendOptions grid : stream_grids()) {
+        std::atomic<int32_t> value{want.score};
+        grid.lower_bound = &value;
+        auto engine = make_backend("cuda", grid);
+        EXPECT_EQ(engine->align(s0, s1, scoring), want) << "seed " << test::seed();
+        const double fraction = static_cast<double>(engine->cells_pruned()) / (300000.0 * 300000.0);
+        std::printf("[ pruned   ] %.3f from the optimum\n", fraction);
+        EXPECT_GT(fraction, 0.8) << "a bound at the optimum leaves a band and the corner";
+        EXPECT_LT(fraction, 1.0);
+    }
+}
+
+}  // namespace
+}  // namespace chromalign
