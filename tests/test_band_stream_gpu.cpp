@@ -92,5 +92,40 @@ TEST(BandStream, ALargeMutatedPairEqualsTheTiledRun) {
     }
 }
 
+/// The stream from bound 0 and from the optimum itself (a bound pass at its best) on a real pair.
+AlignmentEnd stream_from(BackendOptions grid, int32_t bound, const Sequence& s0, const Sequence& s1) {
+    std::atomic<int32_t> value{bound};
+    grid.lower_bound = &value;
+    return make_backend("cuda", grid)->align(s0, s1, Scoring(1, -3, 5, 2));
+}
+
+TEST(BandStream, RealPairsGiveTheirPublishedAnswers) {
+    SKIP_WITHOUT_GPU();
+    struct Pair {
+        const char *s0, *s1;
+        AlignmentEnd want;
+    };
+    for (const Pair& p : {Pair{"AF133821.1", "AY352275.1", {5091, 9418, 9114}},
+                          Pair{"AF494279.1", "NC_001715.1", {52, 41352, 33438}},
+                          Pair{"CP000051.1", "AE002160.2", {88353, 722725, 1072950}}}) {
+        Sequence s0, s1;
+        if (!test::load_shared_pair("paper", p.s0, p.s1, s0, s1)) GTEST_SKIP() << "../shared/data/paper is absent";
+        for (const BackendOptions& grid : stream_grids())
+            for (const int32_t bound : {0, p.want.score})
+                EXPECT_EQ(stream_from(grid, bound, s0, s1), p.want) << p.s0 << " x " << p.s1 << ", bound " << bound;
+    }
+}
+
+TEST(BandStream, RelatedGenomesEqualTheTiledRun) {
+    // H. pylori ELS37 x G27: 1.6 Mbp each, an inverted block, a long live band.
+    SKIP_WITHOUT_GPU();
+    Sequence s0, s1;
+    if (!test::load_shared_pair("related", "H_Pylori_ELS37", "H_Pylori_G27", s0, s1))
+        GTEST_SKIP() << "../shared/data/related is absent";
+    const AlignmentEnd want = make_backend("cuda", BackendOptions{})->align(s0, s1, Scoring(1, -3, 5, 2));
+    for (const BackendOptions& grid : stream_grids())
+        for (const int32_t bound : {0, want.score}) EXPECT_EQ(stream_from(grid, bound, s0, s1), want) << "bound " << bound;
+}
+
 }  // namespace
 }  // namespace chromalign
