@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_codes.hpp"
 #include "kernels/cuda/edge_pass.cuh"
@@ -422,30 +423,6 @@ __global__ void __launch_bounds__(kWarp) lane_waves(const LaneWaveArgs a) {
         lane_band<A, kSub>(a, u.x, u.y, table, stage, staged_bars, reinterpret_cast<uint8_t*>(staged_bits));
     }
 }
-
-/// A search's stream of its own: another strand's search runs its waves beside these.
-struct OwnStream {
-    cudaStream_t stream = nullptr;
-
-    explicit OwnStream(int device) {
-        CUDA_CHECK(cudaSetDevice(device));
-        CUDA_CHECK(cudaFree(nullptr));  // the context now: a device that cannot be used says so here
-        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    }
-    ~OwnStream() { cudaStreamDestroy(stream); }
-    OwnStream(const OwnStream&) = delete;
-    OwnStream& operator=(const OwnStream&) = delete;
-};
-
-/// An event that only orders (no timing), destroyed with its owner.
-struct Event {
-    cudaEvent_t event = nullptr;
-
-    Event() { CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); }
-    ~Event() { cudaEventDestroy(event); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-};
 
 /// Where a wave runs: its stream, and its buffers, taken and given back in that stream's order.
 struct WaveBuffers {

@@ -7,7 +7,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "engine/error.hpp"
 #include "engine/pruning/gain_table.hpp"
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_codes.hpp"
 #include "kernels/cuda/gain_copies.hpp"
@@ -30,15 +30,6 @@ using cuda::StreamGain;
 using cuda::Substitution;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/// A non-blocking stream, destroyed with its owner.
-struct OwnStream {
-    cudaStream_t s = nullptr;
-    OwnStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-    ~OwnStream() { cudaStreamDestroy(s); }
-    OwnStream(const OwnStream&) = delete;
-    OwnStream& operator=(const OwnStream&) = delete;
-};
 
 template <int A, Substitution kSub>
 void launch(int device, const StreamArgs& a, cudaStream_t stream) {
@@ -74,8 +65,7 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
     const int64_t rows = int64_t{alpha} * kWarp, bands = ceil_div(m, rows);
     const int32_t chunks = static_cast<int32_t>(ceil_div(n + kWarp - 1, cuda::kStreamChunk));
 
-    CUDA_CHECK(cudaSetDevice(device));
-    OwnStream stream, side;
+    OwnStream stream(device), side(device);
     const CudaScoringTerms terms = cuda_scoring_terms(scoring);
     DeviceBuffer<uint8_t> d_s0, d_s1;
     DeviceBuffer<int32_t> d_table, d_progress, d_span, d_words;
@@ -151,7 +141,7 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
         const int32_t b = current_bound();
         if (b > *bound) {
             *bound = b;
-            CUDA_CHECK(cudaMemcpyAsync(words + 1, bound, 4, cudaMemcpyHostToDevice, side.s));
+            CUDA_CHECK(cudaMemcpyAsync(words + 1, bound, 4, cudaMemcpyHostToDevice, side.stream));
         }
         if (!table_copy && run.pruning && run.gain_table) {
             if (const GainView* view = run.gain_table->load(std::memory_order_acquire)) {
@@ -162,32 +152,27 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
                     g.view = *view;
                     g.view.t = table_copy.get();
                     // The view first, then the flag that says it is there.
-                    CUDA_CHECK(cudaMemcpyAsync(&d_gain.get()->view, &g.view, sizeof g.view, cudaMemcpyHostToDevice, side.s));
-                    CUDA_CHECK(cudaMemcpyAsync(&d_gain.get()->ready, &g.ready, 4, cudaMemcpyHostToDevice, side.s));
+                    CUDA_CHECK(cudaMemcpyAsync(&d_gain.get()->view, &g.view, sizeof g.view, cudaMemcpyHostToDevice, side.stream));
+                    CUDA_CHECK(cudaMemcpyAsync(&d_gain.get()->ready, &g.ready, 4, cudaMemcpyHostToDevice, side.stream));
                 }
             }
         }
-        CUDA_CHECK(cudaStreamSynchronize(side.s));
+        CUDA_CHECK(cudaStreamSynchronize(side.stream));
     };
     hand_on();
     switch (alpha) {
-    case 16: launch_for<16>(device, terms.substitution, a, stream.s); break;
-    default: launch_for<8>(device, terms.substitution, a, stream.s); break;
+    case 16: launch_for<16>(device, terms.substitution, a, stream.stream); break;
+    default: launch_for<8>(device, terms.substitution, a, stream.stream); break;
     }
-    cudaEvent_t ended = nullptr;
-    CUDA_CHECK(cudaEventCreateWithFlags(&ended, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventRecord(ended, stream.s));
+    const Event ended;
+    CUDA_CHECK(cudaEventRecord(ended.event, stream.stream));
     for (;;) {
-        const cudaError_t q = cudaEventQuery(ended);
+        const cudaError_t q = cudaEventQuery(ended.event);
         if (q == cudaSuccess) break;
-        if (q != cudaErrorNotReady) {
-            cudaEventDestroy(ended);
-            CUDA_CHECK(q);
-        }
+        if (q != cudaErrorNotReady) CUDA_CHECK(q);
         hand_on();
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    cudaEventDestroy(ended);
 
     std::vector<BestCell> best(static_cast<size_t>(bands));
     unsigned long long computed = 0;
@@ -208,13 +193,8 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
             std::fclose(f);
         }
     }
-    BestCell top{0, 0, 0, 0};
-    for (const BestCell& c : best) {
-        if (c.score <= 0) continue;
-        if (top.score == 0 || c.score > top.score || (c.score == top.score && (c.row < top.row || (c.row == top.row && c.col < top.col))))
-            top = c;
-    }
-    if (top.score > 0) out.best = AlignmentEnd{top.score, int64_t{top.row} + 1, int64_t{top.col} + 1};
+    for (const BestCell& c : best)  // each band's best, 0-based: the tie rule over them
+        if (c.score > 0) out.best = better_of(AlignmentEnd{c.score, int64_t{c.row} + 1, int64_t{c.col} + 1}, out.best);
     out.cells_computed = static_cast<int64_t>(computed);
     return out;
 }
