@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -117,6 +118,37 @@ int64_t expect_pruning_exact(const std::string& backend, const std::vector<Pruni
             }
     }
     return pruned;
+}
+
+AlignmentEnd align_with_bound(const std::string& backend, BackendOptions grid, int32_t bound, const Sequence& s0,
+                              const Sequence& s1, const Scoring& scoring, int64_t& pruned) {
+    std::atomic<int32_t> value{bound};
+    grid.lower_bound = &value;
+    auto engine = make_backend(backend, grid);
+    const AlignmentEnd got = engine->align(s0, s1, scoring);
+    pruned = engine->cells_pruned();
+    return got;
+}
+
+void expect_injected_bounds_exact(const std::string& backend, const std::vector<PruningCase>& cases,
+                                  const std::vector<BackendOptions>& grids, std::mt19937_64& rng) {
+    int64_t pruned_at_optimum = 0, pruned_from_zero = 0;
+    for (const PruningCase& c : cases) {
+        const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
+        const int32_t below = want.score > 0 ? static_cast<int32_t>(rng() % static_cast<uint64_t>(want.score)) : 0;
+        for (const BackendOptions& grid : grids)
+            for (const int32_t bound : {0, below, std::max(want.score - 1, 0), want.score}) {
+                int64_t pruned = 0;
+                const AlignmentEnd got = align_with_bound(backend, grid, bound, c.s0, c.s1, c.scoring, pruned);
+                ASSERT_EQ(got, want) << backend << ", " << c.what << ", bound " << bound << ", " << c.s0.length()
+                                     << " x " << c.s1.length() << ", seed " << seed();
+                if (bound == want.score) pruned_at_optimum += pruned;
+                if (bound == 0) pruned_from_zero += pruned;
+            }
+    }
+    std::printf("[ pruned   ] %lld cells from the optimum, %lld from zero\n", static_cast<long long>(pruned_at_optimum),
+                static_cast<long long>(pruned_from_zero));
+    EXPECT_GT(pruned_at_optimum, pruned_from_zero) << "a bound from the first row must prune more";
 }
 
 void expect_gain_table_exact(const std::string& backend, std::vector<PruningCase> cases,

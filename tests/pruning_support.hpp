@@ -37,6 +37,17 @@ BackendOptions grid(int alpha, int max_blocks, int slabs = 0, int threads = 0);
 int64_t expect_pruning_exact(const std::string& backend, const std::vector<PruningCase>& cases,
                              const std::vector<BackendOptions>& grids);
 
+/// Runs `backend` made with `grid` and a lower bound of `bound` from the first row; returns the
+/// best cell, and in `pruned` the cells skipped.
+AlignmentEnd align_with_bound(const std::string& backend, BackendOptions grid, int32_t bound, const Sequence& s0,
+                              const Sequence& s1, const Scoring& scoring, int64_t& pruned);
+
+/// Runs `backend` with each of `grids` on every case from bounds 0, random below the optimum
+/// (drawn from `rng`), the optimum - 1 and the optimum: all must equal the reference, and the
+/// bound at the optimum must skip more cells than the bound 0.
+void expect_injected_bounds_exact(const std::string& backend, const std::vector<PruningCase>& cases,
+                                  const std::vector<BackendOptions>& grids, std::mt19937_64& rng);
+
 /// Runs `backend` with each of `grids` on every case and three related pairs of `related`
 /// bases (where a gain table bites most), pruning from the optimum itself and from 0, with
 /// the case's gain table (strips of `strip_rows`) and without: all must equal the reference,

@@ -2,12 +2,9 @@
 //! against the reference: pruning on and off, injected bounds, gain tables, edge sizes.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <random>
 
-#include "kernels/reference/reference.hpp"
 #include "kernels/registry.hpp"
 #include "tests/pruning_support.hpp"
 #include "tests/test_support.hpp"
@@ -50,25 +47,8 @@ TEST(BandStream, InjectedBoundsGiveTheReferenceAnswer) {
     // Bounds 0, random below the optimum, the optimum - 1 and the optimum, from the first row.
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 73);
-    int64_t pruned_at_optimum = 0, pruned_from_zero = 0;
-    for (const test::PruningCase& c : test::pruning_cases(rng, 6000)) {
-        const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
-        const int32_t below = want.score > 0 ? static_cast<int32_t>(rng() % static_cast<uint64_t>(want.score)) : 0;
-        for (BackendOptions grid : stream_grids())
-            for (const int32_t bound : {0, below, std::max(want.score - 1, 0), want.score}) {
-                std::atomic<int32_t> value{bound};
-                grid.lower_bound = &value;
-                auto engine = make_backend("cuda", grid);
-                const AlignmentEnd got = engine->align(c.s0, c.s1, c.scoring);
-                ASSERT_EQ(got, want) << c.what << ", bound " << bound << ", " << c.s0.length() << " x "
-                                     << c.s1.length() << ", seed " << test::seed();
-                if (bound == want.score) pruned_at_optimum += engine->cells_pruned();
-                if (bound == 0) pruned_from_zero += engine->cells_pruned();
-            }
-    }
-    std::printf("[ pruned   ] %lld cells from the optimum, %lld from zero\n", static_cast<long long>(pruned_at_optimum),
-                static_cast<long long>(pruned_from_zero));
-    EXPECT_GT(pruned_at_optimum, pruned_from_zero) << "a bound from the first row must prune more";
+    const auto cases = test::pruning_cases(rng, 6000);
+    test::expect_injected_bounds_exact("cuda", cases, stream_grids(), rng);
 }
 
 TEST(BandStream, ALargeMutatedPairEqualsTheTiledRun) {
@@ -80,23 +60,21 @@ TEST(BandStream, ALargeMutatedPairEqualsTheTiledRun) {
     BackendOptions unpruned = test::grid(4, 0);
     unpruned.pruning = false;
     const AlignmentEnd want = make_backend("cuda", unpruned)->align(s0, s1, scoring);
-    for (BackendOptions grid : stream_grids()) {
-        std::atomic<int32_t> value{want.score};
-        grid.lower_bound = &value;
-        auto engine = make_backend("cuda", grid);
-        EXPECT_EQ(engine->align(s0, s1, scoring), want) << "seed " << test::seed();
-        const double fraction = static_cast<double>(engine->cells_pruned()) / (300000.0 * 300000.0);
+    for (const BackendOptions& grid : stream_grids()) {
+        int64_t pruned = 0;
+        EXPECT_EQ(test::align_with_bound("cuda", grid, want.score, s0, s1, scoring, pruned), want)
+            << "seed " << test::seed();
+        const double fraction = static_cast<double>(pruned) / (300000.0 * 300000.0);
         std::printf("[ pruned   ] %.3f from the optimum\n", fraction);
         EXPECT_GT(fraction, 0.8) << "a bound at the optimum leaves a band and the corner";
         EXPECT_LT(fraction, 1.0);
     }
 }
 
-/// The stream from bound 0 and from the optimum itself (a bound pass at its best) on a real pair.
-AlignmentEnd stream_from(BackendOptions grid, int32_t bound, const Sequence& s0, const Sequence& s1) {
-    std::atomic<int32_t> value{bound};
-    grid.lower_bound = &value;
-    return make_backend("cuda", grid)->align(s0, s1, Scoring(1, -3, 5, 2));
+/// The stream from a lower bound (0, or the optimum itself: a bound pass at its best) on a real pair.
+AlignmentEnd stream_from(const BackendOptions& grid, int32_t bound, const Sequence& s0, const Sequence& s1) {
+    int64_t pruned = 0;
+    return test::align_with_bound("cuda", grid, bound, s0, s1, Scoring(1, -3, 5, 2), pruned);
 }
 
 TEST(BandStream, RealPairsGiveTheirPublishedAnswers) {

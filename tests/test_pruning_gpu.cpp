@@ -2,7 +2,6 @@
 //! reference, on grids with many blocks, slabs and several alphas.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <random>
@@ -93,18 +92,6 @@ TEST(CudaPruning, EdgeSizesOfTheBand) {
     test::expect_pruning_exact("cuda", cases, grids);
 }
 
-/// Runs `grid` with a lower bound of `bound` from the first row and returns the best cell
-/// (and in `pruned`, the cells skipped).
-AlignmentEnd align_with_bound(BackendOptions grid, int32_t bound, const Sequence& s0, const Sequence& s1,
-                              const Scoring& scoring, int64_t& pruned) {
-    std::atomic<int32_t> value{bound};
-    grid.lower_bound = &value;
-    auto engine = make_backend("cuda", grid);
-    const AlignmentEnd got = engine->align(s0, s1, scoring);
-    pruned = engine->cells_pruned();
-    return got;
-}
-
 TEST(CudaPruning, CompactLaunchesFromInjectedBoundsGiveTheReferenceAnswer) {
     // With a bound from the first row most blocks of a diagonal are dead, and the launches
     // leave them out (engine/scheduling/live_window.hpp): bounds 0, random below the optimum,
@@ -113,23 +100,8 @@ TEST(CudaPruning, CompactLaunchesFromInjectedBoundsGiveTheReferenceAnswer) {
     std::mt19937_64 rng(test::seed() + 34);
     std::vector<BackendOptions> grids = cuda_grids();
     grids.push_back(test::grid(4, 0));  // the most block columns: C = 64 on these pairs
-    int64_t pruned_at_optimum = 0, pruned_from_zero = 0;
-    for (const test::PruningCase& c : test::pruning_cases(rng, 6000)) {
-        const AlignmentEnd want = reference_align(c.s0, c.s1, c.scoring);
-        const int32_t below = want.score > 0 ? static_cast<int32_t>(rng() % static_cast<uint64_t>(want.score)) : 0;
-        for (const BackendOptions& grid : grids)
-            for (const int32_t bound : {0, below, std::max(want.score - 1, 0), want.score}) {
-                int64_t pruned = 0;
-                const AlignmentEnd got = align_with_bound(grid, bound, c.s0, c.s1, c.scoring, pruned);
-                ASSERT_EQ(got, want) << c.what << ", bound " << bound << ", " << c.s0.length() << " x "
-                                     << c.s1.length() << ", seed " << test::seed();
-                if (bound == want.score) pruned_at_optimum += pruned;
-                if (bound == 0) pruned_from_zero += pruned;
-            }
-    }
-    std::printf("[ pruned   ] %lld cells from the optimum, %lld from zero\n", static_cast<long long>(pruned_at_optimum),
-                static_cast<long long>(pruned_from_zero));
-    EXPECT_GT(pruned_at_optimum, pruned_from_zero) << "a bound from the first row must prune more";
+    const auto cases = test::pruning_cases(rng, 6000);
+    test::expect_injected_bounds_exact("cuda", cases, grids, rng);
 }
 
 TEST(CudaPruning, CompactLaunchesOnALargeMutatedPairEqualTheUnprunedRun) {
@@ -144,7 +116,8 @@ TEST(CudaPruning, CompactLaunchesOnALargeMutatedPairEqualTheUnprunedRun) {
     const AlignmentEnd want = make_backend("cuda", unpruned)->align(s0, s1, scoring);
     for (const BackendOptions& grid : {test::grid(4, 0), test::grid(16, 0), test::grid(8, 0, 3)}) {
         int64_t pruned = 0;
-        EXPECT_EQ(align_with_bound(grid, want.score, s0, s1, scoring, pruned), want) << "seed " << test::seed();
+        EXPECT_EQ(test::align_with_bound("cuda", grid, want.score, s0, s1, scoring, pruned), want)
+            << "seed " << test::seed();
         const double fraction = static_cast<double>(pruned) / (300000.0 * 300000.0);
         std::printf("[ pruned   ] %.3f from the optimum\n", fraction);
         EXPECT_GT(fraction, 0.8) << "a bound at the optimum leaves a band and the corner";
