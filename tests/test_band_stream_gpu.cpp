@@ -21,7 +21,7 @@ BackendOptions stream_grid(int alpha) {
     return o;
 }
 
-std::vector<BackendOptions> stream_grids() { return {stream_grid(8), stream_grid(16)}; }
+std::vector<BackendOptions> stream_grids() { return {stream_grid(4), stream_grid(8), stream_grid(16)}; }
 
 TEST(BandStream, SameAnswerAsTheReferenceWithAndWithoutPruning) {
     SKIP_WITHOUT_GPU();
@@ -34,7 +34,7 @@ TEST(BandStream, SameAnswerAsTheReferenceWithAndWithoutPruning) {
 TEST(BandStream, EdgeSizesOfTheBand) {
     SKIP_WITHOUT_GPU();
     std::mt19937_64 rng(test::seed() + 71);
-    test::expect_pruning_exact("cuda", test::edge_cases(rng, {256, 512}, 2001), stream_grids());
+    test::expect_pruning_exact("cuda", test::edge_cases(rng, {128, 256, 512}, 2001), stream_grids());
 }
 
 TEST(BandStream, AGainTableSkipsMoreAndGivesTheReferenceAnswer) {

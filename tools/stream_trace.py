@@ -10,7 +10,9 @@ first and last live chunk, live chunks and microseconds per live chunk (a band t
 the band above, or jumps far, takes more). Last, the chain: over the bands that started after
 the first wave (those a warp took once another band had ended), the median time between the
 starts of consecutive bands (and the mean) and the median shift of their first live chunk:
-how fast a live band moves down the matrix.
+how fast a live band moves down the matrix. Then where that time goes: a band's first live
+chunk begins once the chunk of the band above it waits for has ended (the handoff), and then
+runs chunk after chunk (the median time a chunk of the first 24 took).
 """
 import csv
 import statistics
@@ -47,6 +49,29 @@ def main():
         print(f'chain after the first wave ({len(later)} bands): a band started '
               f'{statistics.median(gaps):.1f} us (median; mean {statistics.mean(gaps):.1f} us) after the one '
               f'above, its first live chunk {statistics.median(shifts)} chunks right of it (median)')
+        chain_parts(bands, later)
+
+
+def chain_parts(bands, later):
+    """The chain split: the wait from the band above's gating chunk to this band's first steps,
+    and the time of a chunk once running (consecutive chunk ends of the first 24)."""
+    if 'began_us' not in bands[0]:
+        return
+    began = [float(b['began_us']) for b in bands]
+    first = [int(b['first_live']) for b in bands]
+    ends = [[float(b[f'chunk{c}_us']) for c in range(24)] for b in bands]
+    handoffs, chunk_times, leads = [], [], []
+    for b in later:
+        offset = first[b] + 1 - first[b - 1]  # band b's first chunk waits for this chunk of b - 1
+        if 0 <= offset < 24 and ends[b - 1][offset] > 0 and began[b] > 0:
+            handoffs.append(began[b] - ends[b - 1][offset])
+            leads.append(offset + 1)
+        times = [began[b]] + ends[b]
+        chunk_times += [y - x for x, y in zip(times, times[1:]) if x > 0 and y > 0]
+    if handoffs and chunk_times:
+        print(f'a band\'s first chunk began {statistics.median(handoffs):.1f} us (median) after the '
+              f'chunk above it waits for ended, the {statistics.median(leads)}th of that band; a chunk ran in '
+              f'{statistics.median(chunk_times):.2f} us (median; mean {statistics.mean(chunk_times):.2f} us)')
 
 
 if __name__ == '__main__':

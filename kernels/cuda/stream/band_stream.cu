@@ -57,7 +57,8 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
                                const BackendOptions& run) {
     if (!run.checkpoint.path.empty() || !run.special_rows.dir.empty() || run.stack_rows)
         throw Error("the band stream (--scheduler stream) keeps no checkpoints, special rows or stacked records yet");
-    if (alpha != 8 && alpha != 16) throw Error("the band stream runs alpha 8 or 16, not " + std::to_string(alpha));
+    if (alpha != 4 && alpha != 8 && alpha != 16)
+        throw Error("the band stream runs alpha 4, 8 or 16, not " + std::to_string(alpha));
     BandStreamRun out;
     const int64_t m = s0.length(), n = s1.length();
     if (m == 0 || n == 0) return out;
@@ -162,7 +163,8 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
     hand_on();
     switch (alpha) {
     case 16: launch_for<16>(device, terms.substitution, a, stream.stream); break;
-    default: launch_for<8>(device, terms.substitution, a, stream.stream); break;
+    case 8: launch_for<8>(device, terms.substitution, a, stream.stream); break;
+    default: launch_for<4>(device, terms.substitution, a, stream.stream); break;
     }
     const Event ended;
     CUDA_CHECK(cudaEventRecord(ended.event, stream.stream));
@@ -184,11 +186,16 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
         long long t0 = tr[0];
         for (int64_t b = 0; b < bands; ++b) t0 = std::min(t0, tr[static_cast<size_t>(b) * cuda::kStreamTraceWords]);
         if (FILE* f = std::fopen(trace_path, "w")) {
-            std::fprintf(f, "band\tstart_us\tend_us\tfirst_live\tlast_live\tlive_chunks\n");
+            std::fprintf(f, "band\tstart_us\tend_us\tfirst_live\tlast_live\tlive_chunks\tbegan_us");
+            for (int c = 0; c < cuda::kStreamTraceChunks; ++c) std::fprintf(f, "\tchunk%d_us", c);
+            std::fprintf(f, "\n");
+            const auto at = [&](long long ns) { return ns > 0 ? (ns - t0) / 1e3 : -1.0; };  // -1: none
             for (int64_t b = 0; b < bands; ++b) {
                 const long long* w = tr.data() + b * cuda::kStreamTraceWords;
-                std::fprintf(f, "%lld\t%.1f\t%.1f\t%lld\t%lld\t%lld\n", static_cast<long long>(b), (w[0] - t0) / 1e3,
-                             (w[1] - t0) / 1e3, w[2], w[3], w[4]);
+                std::fprintf(f, "%lld\t%.1f\t%.1f\t%lld\t%lld\t%lld\t%.1f", static_cast<long long>(b), at(w[0]),
+                             at(w[1]), w[2], w[3], w[4], at(w[5]));
+                for (int c = 0; c < cuda::kStreamTraceChunks; ++c) std::fprintf(f, "\t%.1f", at(w[6 + c]));
+                std::fprintf(f, "\n");
             }
             std::fclose(f);
         }

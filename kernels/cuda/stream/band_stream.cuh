@@ -79,12 +79,15 @@ struct StreamArgs {
     const int32_t* bound;      ///< a lower bound of the optimum from outside (the host raises it)
     const StreamGain* gain;    ///< the gain table, once ready
     unsigned long long* computed;  ///< real cells computed
-    /// Per band, or null: %globaltimer at its start and end, its first and last live chunk
-    /// and its live chunks (kStreamTraceWords words a band).
+    /// Per band, or null (kStreamTraceWords words a band): %globaltimer at its start and end,
+    /// its first and last live chunk, its live chunks, when its first live chunk's steps began,
+    /// and when each of the kStreamTraceChunks chunks from its first live one ended (0: jumped
+    /// over). Where a band's chain goes: waiting for the band above, or running its chunks.
     long long* trace;
 };
 
-constexpr int kStreamTraceWords = 5;
+constexpr int kStreamTraceChunks = 24;
+constexpr int kStreamTraceWords = 6 + kStreamTraceChunks;
 
 __device__ __forceinline__ long long stream_clock() {
     long long ns;
@@ -275,6 +278,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
             live = !rule.dead(stream_warp_max(in_max), row0, col0, g);
         }
         if (live) {
+            const long long began = a.trace && first_live < 0 ? stream_clock() : 0;
             if (!prev_live && t == kWarp - 1 && k > 0 && 32 * k - 32 < n) out[32 * k - 32] = make_int2(0, kNegInf);
             const int32_t threshold_o = max(g, 1) - open;
             if (32 * k >= kWarp - 1 && 32 * k + kStreamChunk <= n) {
@@ -286,7 +290,10 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
                 if (hi > lo) computed += int64_t{hi - lo} * valid;
             }
             live_state = true;
-            if (first_live < 0) first_live = k;
+            if (first_live < 0) {
+                first_live = k;
+                if (a.trace && t == 0) a.trace[band * kStreamTraceWords + 5] = began;
+            }
             last_live = k;
             ++live_chunks;
             if ((k & 31) == 31) {  // G from this band's rows every 32 chunks, not only at its end
@@ -303,6 +310,8 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
             live_state = false;
         }
         __syncwarp();  // the stage is refilled next chunk
+        if (a.trace && t == 0 && first_live >= 0 && k - first_live < kStreamTraceChunks)
+            a.trace[band * kStreamTraceWords + 6 + k - first_live] = stream_clock();
         // The stamp before the progress that makes it final (release_flag's fence orders
         // both after the chunk's row).
         if (k > 0 && (prev_live || live)) {
