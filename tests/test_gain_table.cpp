@@ -150,8 +150,25 @@ TEST(GainTable, ARepeatLeavesATable) {
     EXPECT_LT(table->view().bound(0, 0, 0, 0, 400000), 400000);
 }
 
+TEST(GainTable, ARunPaysForItsLastCells) {
+    // A copy with every 20th base changed: runs of 19 equal bases, each followed by a mismatch,
+    // so the alignment scores 16 every 20 columns, 0.8 a column. Counting the rows of k-mer
+    // starts (11 of a run's 19 at k = 9) gives the table 5/9 + 4/9 * 11/20 = 0.8 a column
+    // too; counting every cell of the runs gave 5/9 + 4/9 * 19/20 = 0.978.
+    std::mt19937_64 rng(test::seed() + 2);
+    const int64_t n = 200000;
+    std::string a = gen::random_dna(n, rng), b = a;
+    for (int64_t i = 19; i < n; i += 20) b[static_cast<size_t>(i)] = "CGTA"[std::string("ACGT").find(a[static_cast<size_t>(i)])];
+    std::atomic<bool> cancel{false};
+    const auto table = GainTable::build(make_sequence("s0", a), make_sequence("s1", b), Scoring(1, -3, 5, 2), 2, cancel, 0, 9);
+    ASSERT_TRUE(table);
+    const int64_t bound = table->view().bound(0, 0, 0, 0, n);
+    EXPECT_GE(bound, n / 20 * 16) << "below the alignment itself, seed " << test::seed();
+    EXPECT_LT(bound, n * 81 / 100) << "seed " << test::seed();
+}
+
 TEST(GainTable, EveryWorkerCountBuildsTheSameTable) {
-    // The build splits S1's index, S0's counts and the seeded rows over its workers, each
+    // The build splits S1's index, S0's counts and the k-mer rows over its workers, each
     // with counts of its own: the table must not depend on how many there are. A mutated
     // pair with N runs and a repeat (its k-mers counted in every band), small and default k.
     std::mt19937_64 rng(test::seed() + 1);

@@ -1,4 +1,4 @@
-//! @file GainTable: the seeded rows of each strip and band from S0 x S1's shared k-mers, then T.
+//! @file GainTable: the rows of each strip and band where S0 x S1 share a k-mer, then T.
 #include "engine/pruning/gain_table.hpp"
 
 #include <algorithm>
@@ -35,7 +35,7 @@ struct Grid {
 };
 
 /// The strips and bands for an m x n matrix: H rows, and W diagonals, as few as let a band's
-/// gap columns repay a strip's seeded rows (the file comment of gain_table.hpp): the narrower
+/// gap columns repay a strip's k-mer rows (the file comment of gain_table.hpp): the narrower
 /// the bands, the fewer chance matches a path's gain counts. H doubles until T fits its cap.
 Grid grid_for(int64_t m, int64_t n, const GainTerms& terms, int64_t strip_rows) {
     Grid g;
@@ -56,8 +56,8 @@ double frequent_pairs(int64_t m, int64_t n, int32_t k) {
 }
 
 /// k for an m x n matrix: the smallest gain per row, rho plus what chance k-mer matches add
-/// to the three bands a strip's gain counts (W k / 4^k seeded rows each), among the ks whose
-/// chance matches stay within kMostHits.
+/// to the three bands a strip's gain counts (W / 4^k rows each), among the ks whose chance
+/// matches stay within kMostHits.
 int32_t pick_k(int64_t m, int64_t n, const Scoring& scoring, int64_t strip_rows) {
     int32_t best = 0;
     double best_rate = 0;
@@ -68,14 +68,14 @@ int32_t pick_k(int64_t m, int64_t n, const Scoring& scoring, int64_t strip_rows)
         if (static_cast<double>(m) * static_cast<double>(n) * chance > kMostHits / 2) continue;
         const Grid g = grid_for(m, n, *terms, strip_rows);
         const double rate = (static_cast<double>(terms->rho_k) +
-                             static_cast<double>(terms->credit_k) * std::min(1.0, 3.0 * g.w * k * chance)) / k;
+                             static_cast<double>(terms->credit_k) * std::min(1.0, 3.0 * g.w * chance)) / k;
         if (best == 0 || rate < best_rate) best = k, best_rate = rate;
     }
     return best;
 }
 
 /// T from the last strip up (the recurrence of gain_table.hpp), in units of 1/k, from the
-/// seeded rows cnt(s, band) and each strip's rows seeded in every band; stored rounded up to
+/// k-mer rows cnt(s, band) and each strip's rows counted in every band; stored rounded up to
 /// whole units. A move of two bands or more is charged the strip's rows in all bands, an upper
 /// count, so that the largest such move is one sweep each way (a distance transform of T(s + 1)
 /// under lambda W per band) and a strip costs O(bands), not O(bands^2).
@@ -83,7 +83,7 @@ bool fill_table(const Grid& g, const GainTerms& terms, const std::vector<uint32_
                 std::vector<int32_t>& t, const std::atomic<bool>& cancel) {
     const int64_t bands = g.bands;
     const int64_t step = terms.lambda_k * g.w;
-    // Arrays over bands -2 .. bands + 2 (index b + 2): a band outside the matrix has no seeded
+    // Arrays over bands -2 .. bands + 2 (index b + 2): a band outside the matrix has no k-mer
     // rows and no T, so every candidate reads them with no test of its own.
     constexpr int64_t kNone = INT64_MIN / 4;  // no path: below every sum it meets
     const size_t span = static_cast<size_t>(bands + 5);
@@ -91,7 +91,7 @@ bool fill_table(const Grid& g, const GainTerms& terms, const std::vector<uint32_
     for (int64_t b = 0; b < bands; ++b) next[static_cast<size_t>(b + 2)] = 0;
     int64_t* const lf = left.data() + 2;
     int64_t* const rt = right.data() + 2;
-    int64_t* const pf = prefix.data() + 3;  // pf[b]: seeded rows of the bands before b
+    int64_t* const pf = prefix.data() + 3;  // pf[b]: k-mer rows of the bands before b
     for (int64_t s = g.strips - 1; s >= 0; --s) {
         const int64_t* const nx = next.data() + 2;  // T(s + 1)
         int64_t* const hr = here.data() + 2;        // T(s)
@@ -99,7 +99,7 @@ bool fill_table(const Grid& g, const GainTerms& terms, const std::vector<uint32_
         for (int64_t b = 0; b < bands; ++b) pf[b + 1] = pf[b] + c[b];
         pf[bands + 1] = pf[bands + 2] = pf[bands];
         const int64_t e = every[static_cast<size_t>(s)];
-        // Seeded rows over bands [lo, hi], capped at H: what a strip's path can count there.
+        // K-mer rows over bands [lo, hi], capped at H: what a strip's path can count there.
         const auto rows = [&](int64_t lo, int64_t hi) { return std::min(g.h, pf[hi + 1] - pf[lo] + e); };
         const int64_t all = terms.credit_k * rows(0, bands - 1);
         // left[b] = max over c <= b of T(s + 1, c) - lambda W (b - c); right[b] the same for c >= b.
@@ -139,18 +139,15 @@ std::optional<GainTerms> GainTerms::of(const Scoring& scoring, int32_t k) {
     // lambda k = o k - (a k - rho k)(k - 1) > 0  <=>  rho k > a k - o k / (k - 1).
     const int64_t least = int64_t{a} * k - (o * k + (k - 2)) / (k - 1) + 1;
     if (o * k - (int64_t{a} * k - t.rho_k) * (k - 1) <= 0) t.rho_k = std::max(t.rho_k, least);
+    t.a = a;
+    t.b = b;
     t.credit_k = int64_t{a} * k - t.rho_k;
     t.lambda_k = std::min(e * k, o * k - t.credit_k * (k - 1));
     if (t.credit_k <= 0 || t.lambda_k <= 0) return std::nullopt;
     return t;
 }
 
-double GainTable::rate(int64_t m, int64_t n, const Scoring& scoring) {
-    const int32_t k = pick_k(m, n, scoring, 0);
-    const auto terms = k > 0 ? GainTerms::of(scoring, k) : std::nullopt;
-    if (!terms || m < k || n < k) return 1.0;
-    return static_cast<double>(terms->rho_k) / (static_cast<double>(k) * scoring.best_score());
-}
+int32_t GainTable::k_for(int64_t m, int64_t n, const Scoring& scoring) { return pick_k(m, n, scoring, 0); }
 
 std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                             int workers, const std::atomic<bool>& cancel, int64_t strip_rows, int32_t k) {
@@ -188,23 +185,16 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
         for (std::vector<uint32_t>& mine : at) next += std::exchange(mine[x], next);
         start[x + 1] = next;
     }
-    // With each position the base after its k-mer (kNoBase past the end), so that a pair's run
-    // is seen to end without reading S1 at random.
-    constexpr uint8_t kNoBase = 0xff;
     std::vector<uint32_t> where(start[buckets]);
-    std::vector<uint8_t> after(where.size());
     for_each_worker(indexers, [&](int w) {
         const auto [lo, hi] = stretch(w, n - k + 1);
         std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
-        for_each_kmer_until(s1.codes, k, lo, hi, cancel, [&](int64_t j, uint64_t x) {
-            after[mine[x]] = j + k < n ? s1.codes[static_cast<size_t>(j + k)] : kNoBase;
-            where[mine[x]++] = static_cast<uint32_t>(j);
-        });
+        for_each_kmer_until(s1.codes, k, lo, hi, cancel, [&](int64_t j, uint64_t x) { where[mine[x]++] = static_cast<uint32_t>(j); });
     });
     if (cancel.load(std::memory_order_relaxed)) return nullptr;
     // Repeats make the pairs of equal k-mers quadratic. A k-mer with many more pairs than
-    // chance gives is not listed: the rows of its S0 occurrences count as seeded in every band
-    // of their strips (`every`, counted with the listed ones below), an upper count.
+    // chance gives is not listed: the rows of its S0 occurrences count in every band of their
+    // strips (`every`, counted with the listed ones below), an upper count.
     if (!count_stretches(s0)) return nullptr;
     std::vector<uint32_t> in_s0 = std::move(at[0]);
     for (size_t w = 1; w < at.size(); ++w)
@@ -218,39 +208,28 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
         if (!frequent(x)) pairs += int64_t{start[x + 1] - start[x]} * in_s0[x];
     if (pairs > kMostHits || cancel.load(std::memory_order_relaxed)) return nullptr;
 
-    // cnt(s, band): each shared k-mer at (i, j) counts its first row; the last k-mer of a run
-    // of equal bases also its other k - 1 rows, in the strips of its first and last rows.
-    // Every seeded cell of a run is so counted in its own strip: an upper count of seeded rows.
-    // A repeat's k-mer at i adds k to `every` of the same strips. Each worker owns a range of
+    // cnt(s, band): the rows of strip s holding a shared k-mer's first cell in the band (a
+    // k-mer at (i, j) starts at DP cell (i + 1, j + 1)): each k-mer counts its row, an upper
+    // count. A repeat's k-mer at i adds its row to `every` instead. Each worker owns a range of
     // strips and writes only there; a count stops at H, all a strip's gain reads (min(H, ...)).
     const size_t cells = static_cast<size_t>(g.strips * g.bands);
     std::vector<uint32_t> cnt(cells, 0);
-    const auto add = [&](int64_t strip, int64_t band, uint32_t x) {
-        uint32_t& c = cnt[static_cast<size_t>(strip * g.bands + band)];
-        c = static_cast<uint32_t>(std::min<int64_t>(g.h, int64_t{c} + x));
-    };
     for_each_worker(workers, [&](int w) {
         const int64_t lo = g.strips * w / workers, hi = g.strips * (w + 1) / workers;
-        // The k-mers at i with a row (i + 1 .. i + k) in strips [lo, hi).
-        const int64_t first_i = std::max<int64_t>(0, lo * g.h - k), last_i = std::min(m - k + 1, hi * g.h);
+        // The k-mers whose row i + 1 is in strips [lo, hi).
+        const int64_t first_i = std::max<int64_t>(0, lo * g.h - 1), last_i = std::min(m - k + 1, hi * g.h - 1);
         const auto count_at = [&](int64_t i, uint64_t x) {
             if (cancel.load(std::memory_order_relaxed)) return;
-            const int64_t first = (i + 1) / g.h, last = (i + k) / g.h;
-            const bool count_first = first >= lo && first < hi, count_last = last != first && last >= lo && last < hi;
-            if (!count_first && !count_last) return;
+            const int64_t strip = (i + 1) / g.h;
             if (frequent(x)) {
-                if (count_first) every[static_cast<size_t>(first)] += k;
-                if (count_last) every[static_cast<size_t>(last)] += k;
+                ++every[static_cast<size_t>(strip)];
                 return;
             }
-            const uint8_t next = i + k < m ? s0.codes[static_cast<size_t>(i + k)] : kNoBase;
-            const bool last_of_s0 = next > kBaseT;  // no equal base can follow
+            uint32_t* const row = cnt.data() + strip * g.bands;
             for (uint32_t p = start[x]; p < start[x + 1]; ++p) {
                 // A DP cell (i + 1, j + 1) holds the pair s0[i], s1[j]: its diagonal j - i.
-                const int64_t band = (where[p] - i + m) / g.w;
-                const bool ends = last_of_s0 || after[p] != next;
-                if (count_first) add(first, band, ends ? k : 1);
-                if (count_last && ends) add(last, band, k - 1);
+                uint32_t& c = row[(where[p] - i + m) / g.w];
+                c = c < g.h ? c + 1 : c;
             }
         };
         // Each k-mer reads its bucket's bounds and S0 count, then its run of S1 positions,
@@ -265,11 +244,7 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
         for_each_kmer_until(s0.codes, k, first_i, last_i, cancel, [&](int64_t i, uint64_t x) {
             __builtin_prefetch(&start[x]);
             __builtin_prefetch(&in_s0[x]);
-            if (seen >= kAhead / 2) {
-                const uint32_t p = start[ring[(seen - kAhead / 2) % kAhead].x];
-                __builtin_prefetch(&where[p]);
-                __builtin_prefetch(&after[p]);
-            }
+            if (seen >= kAhead / 2) __builtin_prefetch(&where[start[ring[(seen - kAhead / 2) % kAhead].x]]);
             if (seen >= kAhead) count_at(ring[seen % kAhead].i, ring[seen % kAhead].x);
             ring[seen % kAhead] = Pending{i, x};
             ++seen;

@@ -7,31 +7,36 @@
 //!
 //! The argument. Let a be the largest identity score (s(x, x)), b the largest other entry of
 //! the matrix (b < 0; N scores below it), o the gap open cost, e the extend cost (min(e, o),
-//! as gap_run_cost), and k >= 2. A cell is seeded when it lies on a run of k or more equal
-//! bases on its diagonal (s0[i + t] = s1[j + t]). Cut a path (the steps an alignment takes
-//! after a cell) into maximal runs of identity steps, each followed by a separator: a
-//! non-identity diagonal step (scores <= b) or a gap (costs >= o, or >= e per column for a
-//! gap the path starts in). A run of r < k identity steps is unseeded; with
+//! as gap_run_cost), and k >= 2. DP cell (i + 1, j + 1), which holds the pair s0[i], s1[j],
+//! starts a k-mer when s0[i .. i + k) = s1[j .. j + k). Cut a path (the steps an alignment
+//! takes after a cell) into maximal runs of identity steps, each followed by a separator: a
+//! non-identity diagonal step (scores <= b) or a gap (costs o + (g - 1) e for g columns). With
 //!   rho = (a (k - 1) + b) / k, and rho >= a - o / (k - 1) (else take that),
-//! a run of r <= k - 1 and its separator score at most rho (r + 1) when the separator is a
-//! diagonal step, rho r - lambda g when it is a gap of g columns, with
-//!   lambda = min(e, o - (a - rho)(k - 1)) > 0
-//! (o + (g - 1) e >= (a - rho)(k - 1) + lambda g for every g >= 1). A run of r >= k scores a r
-//! = rho r + (a - rho) r, its separator <= -lambda g. The last run has no separator and adds
-//! at most (a - rho)(k - 1) beyond rho r. So with D the path's diagonal steps (at most
-//! min(m - i, n - j) after cell (i, j)), M its identity steps on seeded cells and G its gap
-//! columns:
+//!   lambda = min(e, o - (a - rho)(k - 1)) > 0,
+//! b <= rho - (a - rho)(k - 1) and o + (g - 1) e >= (a - rho)(k - 1) + lambda g for every
+//! g >= 1. A run of r identity steps, s of them into k-mer starts, scores
+//!   a r <= rho r + (a - rho) s + (a - rho)(k - 1):
+//! when r >= k its first r - k + 1 steps enter k-mer starts (the run goes on k steps from
+//! each), so s >= r - k + 1; when r < k, (a - rho) r <= (a - rho)(k - 1). The separator pays
+//! the last term: the run and a diagonal separator score at most rho (r + 1) + (a - rho) s,
+//! the run and a gap of g columns rho r + (a - rho) s - lambda g. The last run has no
+//! separator. So with D the path's diagonal steps (at most min(m - i, n - j) after cell
+//! (i, j)), M its steps into k-mer starts and G its gap columns:
 //!   score <= rho D + (a - rho) M - lambda G + (a - rho)(k - 1).
+//! (Counting every cell of a shared run instead, as this table did first, left each run's
+//! last k - 1 cells uncharged: on chromalign-bench's mutated pair, a copy with 5% substitutions
+//! and 0.5% short indels, the gain from (0, 0) was 0.96 a column at k = 9, and is 0.83 now;
+//! its alignment scores 0.73.)
 //! What (a - rho) M - lambda G can reach is bounded on a coarse grid: strips of H rows and
 //! bands of W diagonals (d = j - i). A path's band is kept with hysteresis: it starts in the
 //! band of its first diagonal and moves to the next band only once it is W / 2 inside it, so
 //! its band holds its diagonal within W / 2 on either side (the bands beta - 1 .. beta + 1
 //! cover it), and every move of band but the first costs at least W gap columns (the first
-//! W / 2). In a strip a path's seeded steps are on distinct rows holding a seeded cell on a
-//! diagonal it visits. With W >= (a - rho) H / lambda, a path that visits a band beyond
-//! [min(beta, beta'), max(beta, beta')], from beta to beta' at the next strip, pays two moves
-//! more than the strip's seeded rows can repay. So, with cnt(s, gamma) an upper count of strip
-//! s's rows holding a seeded cell in band gamma,
+//! W / 2). In a strip a path's steps into k-mer starts are on distinct rows holding a k-mer
+//! start on a diagonal it visits. With W >= (a - rho) H / lambda, a path that visits a band
+//! beyond [min(beta, beta'), max(beta, beta')], from beta to beta' at the next strip, pays two
+//! moves more than the strip's rows can repay. So, with cnt(s, gamma) an upper count of strip
+//! s's rows holding a k-mer start in band gamma,
 //!   T(s, beta) = max over beta' of (a - rho) min(H, sum of cnt(s, .) over [min - 1, max + 1])
 //!                - lambda |beta - beta'| W + T(s + 1, beta'),   T(S, .) = 0,
 //! bounds (a - rho) M - lambda G - lambda W / 2 for every path whose first cell is in strip s
@@ -59,8 +64,9 @@ namespace chromalign {
 struct GainTerms {
     int32_t k = 0;
     int64_t rho_k = 0;     ///< rho k
-    int64_t credit_k = 0;  ///< (a - rho) k: what a seeded step adds beyond rho
+    int64_t credit_k = 0;  ///< (a - rho) k: what a step into a k-mer start adds beyond rho
     int64_t lambda_k = 0;  ///< lambda k: what each gap column surely costs beyond its run's share
+    int32_t a = 0, b = 0;  ///< the largest identity score and the largest other entry
     /// The terms for `scoring` and k, or nothing when the argument gives no gain below
     /// best_score per column (b >= 0, or gaps too cheap to charge).
     static std::optional<GainTerms> of(const Scoring& scoring, int32_t k);
@@ -106,16 +112,15 @@ class GainTable {
 public:
     /// Builds the table, or nothing when the terms give no gain, the sequences are too short,
     /// or their shared k-mers are too many to list: then the plain gain stands. A repeat's
-    /// k-mers (many pairs each) are not listed; their rows count as seeded in every band.
+    /// k-mers (many pairs each) are not listed; their rows count in every band.
     /// `strip_rows` and `k` 0 pick them for the size; tests pass small ones.
     static std::unique_ptr<GainTable> build(const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                             int workers, const std::atomic<bool>& cancel, int64_t strip_rows = 0,
                                             int32_t k = 0);
 
-    /// What the gain of the table that build() would make counts per column far from any
-    /// shared run, in units of best_score (rho / best_score); 1 when it would make none. For
-    /// the model of what pruning leaves (live_model.hpp).
-    static double rate(int64_t m, int64_t n, const Scoring& scoring);
+    /// The k build() would pick for an m x n matrix (0: none fits); with GainTerms::of, what
+    /// its gain counts per column, for the model of what pruning leaves (live_model.hpp).
+    static int32_t k_for(int64_t m, int64_t n, const Scoring& scoring);
 
     const GainView& view() const { return view_; }
     int32_t k() const { return static_cast<int32_t>(view_.k); }

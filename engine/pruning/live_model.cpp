@@ -2,6 +2,7 @@
 #include "engine/pruning/live_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/pruning/gain_table.hpp"
 
@@ -14,7 +15,16 @@ LiveModel live_model(int64_t rows, int64_t cols, const Scoring& scoring, int32_t
     model.best_score = scoring.best_score();
     model.gap_extend = scoring.gap_extend;
     model.floor = floor;
-    if (gain_table) model.gain_rate = GainTable::rate(rows, cols, scoring);
+    const int32_t k = gain_table ? GainTable::k_for(rows, cols, scoring) : 0;
+    const auto terms = k > 0 && rows >= k && cols >= k ? GainTerms::of(scoring, k) : std::nullopt;
+    if (terms) {
+        const double unit = static_cast<double>(k) * model.best_score;
+        model.gain_rate = static_cast<double>(terms->rho_k) / unit;
+        model.gain_credit = static_cast<double>(terms->credit_k) / unit;
+        model.gain_k = k;
+        model.identity = terms->a;
+        model.other = terms->b;
+    }
     return model;
 }
 
@@ -27,10 +37,13 @@ double expected_live_fraction(const LiveModel& model, int64_t front, int32_t fou
     const double per_row = found / best / static_cast<double>(std::max<int64_t>(front, 1));
     const double rho = std::min(1.0, model.own_bound / best / std::min(m, n));
     const double width_per_slack = 2.0 * best / (best + model.gap_extend);
-    // Along the alignment a gain table counts gain_rate per column and best_score on the
-    // shared runs, most of the columns there: about (1 + rho) / 2 of them (fitted on mutated
-    // pairs, tests/test_bound.cpp's ETA test).
-    const double along = std::min(1.0, model.gain_rate + (1.0 - model.gain_rate) * (1.0 + rho) / 2);
+    // Along the alignment a gain table counts gain_rate per column and gain_credit more on the
+    // columns that start a shared k-mer: q^k of them were the alignment's score all in
+    // mismatches and identities spread at random, but its gaps cost more columns than they
+    // break runs, and the band is wider than the slack alone says: q^(k / 2) fits mutated
+    // pairs (tests/test_bound.cpp's ETA test).
+    const double q = std::clamp((rho * best - model.other) / (model.identity - model.other), 0.0, 1.0);
+    const double along = std::min(1.0, model.gain_rate + model.gain_credit * std::pow(q, model.gain_k / 2.0));
     const double lo = static_cast<double>(model.col_begin);
     const double hi = model.col_end > 0 ? std::min(n, static_cast<double>(model.col_end)) : n;
     if (hi <= lo) return 1.0;

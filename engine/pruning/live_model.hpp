@@ -19,8 +19,13 @@ struct LiveModel {
     /// comparison (BackendOptions::prune_floor) that this one need not come near.
     int32_t floor = 0;
     /// What the gain counts per column far from the alignment, in best_score: below 1 with a
-    /// gain table (GainTable::rate).
+    /// gain table (rho of gain_table.hpp).
     double gain_rate = 1.0;
+    /// What a gain table adds, in best_score, on a column that starts a k-mer the pair shares
+    /// ((a - rho) of gain_table.hpp; 0: no table), its k, and the scores a and b there.
+    double gain_credit = 0;
+    int32_t gain_k = 0;
+    double identity = 1, other = -1;
     /// The columns counted, [col_begin, col_end) (col_end 0: all): a slab's own, whose grid
     /// suits how dense its own cells are (a related pair's live corner is in the left slabs).
     int64_t col_begin = 0, col_end = 0;
@@ -41,8 +46,9 @@ LiveModel live_model(int64_t rows, int64_t cols, const Scoring& scoring, int32_t
 /// best_score * min(m - i, n - j), reaches G; G grows about linearly down the rows, as
 /// found * i / front, and is never below the floor. Near the alignment H(i) is about rho * i
 /// (in best_score units, rho = own_bound / min(m, n)), and the gain counts about `along` =
-/// gain_rate + (1 - gain_rate) (1 + rho) / 2 per column (a gain table's shared runs are most
-/// of the columns there), so the slack H + gain - G there is along (m - i) - (floor - rho i):
+/// gain_rate + gain_credit q^k per column, q^k the share of the alignment's columns that start
+/// a shared k-mer when a share q of them are identities, q = (rho best_score - b) / (a - b)
+/// under match/mismatch scores, so the slack H + gain - G there is along (m - i) - (floor - rho i):
 /// (along - rho)(m - i) when the floor is the own bound, m - i without a floor or table, and
 /// nothing once a floor from elsewhere is out of the alignment's reach. At a distance of k
 /// columns H is about k * extend lower while the gain falls by up to k * best_score, so cells
