@@ -29,8 +29,10 @@
 //! counts the chunks decided (output chunk q is final once it is q + 2), kStreamDone at the end.
 //! Ring reuse: band b writes slot b & 1 over band b - 2's row at output chunk q only while
 //! running chunks q, q + 1, after waiting for band b - 1's progress >= q + 2, by which band
-//! b - 1 has read band b - 2's output chunk q. Units wait only for the band taken before them,
-//! which is running or done, so any number of resident warps makes progress.
+//! b - 1 has read band b - 2's output chunk q. (Band b - 1 may load output chunk q + 1 while
+//! its progress is q, before chunk q's steps: band b writes none past q - 2 of it then.)
+//! Units wait only for the band taken before them, which is running or done, so any number of
+//! resident warps makes progress.
 //!
 //! Spans. A band publishes the lowest output chunk it may stamp once its first search has
 //! ended, and the highest it stamped before kStreamDone. The band below checks no stamp
@@ -211,10 +213,22 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
     bool live_state = false, prev_live = false, lo_published = false;
     int hi_stamped = -1;
     int k = 0;
+    // Output chunks q < seen of the row above are final (an acquire load saw it), so a chunk
+    // whose row above was final long ago waits on no load of the progress.
+    int seen = band > 0 ? 0 : kmax;
+    // What a live chunk loads for chunk `ahead` before its steps, when that chunk's row above
+    // is final already: its S1 codes, that row and its stamp, and G, each kept as loaded (an
+    // operation on it would wait for the load). A band whose band above is ahead so spends its
+    // chunks' trips to L2 while the steps run, not before them (-1: nothing loaded).
+    int ahead = -1;
+    uint8_t ahead_s1[2] = {0, 0};
+    int2 ahead_bus = make_int2(0, kNegInf);
+    uint32_t ahead_tag = 0;
+    int32_t ahead_found = 0, ahead_bound = 0;
     const long long started = a.trace ? stream_clock() : 0;
     int first_live = -1, last_live = -1, live_chunks = 0;
     while (k < kmax) {
-        int32_t g = stream_g(a);
+        int32_t g = ahead == k ? max(ahead_found, ahead_bound) : stream_g(a);
         if (!live_state) {
             // The next chunk from k that can be live, a window of 32 chunks at a time. A band
             // never jumps past a chunk of the row above that is not final yet (it may still be
@@ -223,6 +237,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
             while (c < kmax) {
                 const int qf = fresh_end(g);
                 const int end = settled();
+                seen = max(seen, end);
                 if (band > 0 && end >= kmax && above_hi == kmax) above_hi = __ldcg(a.span + 2 * (band - 1) + 1);
                 const int lo = band > 0 ? lo_above() : 0;
                 if (c >= qf) {  // only a stamp can make a chunk live
@@ -256,16 +271,18 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
             release_flag(a.progress + band, k);
         }
         // Stage chunk k's S1 codes, then its row above once final.
-        for (int u = t; u < kStreamChunk + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[32 * k + u - (kWarp - 1)];
-        if (band > 0) {
-            while (settled() < k + 1) {
-            }
+        if (ahead == k) {
+            stage.s1[t] = ahead_s1[0];
+            if (t < kWarp - 1) stage.s1[t + kWarp] = ahead_s1[1];
+        } else {
+            for (int u = t; u < kStreamChunk + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[32 * k + u - (kWarp - 1)];
+            while (seen < k + 1) seen = settled();
         }
         {
             // The row is loaded beside its stamp, not after it: one trip to L2 a chunk less.
             const int col = 32 * k + t;
-            const int2 bus = col < n ? __ldcg(in + col) : make_int2(0, kNegInf);
-            const bool top_live = (band == 0 || k >= lo_above()) && stamped(k);
+            const int2 bus = ahead == k ? ahead_bus : col < n ? __ldcg(in + col) : make_int2(0, kNegInf);
+            const bool top_live = (band == 0 || k >= lo_above()) && (ahead == k ? band > 0 && ahead_tag == above_tag : stamped(k));
             stage.bus[t] = top_live && col < n ? bus : make_int2(0, kNegInf);
         }
         __syncwarp();
@@ -276,6 +293,20 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
 #pragma unroll
             for (int r = 0; r < A; ++r) in_max = max(in_max, L.ho[r] + open);
             live = !rule.dead(stream_warp_max(in_max), row0, col0, g);
+        }
+        // Chunk k + 1's loads, issued before this chunk's steps and used after them: only where
+        // its row above is final already (in program order after the acquire that saw it).
+        ahead = -1;
+        if (live && k + 1 < kmax && seen > k + 1) {
+            const int q = k + 1, col = 32 * q + t;
+            ahead_s1[0] = a.p.s1[32 * q + t - (kWarp - 1)];
+            ahead_s1[1] = t < kWarp - 1 ? a.p.s1[32 * q + t + 1] : 0;
+            ahead_bus = make_int2(0, kNegInf);
+            if (col < n) ahead_bus = __ldcg(in + col);
+            if (band > 0) ahead_tag = __ldcg(in_stamp + q);
+            ahead_found = *reinterpret_cast<const volatile int32_t*>(a.best_score);
+            ahead_bound = *reinterpret_cast<const volatile int32_t*>(a.bound);
+            ahead = q;
         }
         if (live) {
             const long long began = a.trace && first_live < 0 ? stream_clock() : 0;
