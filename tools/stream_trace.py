@@ -54,16 +54,17 @@ def main():
 
 def chain_parts(bands, later):
     """The chain split: the wait from the band above's gating chunk to this band's first steps,
-    and the time of a chunk once running (consecutive chunk ends of the first 24)."""
+    and the time of a chunk once running (consecutive ends of the chunks the trace times)."""
     if 'began_us' not in bands[0]:
         return
+    timed = sum(1 for column in bands[0] if column.startswith('chunk'))  # kStreamTraceChunks
     began = [float(b['began_us']) for b in bands]
     first = [int(b['first_live']) for b in bands]
-    ends = [[float(b[f'chunk{c}_us']) for c in range(24)] for b in bands]
+    ends = [[float(b[f'chunk{c}_us']) for c in range(timed)] for b in bands]
     handoffs, chunk_times, leads = [], [], []
     for b in later:
         offset = first[b] + 1 - first[b - 1]  # band b's first chunk waits for this chunk of b - 1
-        if 0 <= offset < 24 and ends[b - 1][offset] > 0 and began[b] > 0:
+        if 0 <= offset < timed and ends[b - 1][offset] > 0 and began[b] > 0:
             handoffs.append(began[b] - ends[b - 1][offset])
             leads.append(offset + 1)
         times = [began[b]] + ends[b]

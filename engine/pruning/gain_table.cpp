@@ -189,7 +189,8 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     for_each_worker(indexers, [&](int w) {
         const auto [lo, hi] = stretch(w, n - k + 1);
         std::vector<uint32_t>& mine = at[static_cast<size_t>(w)];
-        for_each_kmer_until(s1.codes, k, lo, hi, cancel, [&](int64_t j, uint64_t x) { where[mine[x]++] = static_cast<uint32_t>(j); });
+        for_each_kmer_until(s1.codes, k, lo, hi, cancel,
+                            [&](int64_t j, uint64_t x) { where[mine[x]++] = static_cast<uint32_t>(j); });
     });
     if (cancel.load(std::memory_order_relaxed)) return nullptr;
     // Repeats make the pairs of equal k-mers quadratic. A k-mer with many more pairs than

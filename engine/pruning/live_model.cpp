@@ -38,10 +38,10 @@ double expected_live_fraction(const LiveModel& model, int64_t front, int32_t fou
     const double rho = std::min(1.0, model.own_bound / best / std::min(m, n));
     const double width_per_slack = 2.0 * best / (best + model.gap_extend);
     // Along the alignment a gain table counts gain_rate per column and gain_credit more on the
-    // columns that start a shared k-mer: q^k of them were the alignment's score all in
-    // mismatches and identities spread at random, but its gaps cost more columns than they
-    // break runs, and the band is wider than the slack alone says: q^(k / 2) fits mutated
-    // pairs (tests/test_bound.cpp's ETA test).
+    // columns that start a shared k-mer. Were all the score lost to mismatches spread at
+    // random, q^k of the columns would; but gaps lower the score more than they break runs,
+    // and the band is wider than the slack alone says: q^(k / 2) fits mutated pairs
+    // (tests/test_bound.cpp's ETA test).
     const double q = std::clamp((rho * best - model.other) / (model.identity - model.other), 0.0, 1.0);
     const double along = std::min(1.0, model.gain_rate + model.gain_credit * std::pow(q, model.gain_k / 2.0));
     const double lo = static_cast<double>(model.col_begin);

@@ -46,9 +46,10 @@ LiveModel live_model(int64_t rows, int64_t cols, const Scoring& scoring, int32_t
 /// best_score * min(m - i, n - j), reaches G; G grows about linearly down the rows, as
 /// found * i / front, and is never below the floor. Near the alignment H(i) is about rho * i
 /// (in best_score units, rho = own_bound / min(m, n)), and the gain counts about `along` =
-/// gain_rate + gain_credit q^k per column, q^k the share of the alignment's columns that start
-/// a shared k-mer when a share q of them are identities, q = (rho best_score - b) / (a - b)
-/// under match/mismatch scores, so the slack H + gain - G there is along (m - i) - (floor - rho i):
+/// gain_rate + gain_credit q^(k / 2) per column, with q = (rho best_score - b) / (a - b) the
+/// share of identities an alignment scoring rho has under match/mismatch scores (q^(k / 2), not
+/// the q^k of k-mer starts, is fitted: see live_model.cpp), so the slack H + gain - G there is
+/// along (m - i) - (floor - rho i):
 /// (along - rho)(m - i) when the floor is the own bound, m - i without a floor or table, and
 /// nothing once a floor from elsewhere is out of the alignment's reach. At a distance of k
 /// columns H is about k * extend lower while the gain falls by up to k * best_score, so cells
