@@ -114,7 +114,7 @@ TEST(GainTable, NoPathAddsMoreThanTheTableSays) {
                     if (c.what == "unrelated" && table->k() == 8 && scoring.is_match_mismatch()) {
                         ++unrelated;
                         const GainView& v = table->view();
-                        const int64_t at_rate = (v.rho_k * left + v.k - 1) / v.k + v.tail;
+                        const int64_t at_rate = (v.rho_k * left + v.k.d - 1) / v.k.d + v.tail;
                         const int64_t beyond_rate = int64_t{a} * left - at_rate;
                         EXPECT_GT(beyond_rate, 0) << "k " << table->k();
                         EXPECT_LT(3 * (v.bound(0, 0, 0, 0, left) - at_rate), beyond_rate)
@@ -211,6 +211,30 @@ TEST(Kmers, AScanUntilACancelEndsWithinAStretch) {
     }));
     EXPECT_GT(calls, 0);
     EXPECT_LE(calls, int64_t{1} << 22);
+}
+
+/// The table's quotients (engine/pruning/divisor.hpp) against `/` where the rounded
+/// reciprocal is most likely off by one: at and beside multiples of d, for divisors from 1 to
+/// 2^40 and quotients up to 2^50 / d.
+TEST(Divisor, EqualsIntegerDivisionOnItsDomain) {
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    constexpr int64_t kTop = int64_t{1} << 50;
+    std::vector<int64_t> divisors = {1, 2, 3, 7, 9, 10, 2233, 7813, 31250, (int64_t{1} << 40) - 1};
+    for (int i = 0; i < 200; ++i) divisors.push_back(1 + static_cast<int64_t>(rng() % (uint64_t{1} << (1 + i % 40))));
+    for (const int64_t d : divisors) {
+        const Divisor by = Divisor::of(d);
+        for (int i = 0; i < 500; ++i) {
+            const int64_t q = static_cast<int64_t>(rng() % static_cast<uint64_t>(kTop / d));
+            for (const int64_t x : {q * d - 1, q * d, q * d + 1, q * d + d - 1, static_cast<int64_t>(rng() % kTop)}) {
+                if (x < 0 || x >= kTop) continue;
+                ASSERT_EQ(by.div(x), x / d) << "x " << x << ", d " << d;
+            }
+        }
+        EXPECT_EQ(by.div(0), 0);
+        EXPECT_EQ(by.div(kTop - 1), (kTop - 1) / d);
+    }
 }
 
 }  // namespace

@@ -259,13 +259,13 @@ std::unique_ptr<GainTable> GainTable::build(const Sequence& s0, const Sequence& 
     if (!fill_table(g, *terms, cnt, every, table->t_, cancel)) return nullptr;
     GainView& v = table->view_;
     v.t = table->t_.data();
-    v.strip_rows = g.h;
-    v.band_diagonals = g.w;
+    v.strip_rows = Divisor::of(g.h);
+    v.band_diagonals = Divisor::of(g.w);
     v.strips = g.strips;
     v.bands = g.bands;
     v.diagonal_origin = m;
     v.rho_k = terms->rho_k;
-    v.k = k;
+    v.k = Divisor::of(k);
     // The last run's (a - rho)(k - 1), and the path's first change of band, which may cost
     // only W / 2 gap columns where T charged W.
     v.tail = (terms->credit_k * (k - 1) + k - 1) / k + (terms->lambda_k * g.w + 2 * k - 1) / (2 * k);

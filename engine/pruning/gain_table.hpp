@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "engine/host_device.hpp"
+#include "engine/pruning/divisor.hpp"
 #include "engine/scoring/scoring.hpp"
 #include "engine/sequence.hpp"
 
@@ -77,10 +78,11 @@ struct GainTerms {
 /// memory as the executor needs. An empty view (t null) bounds nothing.
 struct GainView {
     const int32_t* t = nullptr;
-    int64_t strip_rows = 1, band_diagonals = 1;
+    Divisor strip_rows = {}, band_diagonals = {};
     int64_t strips = 0, bands = 0;
     int64_t diagonal_origin = 0;  ///< band of diagonal d: (d + diagonal_origin) / band_diagonals
-    int64_t rho_k = 0, k = 1;
+    int64_t rho_k = 0;
+    Divisor k = {};
     int64_t tail = 0;  ///< (a - rho)(k - 1), rounded up
     /// The build that made it, a serial of the process (0: none): executors on one device
     /// share one copy of a build (kernels/cuda/gain_copies.hpp).
@@ -91,19 +93,21 @@ struct GainView {
     /// with `left` = min(m - row, n - col) diagonal steps at most. -1 when the view is empty.
     CHROMALIGN_HOST_DEVICE int64_t bound(int64_t row, int64_t col, int64_t rows, int64_t cols, int64_t left) const {
         if (!t) return -1;
-        const int64_t s = row / strip_rows < strips ? row / strip_rows : strips - 1;
+        const int64_t strip = strip_rows.div(row);
+        const int64_t s = strip < strips ? strip : strips - 1;
         // Diagonals of the rectangle, col - (row + rows) .. col + cols - row, and one more on
-        // either side, where a path's first step may lead.
-        int64_t b0 = (col - row - rows - 1 + diagonal_origin) / band_diagonals;
-        int64_t b1 = (col + cols - row + 1 + diagonal_origin) / band_diagonals;
-        b0 = b0 < 0 ? 0 : b0;
+        // either side, where a path's first step may lead (those before band 0's in it).
+        const int64_t d0 = col - row - rows - 1 + diagonal_origin;
+        const int64_t d1 = col + cols - row + 1 + diagonal_origin;
+        const int64_t b0 = band_diagonals.div(d0 > 0 ? d0 : 0);
+        int64_t b1 = band_diagonals.div(d1 > 0 ? d1 : 0);
         b1 = b1 >= bands ? bands - 1 : b1;
         int64_t phi = 0;
         for (int64_t b = b0; b <= b1; ++b) {
             const int64_t v = t[s * bands + b];
             phi = v > phi ? v : phi;
         }
-        return (rho_k * left + k - 1) / k + tail + phi;
+        return k.div(rho_k * left + k.d - 1) + tail + phi;
     }
 };
 
@@ -123,7 +127,7 @@ public:
     static int32_t k_for(int64_t m, int64_t n, const Scoring& scoring);
 
     const GainView& view() const { return view_; }
-    int32_t k() const { return static_cast<int32_t>(view_.k); }
+    int32_t k() const { return static_cast<int32_t>(view_.k.d); }
 
 private:
     std::vector<int32_t> t_;

@@ -82,11 +82,17 @@ struct PruneRule {
     CHROMALIGN_HOST_DEVICE bool live_by_gain(int64_t row0, int64_t col0, int32_t g) const {
         return !on || gain(row0, col0) >= g;
     }
+    /// The same for a region whose gain(row0, col0) a caller took already: a caller that may
+    /// read the inputs next takes the gain once for both (a table's bound is not free).
+    CHROMALIGN_HOST_DEVICE bool live_by(int64_t region_gain, int32_t g) const { return !on || region_gain >= g; }
 
     /// The decision: skip the region iff max(0, input_max) + gain < g (see the file comment).
     CHROMALIGN_HOST_DEVICE bool dead(int32_t input_max, int64_t row0, int64_t col0, int32_t g) const {
+        return on && dead_by(input_max, gain(row0, col0), g);
+    }
+    CHROMALIGN_HOST_DEVICE bool dead_by(int32_t input_max, int64_t region_gain, int32_t g) const {
         const int64_t h = input_max > 0 ? input_max : 0;
-        return on && h + gain(row0, col0) < g;
+        return on && h + region_gain < g;
     }
 };
 

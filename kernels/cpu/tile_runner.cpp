@@ -183,7 +183,8 @@ void CpuTileRunner::run_kernel_tile(TileArgs& a, int32_t* left, Worker& w) {
     if (table_ready_.load(std::memory_order_acquire)) rule.table = table_;
     rule.span_rows = rows;  // the tile and its inputs: rows [row0, row0 + R], columns [col0, col0 + cols]
     rule.span_cols = a.cols;
-    if (!rule.live_by_gain(a.row0, a.col0, g) && tile_dead(rule, a, g)) {
+    const int64_t gain = rule.on ? rule.gain(a.row0, a.col0) : 0;
+    if (!rule.live_by(gain, g) && tile_dead(rule, a, gain, g)) {
         skip_tile(a);
         const int64_t real_rows = std::clamp<int64_t>(grid_.m - a.row0, 0, rows);
         const int64_t real_cols = std::clamp<int64_t>(grid_.n - a.col0, 0, a.cols);
@@ -201,12 +202,12 @@ void CpuTileRunner::share_gain_table(const GainView& view) {
     table_ready_.store(true, std::memory_order_release);
 }
 
-bool CpuTileRunner::tile_dead(const PruneRule& rule, const TileArgs& a, int32_t g) const {
+bool CpuTileRunner::tile_dead(const PruneRule& rule, const TileArgs& a, int64_t gain, int32_t g) const {
     const int64_t rows = grid_.rows_per_band();
     int32_t input_max = 0;  // column 0 of the DP, without a left edge: H = 0
     if (a.left) input_max = std::max(*std::max_element(a.left, a.left + rows), a.left[2 * rows]);
     input_max = std::max(input_max, *std::max_element(a.bus_h, a.bus_h + a.cols));
-    return rule.dead(input_max, a.row0, a.col0, g);
+    return rule.dead_by(input_max, gain, g);
 }
 
 void CpuTileRunner::skip_tile(const TileArgs& a) const {

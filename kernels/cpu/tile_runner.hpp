@@ -123,8 +123,9 @@ private:
     int64_t kernel_tile_cols(int64_t k) const;  ///< the width of a block's k-th kernel tile
     /// One kernel tile: computed, or skipped when the prune rule allows; `left` is a.left.
     void run_kernel_tile(TileArgs& a, int32_t* left, Worker& w);
-    /// The prune rule's decision for tile (band, block) against `g`, from its inputs.
-    bool tile_dead(const PruneRule& rule, const TileArgs& a, int32_t g) const;
+    /// The prune rule's decision for tile (band, block) against `g`, from its inputs and its
+    /// `gain` (rule.gain at its corner).
+    bool tile_dead(const PruneRule& rule, const TileArgs& a, int64_t gain, int32_t g) const;
     /// A skipped tile's outputs: H = 0 and F, E = -inf on its bottom row and right edge.
     void skip_tile(const TileArgs& a) const;
     /// 16-bit lanes: raises the corner in `left` (a.left, the tile's own input slot), which is

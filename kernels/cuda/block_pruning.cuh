@@ -46,7 +46,8 @@ __device__ __forceinline__ bool main_run_dead(const PhaseArgs& p, const BlockPla
     const int64_t row0 = at.band * int64_t{A} * kWarp;
     const int64_t c0 = int64_t{at.b} * p.block_cols;
     const int64_t first_col = c0 - (kWarp - 1) > 0 ? c0 - (kWarp - 1) : 0;
-    if (p.prune.live_by_gain(row0, first_col, g)) return false;  // uniform: no input read
+    const int64_t gain = p.prune.gain(row0, first_col);
+    if (p.prune.live_by(gain, g)) return false;  // uniform: no input read
     int32_t in_max = 0;  // column 0 of the matrix: H = 0
     if (at.b > 0) {
         in_max = slot_h_max<A>(p.vbus_in + int64_t{at.b} * kSlotWords<A>, t, p.terms.open);
@@ -62,7 +63,7 @@ __device__ __forceinline__ bool main_run_dead(const PhaseArgs& p, const BlockPla
         in_max = max(in_max, max(state, 0) + (kWarp - 1) * p.prune.best_score);
     }
     for (int64_t c = c0 + t; c < c1; c += kWarp) in_max = max(in_max, p.hbus[c].x);
-    return p.prune.dead(warp_max(in_max), row0, first_col, g);
+    return p.prune.dead_by(warp_max(in_max), gain, g);
 }
 
 /// A skipped run's outputs, as its lanes would have left them: H = 0 and F = -inf on band's

@@ -43,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/best_tracking.cuh"
 #include "kernels/cuda/block_agent.cuh"
@@ -154,7 +155,7 @@ __device__ __forceinline__ void stream_steps(Lane<A>& L, const StreamArgs& a, co
 /// state when `live_state` is false), L.best/tag its rows' bests so far (tag: the column),
 /// prev_live whether chunk k - 1 ran, progress[band] = k (or less, before a jump's release).
 template <int A, Substitution kSub>
-__device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, const int32_t* table,
+__device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& rule, const int32_t* table,
                             StreamStage& stage) {
     constexpr int R = A * kWarp;
     const int t = threadIdx.x;
@@ -287,12 +288,13 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
         }
         __syncwarp();
         const int64_t col0 = max(int64_t{32} * k - (kWarp - 1), int64_t{0});
-        bool live = rule.live_by_gain(row0, col0, g);
+        const int64_t gain = rule.on ? rule.gain(row0, col0) : 0;
+        bool live = rule.live_by(gain, g);
         if (!live) {
             int32_t in_max = max(L.hdiag_o + open, stage.bus[t].x);
 #pragma unroll
             for (int r = 0; r < A; ++r) in_max = max(in_max, L.ho[r] + open);
-            live = !rule.dead(stream_warp_max(in_max), row0, col0, g);
+            live = !rule.dead_by(stream_warp_max(in_max), gain, g);
         }
         // Chunk k + 1's loads, issued before this chunk's steps and used after them: only where
         // its row above is final already (in program order after the acquire that saw it).
@@ -386,23 +388,30 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, PruneRule& rule, 
 template <int A, Substitution kSub>
 __global__ void __launch_bounds__(kWarp) band_stream(const StreamArgs a) {
     __shared__ StreamStage stage;
+    // The rule in shared memory, not registers: its table's terms would hold some 40 of them
+    // across every chunk's steps for a decision a chunk (a PruneRule is trivially copyable).
+    __shared__ alignas(PruneRule) int32_t rule_words[sizeof(PruneRule) / 4];
+    PruneRule& rule = *reinterpret_cast<PruneRule*>(rule_words);
     const int t = threadIdx.x;
     const int32_t* const table = copy_block_table<kSub>(a.p);
+    static_assert(std::is_trivially_copyable_v<PruneRule> && sizeof(PruneRule) % 4 == 0);
+    if (t == 0) rule = a.p.prune;
     __syncwarp();
-    PruneRule rule = a.p.prune;
     bool have_table = rule.table.t != nullptr;
     for (;;) {
         unsigned long long band = 0;
         if (t == 0) band = atomicAdd(a.next_band, 1ull);
         band = __shfl_sync(0xffffffffu, band, 0);
         if (band >= static_cast<unsigned long long>(a.bands)) return;
-        if (!have_table && rule.on && *reinterpret_cast<const volatile int32_t*>(&a.gain->ready)) {
+        // Lane 0's reading for all: the lanes share the rule, and copy it together.
+        int32_t ready = 0;
+        if (t == 0 && !have_table && rule.on) ready = *reinterpret_cast<const volatile int32_t*>(&a.gain->ready);
+        if (__shfl_sync(0xffffffffu, ready, 0)) {
             asm volatile("fence.acq_rel.gpu;" ::: "memory");
-            GainView v;
             const int32_t* src = reinterpret_cast<const int32_t*>(&a.gain->view);
-            int32_t* dst = reinterpret_cast<int32_t*>(&v);
-            for (int w = 0; w < static_cast<int>(sizeof(GainView) / 4); ++w) dst[w] = __ldcg(src + w);
-            rule.table = v;
+            int32_t* dst = reinterpret_cast<int32_t*>(&rule.table);
+            for (int w = t; w < static_cast<int>(sizeof(GainView) / 4); w += kWarp) dst[w] = __ldcg(src + w);
+            __syncwarp();
             have_table = true;
         }
         stream_band<A, kSub>(a, static_cast<int64_t>(band), rule, table, stage);
