@@ -167,6 +167,34 @@ TEST(GainTable, ARunPaysForItsLastCells) {
     EXPECT_LT(bound, n * 81 / 100) << "seed " << test::seed();
 }
 
+TEST(GainTable, AMemoGivesTheBoundItKeeps) {
+    // The stream of bands bounds chunk after chunk along a band with one GainMemo: the same
+    // bound as a fresh read at every chunk, as the chunks cross the table's bands and, with a
+    // new row, its strips (the memo is read again there, or a stale maximum would stand).
+    const uint64_t seed = test::seed();
+    std::mt19937_64 rng(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const int64_t n = 60000;
+    const std::string a = gen::random_dna(n, rng);
+    const std::string b = gen::mutate(a, gen::MutationSpec{}, rng);
+    std::atomic<bool> cancel{false};
+    const auto table =
+        GainTable::build(make_sequence("s0", a), make_sequence("s1", b), Scoring(1, -3, 5, 2), 2, cancel, 500, 8);
+    ASSERT_TRUE(table);
+    const GainView& v = table->view();
+    int64_t changed = 0;
+    GainMemo memo;
+    for (int64_t row = 0; row < n; row += 1 + static_cast<int64_t>(rng() % 700)) {
+        for (int64_t col = 0; col < n; col += 32) {
+            const int64_t left = std::min(n - row, n - col);
+            const int32_t before = memo.phi;
+            ASSERT_EQ(v.bound(row, col, 128, 63, left, memo), v.bound(row, col, 128, 63, left)) << row << ", " << col;
+            changed += memo.phi != before;
+        }
+    }
+    EXPECT_GT(changed, 100) << "the walk never changed the cells it read";
+}
+
 TEST(GainTable, EveryWorkerCountBuildsTheSameTable) {
     // The build splits S1's index, S0's counts and the k-mer rows over its workers, each
     // with counts of its own: the table must not depend on how many there are. A mutated

@@ -73,6 +73,13 @@ struct GainTerms {
     static std::optional<GainTerms> of(const Scoring& scoring, int32_t k);
 };
 
+/// The cells of T a rectangle's bound read (strip s, bands b0 .. b1) and their largest value:
+/// a caller that bounds region after region along one band reads T again only where they
+/// change (a band of W diagonals spans W / 32 of the stream's chunks).
+struct GainMemo {
+    int32_t s = -1, b0 = 0, b1 = -1, phi = 0;  ///< T's strips and bands, as T's entries, fit 32 bits
+};
+
 /// What a kernel reads: the table T in whole score units (rounded up), strips x bands, and
 /// the terms. A plain value, copied into the kernels' arguments; `t` points into host or device
 /// memory as the executor needs. An empty view (t null) bounds nothing.
@@ -92,6 +99,12 @@ struct GainView {
     /// rows [row, row + rows] x columns [col, col + cols] (global, 0 = the matrix's edge),
     /// with `left` = min(m - row, n - col) diagonal steps at most. -1 when the view is empty.
     CHROMALIGN_HOST_DEVICE int64_t bound(int64_t row, int64_t col, int64_t rows, int64_t cols, int64_t left) const {
+        GainMemo memo;
+        return bound(row, col, rows, cols, left, memo);
+    }
+    /// The same, reading T only where `memo` does not hold the cells it needs already.
+    CHROMALIGN_HOST_DEVICE int64_t bound(int64_t row, int64_t col, int64_t rows, int64_t cols, int64_t left,
+                                         GainMemo& memo) const {
         if (!t) return -1;
         const int64_t strip = strip_rows.div(row);
         const int64_t s = strip < strips ? strip : strips - 1;
@@ -102,12 +115,15 @@ struct GainView {
         const int64_t b0 = band_diagonals.div(d0 > 0 ? d0 : 0);
         int64_t b1 = band_diagonals.div(d1 > 0 ? d1 : 0);
         b1 = b1 >= bands ? bands - 1 : b1;
-        int64_t phi = 0;
-        for (int64_t b = b0; b <= b1; ++b) {
-            const int64_t v = t[s * bands + b];
-            phi = v > phi ? v : phi;
+        if (s != memo.s || b0 != memo.b0 || b1 != memo.b1) {
+            int32_t phi = 0;
+            for (int64_t b = b0; b <= b1; ++b) {
+                const int32_t v = t[s * bands + b];
+                phi = v > phi ? v : phi;
+            }
+            memo = GainMemo{static_cast<int32_t>(s), static_cast<int32_t>(b0), static_cast<int32_t>(b1), phi};
         }
-        return k.div(rho_k * left + k.d - 1) + tail + phi;
+        return k.div(rho_k * left + k.d - 1) + tail + memo.phi;
     }
 };
 

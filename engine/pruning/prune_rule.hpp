@@ -68,12 +68,17 @@ struct PruneRule {
     /// `row0` and first column `col0`: best_score per column left after its corner cell, or
     /// the table's bound over the region, the smaller.
     CHROMALIGN_HOST_DEVICE int64_t gain(int64_t row0, int64_t col0) const {
+        GainMemo memo;
+        return gain(row0, col0, memo);
+    }
+    /// The same, with the table's cells read last kept in `memo` (GainMemo).
+    CHROMALIGN_HOST_DEVICE int64_t gain(int64_t row0, int64_t col0, GainMemo& memo) const {
         const int64_t rows = m - row0, cols = n - col0;
         const int64_t left = rows < cols ? rows : cols;
         const int64_t plain = left > 0 ? left * best_score : 0;
         if (!table.t) return plain;
         const int64_t tight =
-            table.bound(row0 + row_offset, col0 + col_offset, span_rows, span_cols, left > 0 ? left : 0);
+            table.bound(row0 + row_offset, col0 + col_offset, span_rows, span_cols, left > 0 ? left : 0, memo);
         return tight < plain ? tight : plain;
     }
 

@@ -153,7 +153,7 @@ __device__ __forceinline__ void stream_steps(Lane<A>& L, const StreamArgs& a, co
 
 /// One band. Invariant before chunk k: L holds lane t's rows at column 32 k - t - 1 (the zero
 /// state when `live_state` is false), L.best/tag its rows' bests so far (tag: the column),
-/// prev_live whether chunk k - 1 ran, progress[band] = k (or less, before a jump's release).
+/// prev_live whether chunk k - 1 ran, progress[band] = k (or less: owed, or before a jump's release).
 template <int A, Substitution kSub>
 __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& rule, const int32_t* table,
                             StreamStage& stage) {
@@ -228,9 +228,20 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
     int32_t ahead_found = 0, ahead_bound = 0;
     const long long started = a.trace ? stream_clock() : 0;
     int first_live = -1, last_live = -1, live_chunks = 0;
+    // progress[band] = k is owed: a chunk's release waits until the next chunk has staged and
+    // decided, by when the chunk's row has reached L2 and the fence waits on nothing; it is
+    // paid before any wait, so a band below waits at most that long for it.
+    bool owed = false;
+    const auto pay = [&] {
+        if (owed) release_flag(a.progress + band, k);
+        owed = false;
+    };
+    // The table's cells the last decision read (the band's strip, the bands of its diagonals).
+    GainMemo memo;
     while (k < kmax) {
         int32_t g = ahead == k ? max(ahead_found, ahead_bound) : stream_g(a);
         if (!live_state) {
+            pay();
             // The next chunk from k that can be live, a window of 32 chunks at a time. A band
             // never jumps past a chunk of the row above that is not final yet (it may still be
             // written); the chunks passed are released as decided (dead, nothing written).
@@ -277,6 +288,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
             if (t < kWarp - 1) stage.s1[t + kWarp] = ahead_s1[1];
         } else {
             for (int u = t; u < kStreamChunk + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[32 * k + u - (kWarp - 1)];
+            if (seen < k + 1) pay();
             while (seen < k + 1) seen = settled();
         }
         {
@@ -288,7 +300,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
         }
         __syncwarp();
         const int64_t col0 = max(int64_t{32} * k - (kWarp - 1), int64_t{0});
-        const int64_t gain = rule.on ? rule.gain(row0, col0) : 0;
+        const int64_t gain = rule.on ? rule.gain(row0, col0, memo) : 0;
         bool live = rule.live_by(gain, g);
         if (!live) {
             int32_t in_max = max(L.hdiag_o + open, stage.bus[t].x);
@@ -296,6 +308,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
             for (int r = 0; r < A; ++r) in_max = max(in_max, L.ho[r] + open);
             live = !rule.dead_by(stream_warp_max(in_max), gain, g);
         }
+        pay();
         // Chunk k + 1's loads, issued before this chunk's steps and used after them: only where
         // its row above is final already (in program order after the acquire that saw it).
         ahead = -1;
@@ -345,15 +358,15 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
         __syncwarp();  // the stage is refilled next chunk
         if (a.trace && t == 0 && first_live >= 0 && k - first_live < kStreamTraceChunks)
             a.trace[band * kStreamTraceWords + 6 + k - first_live] = stream_clock();
-        // The stamp before the progress that makes it final (release_flag's fence orders
-        // both after the chunk's row).
+        // The stamp before the progress that makes it final (release_flag's fence, paid next
+        // chunk, orders both after the chunk's row).
         if (k > 0 && (prev_live || live)) {
             if (t == 0) out_stamp[k - 1] = static_cast<uint32_t>(band + 1);
             hi_stamped = k - 1;
         }
         prev_live = live;
         ++k;
-        release_flag(a.progress + band, k);
+        owed = true;
     }
     // The last chunk ran: its output chunk has no chunk after it.
     if (prev_live) {
