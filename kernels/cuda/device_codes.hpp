@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/sequence.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/phase_args.cuh"
 
 namespace chromalign::kernels {
@@ -36,5 +39,34 @@ inline std::vector<uint8_t> s1_with_slack(const uint8_t* codes, int64_t n) {
     std::copy(body.begin(), body.end(), out.begin() + cuda::kWarp);
     return out;
 }
+
+/// The pair as a pass over bands reads it (p.s0, p.s1, p.diag_table), on the device: S0 padded
+/// to `padded_rows`, S1 with its slack, the kTable terms where the scoring takes them. Taken,
+/// copied and freed in `stream`'s order; the host's copies may go at once, since a copy from
+/// pageable memory returns once it is staged. The edge pass's and the band stream's.
+struct PassCodes {
+    DeviceBuffer<uint8_t> s0, s1;
+    DeviceBuffer<int32_t> table;
+    size_t bytes = 0;  ///< of the S0 and S1 codes
+
+    PassCodes(cudaStream_t stream, const Sequence& q0, const Sequence& q1, int64_t padded_rows,
+              const CudaScoringTerms& terms, cuda::PhaseArgs& p)
+        : s0{stream}, s1{stream}, table{stream} {
+        const std::vector<uint8_t> h_s0 = padded_codes(q0.codes.data(), q0.length(), padded_rows, 4);
+        const std::vector<uint8_t> h_s1 = s1_with_slack(q1.codes.data(), q1.length());
+        p.s0 = s0.reserve(h_s0.size());
+        uint8_t* const s1_base = s1.reserve(h_s1.size());
+        p.s1 = s1_base + cuda::kWarp;
+        p.terms = terms;
+        if (terms.substitution == CudaScoringTerms::Substitution::kTable) {
+            const std::vector<int32_t> words = device_table(terms);
+            p.diag_table = table.reserve(words.size());
+            CUDA_CHECK(cudaMemcpyAsync(table.get(), words.data(), words.size() * 4, cudaMemcpyHostToDevice, stream));
+        }
+        CUDA_CHECK(cudaMemcpyAsync(s0.get(), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(s1_base, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice, stream));
+        bytes = h_s0.size() + h_s1.size();
+    }
+};
 
 }  // namespace chromalign::kernels

@@ -264,25 +264,12 @@ bool cuda_whole_pass(int device, cudaStream_t stream, const Sequence& s0, const 
     // exception: they are freed once the pair's search has ended, and the stream's pool took
     // 37 ms to map 27 GiB (one H200) where cudaMalloc took 1 ms.
     const cudaStream_t edges = keep ? nullptr : stream;
-    DeviceBuffer<uint8_t> d_s0{stream}, d_s1{stream};
-    DeviceBuffer<int32_t> d_table{stream}, d_progress{stream}, d_state{stream}, d_row_h{edges}, d_row_f{edges},
+    DeviceBuffer<int32_t> d_progress{stream}, d_state{stream}, d_row_h{edges}, d_row_f{edges},
         d_col_h{edges}, d_col_e{edges}, d_peaks{stream};
     DeviceBuffer<int2> d_ring{stream};
     DeviceBuffer<unsigned long long> d_next{stream};
-    const std::vector<uint8_t> h_s0 = padded_codes(s0.codes.data(), m, bands * rows, 4);
-    const std::vector<uint8_t> h_s1 = s1_with_slack(s1.codes.data(), n);
     EdgePassArgs a{};
-    a.p.s0 = d_s0.reserve(h_s0.size());
-    uint8_t* s1_base = d_s1.reserve(h_s1.size());
-    a.p.s1 = s1_base + kWarp;
-    a.p.terms = terms;
-    if (terms.substitution == Substitution::kTable) {
-        const std::vector<int32_t> table = device_table(terms);
-        a.p.diag_table = d_table.reserve(table.size());
-        CUDA_CHECK(cudaMemcpyAsync(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice, stream));
-    }
-    CUDA_CHECK(cudaMemcpyAsync(d_s0.get(), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice, stream));
-    CUDA_CHECK(cudaMemcpyAsync(s1_base, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice, stream));
+    const PassCodes codes(stream, s0, s1, bands * rows, terms, a.p);
     a.m = m;
     a.n = n;
     a.bands = bands;

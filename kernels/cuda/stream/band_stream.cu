@@ -68,8 +68,7 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
 
     OwnStream stream(device), side(device);
     const CudaScoringTerms terms = cuda_scoring_terms(scoring);
-    DeviceBuffer<uint8_t> d_s0, d_s1;
-    DeviceBuffer<int32_t> d_table, d_progress, d_span, d_words;
+    DeviceBuffer<int32_t> d_progress, d_span, d_words;
     DeviceBuffer<uint32_t> d_stamps;
     DeviceBuffer<int2> d_ring;
     DeviceBuffer<BestCell> d_best;
@@ -78,21 +77,8 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
     DeviceBuffer<long long> d_trace;
     PinnedBuffer<int32_t> h_bound;
 
-    const std::vector<uint8_t> h_s0 = padded_codes(s0.codes.data(), m, bands * rows, 4);
-    const std::vector<uint8_t> h_s1 = s1_with_slack(s1.codes.data(), n);
-
     StreamArgs a{};
-    a.p.s0 = d_s0.reserve(h_s0.size());
-    uint8_t* s1_base = d_s1.reserve(h_s1.size());
-    a.p.s1 = s1_base + kWarp;
-    a.p.terms = terms;
-    if (terms.substitution == Substitution::kTable) {
-        const std::vector<int32_t> table = device_table(terms);
-        a.p.diag_table = d_table.reserve(table.size());
-        CUDA_CHECK(cudaMemcpy(d_table.get(), table.data(), table.size() * 4, cudaMemcpyHostToDevice));
-    }
-    CUDA_CHECK(cudaMemcpy(d_s0.get(), h_s0.data(), h_s0.size(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(s1_base, h_s1.data(), h_s1.size(), cudaMemcpyHostToDevice));
+    const PassCodes codes(stream.stream, s0, s1, bands * rows, terms, a.p);
     PruneRule rule{run.pruning, scoring.best_score(), m, n};
     rule.span_rows = rows;  // a chunk and its inputs: rows [row0, row0 + R], columns [col0, col0 + 63]
     rule.span_cols = cuda::kStreamChunk + kWarp - 1;
@@ -116,18 +102,23 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
     // CHROMALIGN_STREAM_TRACE=FILE: each band's times and live chunks as TSV (band_stream.cuh).
     const char* trace_path = std::getenv("CHROMALIGN_STREAM_TRACE");
     if (trace_path && *trace_path) {
-        a.trace = d_trace.reserve(static_cast<size_t>(bands) * cuda::kStreamTraceWords);
-        CUDA_CHECK(cudaMemset(a.trace, 0, static_cast<size_t>(bands) * cuda::kStreamTraceWords * 8));
+        const size_t trace_words = static_cast<size_t>(bands) * cuda::kStreamTraceWords;
+        a.trace = d_trace.reserve(trace_words);
+        CUDA_CHECK(cudaMemsetAsync(a.trace, 0, trace_words * 8, stream.stream));
     }
-    CUDA_CHECK(cudaMemset(a.stamps, 0, static_cast<size_t>(2) * chunks * 4));
-    CUDA_CHECK(cudaMemset(a.progress, 0, static_cast<size_t>(bands) * 4));
-    CUDA_CHECK(cudaMemset(a.span, 0xff, static_cast<size_t>(2 * bands) * 4));  // -1: not published
-    CUDA_CHECK(cudaMemset(a.best, 0, static_cast<size_t>(bands) * sizeof(BestCell)));
-    CUDA_CHECK(cudaMemset(words, 0, 8));
-    CUDA_CHECK(cudaMemset(counts, 0, 16));
-    CUDA_CHECK(cudaMemset(d_gain.get(), 0, sizeof(StreamGain)));
-    out.device_bytes = h_s0.size() + h_s1.size() + static_cast<size_t>(2 * n) * 8 + static_cast<size_t>(2) * chunks * 4 +
+    CUDA_CHECK(cudaMemsetAsync(a.stamps, 0, static_cast<size_t>(2) * chunks * 4, stream.stream));
+    CUDA_CHECK(cudaMemsetAsync(a.progress, 0, static_cast<size_t>(bands) * 4, stream.stream));
+    CUDA_CHECK(cudaMemsetAsync(a.span, 0xff, static_cast<size_t>(2 * bands) * 4, stream.stream));  // -1: not published
+    CUDA_CHECK(cudaMemsetAsync(a.best, 0, static_cast<size_t>(bands) * sizeof(BestCell), stream.stream));
+    CUDA_CHECK(cudaMemsetAsync(words, 0, 8, stream.stream));
+    CUDA_CHECK(cudaMemsetAsync(counts, 0, 16, stream.stream));
+    CUDA_CHECK(cudaMemsetAsync(d_gain.get(), 0, sizeof(StreamGain), stream.stream));
+    out.device_bytes = codes.bytes + static_cast<size_t>(2 * n) * 8 + static_cast<size_t>(2) * chunks * 4 +
                        static_cast<size_t>(bands) * (12 + sizeof(BestCell));
+
+    // The stream is non-blocking: what was set in its order is done before the side stream
+    // writes the bound over one of those words.
+    CUDA_CHECK(cudaStreamSynchronize(stream.stream));
 
     // What the host hands on while the kernel runs: the bound as it rises, the table once.
     int32_t* bound = h_bound.reserve(1);

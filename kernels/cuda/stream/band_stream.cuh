@@ -98,12 +98,18 @@ __device__ __forceinline__ long long stream_clock() {
     return ns;
 }
 
-/// The G a decision and the tracking gate take: the best flushed and the bound, the larger.
-__device__ __forceinline__ int32_t stream_g(const StreamArgs& a) {
-    const int32_t found = *reinterpret_cast<const volatile int32_t*>(a.best_score);
-    const int32_t bound = *reinterpret_cast<const volatile int32_t*>(a.bound);
-    return max(found, bound);
+/// The G a decision and the tracking gate take: the best flushed and the bound, the larger,
+/// as loaded (a caller that loads G ahead takes the max only where it needs it, so nothing
+/// waits on the loads before).
+struct StreamG {
+    int32_t found, bound;
+    __device__ __forceinline__ int32_t value() const { return max(found, bound); }
+};
+__device__ __forceinline__ StreamG stream_g_loads(const StreamArgs& a) {
+    return StreamG{*reinterpret_cast<const volatile int32_t*>(a.best_score),
+                   *reinterpret_cast<const volatile int32_t*>(a.bound)};
 }
+__device__ __forceinline__ int32_t stream_g(const StreamArgs& a) { return stream_g_loads(a).value(); }
 
 /// Max over the warp.
 __device__ __forceinline__ int32_t stream_warp_max(int32_t v) {
@@ -225,7 +231,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
     uint8_t ahead_s1[2] = {0, 0};
     int2 ahead_bus = make_int2(0, kNegInf);
     uint32_t ahead_tag = 0;
-    int32_t ahead_found = 0, ahead_bound = 0;
+    StreamG ahead_g{0, 0};
     const long long started = a.trace ? stream_clock() : 0;
     int first_live = -1, last_live = -1, live_chunks = 0;
     // progress[band] = k is owed: a chunk's release waits until the next chunk has staged and
@@ -239,7 +245,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
     // The table's cells the last decision read (the band's strip, the bands of its diagonals).
     GainMemo memo;
     while (k < kmax) {
-        int32_t g = ahead == k ? max(ahead_found, ahead_bound) : stream_g(a);
+        int32_t g = ahead == k ? ahead_g.value() : stream_g(a);
         if (!live_state) {
             pay();
             // The next chunk from k that can be live, a window of 32 chunks at a time. A band
@@ -319,8 +325,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
             ahead_bus = make_int2(0, kNegInf);
             if (col < n) ahead_bus = __ldcg(in + col);
             if (band > 0) ahead_tag = __ldcg(in_stamp + q);
-            ahead_found = *reinterpret_cast<const volatile int32_t*>(a.best_score);
-            ahead_bound = *reinterpret_cast<const volatile int32_t*>(a.bound);
+            ahead_g = stream_g_loads(a);
             ahead = q;
         }
         if (live) {
