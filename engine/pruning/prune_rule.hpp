@@ -85,7 +85,7 @@ struct PruneRule {
     /// True when gain alone can reach g: the region is live whatever its inputs hold, so a
     /// caller need not read them.
     CHROMALIGN_HOST_DEVICE bool live_by_gain(int64_t row0, int64_t col0, int32_t g) const {
-        return !on || gain(row0, col0) >= g;
+        return !on || live_by(gain(row0, col0), g);
     }
     /// The same for a region whose gain(row0, col0) a caller took already: a caller that may
     /// read the inputs next takes the gain once for both (a table's bound is not free).

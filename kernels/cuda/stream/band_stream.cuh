@@ -223,15 +223,28 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
     // Output chunks q < seen of the row above are final (an acquire load saw it), so a chunk
     // whose row above was final long ago waits on no load of the progress.
     int seen = band > 0 ? 0 : kmax;
-    // What a live chunk loads for chunk `ahead` before its steps, when that chunk's row above
-    // is final already: its S1 codes, that row and its stamp, and G, each kept as loaded (an
-    // operation on it would wait for the load). A band whose band above is ahead so spends its
-    // chunks' trips to L2 while the steps run, not before them (-1: nothing loaded).
+    // Chunk `ahead`'s inputs as loaded (-1: none): its S1 codes, its row above and that row's
+    // stamp, and G, each kept as loaded (an operation on it would wait for the load). A live
+    // chunk loads chunk k + 1's before its steps where that chunk's row above is final already,
+    // so a band whose band above is ahead spends its chunks' trips to L2 while the steps run,
+    // not before them; a chunk without them loads its own as it stages.
     int ahead = -1;
     uint8_t ahead_s1[2] = {0, 0};
     int2 ahead_bus = make_int2(0, kNegInf);
     uint32_t ahead_tag = 0;
     StreamG ahead_g{0, 0};
+    const auto load_s1 = [&](int q) {  // lane t's codes for stage.s1[t] and [t + 32]
+        ahead_s1[0] = a.p.s1[32 * q + t - (kWarp - 1)];
+        ahead_s1[1] = t < kWarp - 1 ? a.p.s1[32 * q + t + 1] : 0;
+    };
+    // Only once output chunk q above is final, in program order after the acquire that saw it.
+    const auto load_above = [&](int q) {
+        const int col = 32 * q + t;
+        ahead_bus = make_int2(0, kNegInf);
+        if (col < n) ahead_bus = __ldcg(in + col);
+        if (band > 0) ahead_tag = __ldcg(in_stamp + q);
+        ahead = q;
+    };
     const long long started = a.trace ? stream_clock() : 0;
     int first_live = -1, last_live = -1, live_chunks = 0;
     // progress[band] = k is owed: a chunk's release waits until the next chunk has staged and
@@ -288,22 +301,18 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
             k = c;
             release_flag(a.progress + band, k);
         }
-        // Stage chunk k's S1 codes, then its row above once final.
-        if (ahead == k) {
-            stage.s1[t] = ahead_s1[0];
-            if (t < kWarp - 1) stage.s1[t + kWarp] = ahead_s1[1];
-        } else {
-            for (int u = t; u < kStreamChunk + kWarp - 1; u += kWarp) stage.s1[u] = a.p.s1[32 * k + u - (kWarp - 1)];
+        // Stage chunk k's S1 codes, then its row above once final (loaded beside its stamp, not
+        // after it: one trip to L2 a chunk less).
+        if (ahead != k) {
+            load_s1(k);
             if (seen < k + 1) pay();
             while (seen < k + 1) seen = settled();
+            load_above(k);
         }
-        {
-            // The row is loaded beside its stamp, not after it: one trip to L2 a chunk less.
-            const int col = 32 * k + t;
-            const int2 bus = ahead == k ? ahead_bus : col < n ? __ldcg(in + col) : make_int2(0, kNegInf);
-            const bool top_live = (band == 0 || k >= lo_above()) && (ahead == k ? band > 0 && ahead_tag == above_tag : stamped(k));
-            stage.bus[t] = top_live && col < n ? bus : make_int2(0, kNegInf);
-        }
+        stage.s1[t] = ahead_s1[0];
+        if (t < kWarp - 1) stage.s1[t + kWarp] = ahead_s1[1];
+        const bool top_live = band > 0 && k >= lo_above() && ahead_tag == above_tag;
+        stage.bus[t] = top_live && 32 * k + t < n ? ahead_bus : make_int2(0, kNegInf);
         __syncwarp();
         const int64_t col0 = max(int64_t{32} * k - (kWarp - 1), int64_t{0});
         const int64_t gain = rule.on ? rule.gain(row0, col0, memo) : 0;
@@ -316,17 +325,12 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
         }
         pay();
         // Chunk k + 1's loads, issued before this chunk's steps and used after them: only where
-        // its row above is final already (in program order after the acquire that saw it).
+        // its row above is final already.
         ahead = -1;
         if (live && k + 1 < kmax && seen > k + 1) {
-            const int q = k + 1, col = 32 * q + t;
-            ahead_s1[0] = a.p.s1[32 * q + t - (kWarp - 1)];
-            ahead_s1[1] = t < kWarp - 1 ? a.p.s1[32 * q + t + 1] : 0;
-            ahead_bus = make_int2(0, kNegInf);
-            if (col < n) ahead_bus = __ldcg(in + col);
-            if (band > 0) ahead_tag = __ldcg(in_stamp + q);
+            load_s1(k + 1);
+            load_above(k + 1);
             ahead_g = stream_g_loads(a);
-            ahead = q;
         }
         if (live) {
             const long long began = a.trace && first_live < 0 ? stream_clock() : 0;
