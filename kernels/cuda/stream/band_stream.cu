@@ -32,22 +32,23 @@ using cuda::Substitution;
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 template <int A, Substitution kSub>
-void launch(int device, const StreamArgs& a, cudaStream_t stream) {
+void launch(int device, int wanted_per_sm, const StreamArgs& a, cudaStream_t stream) {
     const auto kernel = cuda::band_stream<A, kSub>;
     int per_sm = 0, sms = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarp, 0));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (wanted_per_sm > 0) per_sm = std::min(per_sm, wanted_per_sm);
     const int64_t warps = std::min<int64_t>(std::max<int64_t>(1, int64_t{per_sm} * sms), a.bands);
     kernel<<<static_cast<unsigned>(warps), kWarp, 0, stream>>>(a);
     CUDA_CHECK(cudaGetLastError());
 }
 
 template <int A>
-void launch_for(int device, Substitution sub, const StreamArgs& a, cudaStream_t stream) {
+void launch_for(int device, int per_sm, Substitution sub, const StreamArgs& a, cudaStream_t stream) {
     switch (sub) {
-    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, a, stream); break;
-    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, a, stream); break;
-    case Substitution::kTable: launch<A, Substitution::kTable>(device, a, stream); break;
+    case Substitution::kBytes: launch<A, Substitution::kBytes>(device, per_sm, a, stream); break;
+    case Substitution::kEquality: launch<A, Substitution::kEquality>(device, per_sm, a, stream); break;
+    case Substitution::kTable: launch<A, Substitution::kTable>(device, per_sm, a, stream); break;
     }
 }
 
@@ -153,9 +154,9 @@ BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const 
     };
     hand_on();
     switch (alpha) {
-    case 16: launch_for<16>(device, terms.substitution, a, stream.stream); break;
-    case 8: launch_for<8>(device, terms.substitution, a, stream.stream); break;
-    default: launch_for<4>(device, terms.substitution, a, stream.stream); break;
+    case 16: launch_for<16>(device, run.blocks_per_sm, terms.substitution, a, stream.stream); break;
+    case 8: launch_for<8>(device, run.blocks_per_sm, terms.substitution, a, stream.stream); break;
+    default: launch_for<4>(device, run.blocks_per_sm, terms.substitution, a, stream.stream); break;
     }
     const Event ended;
     CUDA_CHECK(cudaEventRecord(ended.event, stream.stream));

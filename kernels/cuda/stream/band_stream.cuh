@@ -317,11 +317,11 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
         const int64_t col0 = max(int64_t{32} * k - (kWarp - 1), int64_t{0});
         const int64_t gain = rule.on ? rule.gain(row0, col0, memo) : 0;
         bool live = rule.live_by(gain, g);
-        if (!live) {
+        if (!live) {  // dead_by falls as its input grows: live iff some lane's inputs keep it so
             int32_t in_max = max(L.hdiag_o + open, stage.bus[t].x);
 #pragma unroll
             for (int r = 0; r < A; ++r) in_max = max(in_max, L.ho[r] + open);
-            live = !rule.dead_by(stream_warp_max(in_max), gain, g);
+            live = __any_sync(0xffffffffu, !rule.dead_by(in_max, gain, g));
         }
         pay();
         // Chunk k + 1's loads, issued before this chunk's steps and used after them: only where
