@@ -89,6 +89,12 @@ struct StreamArgs {
     long long* trace;
 };
 
+/// How long a band sleeps between polls while the band above is still searching for its first
+/// live chunk: such a band is two bands or more from the live ones, and its polls (a search of
+/// 32 chunks each) took issue slots and L2 trips from the live warps beside it, up to 1800 of
+/// them on the 8M mutated pair: 3.164 and 3.139 s -> 3.008 and 3.064 s (tools/BENCHMARKS.md).
+constexpr unsigned kStreamParkedNapNs = 8000;
+
 constexpr int kStreamTraceChunks = 24;
 constexpr int kStreamTraceWords = 6 + kStreamTraceChunks;
 
@@ -290,6 +296,7 @@ __device__ void stream_band(const StreamArgs& a, int64_t band, const PruneRule& 
                     c = passed;
                     release_flag(a.progress + band, min(c, kmax));
                 } else {
+                    if (above_lo < 0) __nanosleep(kStreamParkedNapNs);
                     g = stream_g(a);  // chunk c is not final: wait for the band above
                 }
             }
