@@ -4,8 +4,10 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <fstream>
@@ -104,6 +106,14 @@ std::string slabs_help() {
 bool is_regular_file(const std::string& path) {
     struct stat st{};
     return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// Throws UsageError naming `what` unless `path` is a regular file: checked before it is
+/// opened, as opening a FIFO would wait for a writer; a path that is not there says why.
+void require_regular_file(const std::string& path, const std::string& what) {
+    struct stat st{};
+    if (stat(path.c_str(), &st) != 0) throw UsageError(what + ": '" + path + "': " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw UsageError(what + ": '" + path + "' is not a regular file");
 }
 
 /// A number followed by one of `units` (suffix, scale) or by nothing (scale 1), scaled;
@@ -306,8 +316,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
                      scoring_flags);
         if (vm.count("config")) {
             const std::string path = vm["config"].as<std::string>();
-            // The kind first: opening a FIFO would wait for a writer.
-            if (!is_regular_file(path)) throw UsageError("--config: '" + path + "' is not a regular file");
+            require_regular_file(path, "--config");
             std::ifstream in(path);
             if (!in) throw UsageError("--config: cannot read '" + path + "'");
             try {
@@ -361,7 +370,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     if (pairs == "mapped") {
         o.pairs_mapped = true;
     } else if (!pairs.empty()) {
-        if (!is_regular_file(pairs)) throw UsageError("--pairs: '" + pairs + "' is not a regular file");
+        require_regular_file(pairs, "--pairs");
         try {
             o.pairs = io::read_pairs_file(pairs);
         } catch (const Error& e) {
