@@ -502,6 +502,11 @@ TEST(CliFormats, JsonReportsTheBoundAndItsGainTable) {
         EXPECT_LE(j.value("bound", 0), j.at("score").get<int>()) << run.out;
         EXPECT_GE(j.value("gain_table_k", 0), 6) << run.out;
         EXPECT_GE(j.value("gain_table_seconds", -1.0), 0.0) << run.out;
+        // The alignment runs from (0, 0) along its diagonal: what the table lets a path add from
+        // there is at least its score, and at most best_score (1) a column.
+        const double gain = j.value("gain_table_per_column", -1.0);
+        EXPECT_GE(gain * 200000, j.at("score").get<double>()) << run.out;
+        EXPECT_LE(gain, 1.0) << run.out;
         // And the run's summary line says so.
         EXPECT_NE(run.err.find("-mers in "), std::string::npos) << run.err;
     }

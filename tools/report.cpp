@@ -217,6 +217,7 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
         if (p.bound.table_k > 0) {  // the gain table built beside the pass (gain_table.hpp)
             j["gain_table_k"] = p.bound.table_k;
             j["gain_table_seconds"] = p.bound.table_seconds;
+            j["gain_table_per_column"] = p.bound.table_gain;
         }
     }
     if (!p.alignment) return;

@@ -43,6 +43,9 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
             if (!table_) return;
             report_.table_k = table_->k();
             report_.table_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const int64_t left = std::min(s0.length(), s1.length());
+            if (left > 0)
+                report_.table_gain = static_cast<double>(table_->view().bound(0, 0, 0, 0, left)) / static_cast<double>(left);
             table_view_.store(&table_->view(), std::memory_order_release);
         });
     } catch (const std::system_error&) {

@@ -29,6 +29,9 @@ struct BoundReport {
     std::string failure;       ///< why the pass gave nothing, when it failed
     int32_t table_k = 0;       ///< the gain table's k, 0: none built (gain_table.hpp)
     double table_seconds = 0;  ///< its time, beside the pass
+    /// What the table lets a path add from cell (0, 0), per column of min(m, n): against the
+    /// score per column, the slack that keeps cells beside the alignment live.
+    double table_gain = 0;
 };
 
 class BoundThread {
