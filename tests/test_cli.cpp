@@ -507,6 +507,7 @@ TEST(CliFormats, JsonReportsTheBoundAndItsGainTable) {
         const double gain = j.value("gain_table_per_column", -1.0);
         EXPECT_GE(gain * 200000, j.at("score").get<double>()) << run.out;
         EXPECT_LE(gain, 1.0) << run.out;
+        EXPECT_GE(j.value("gain_table_band_diagonals", 0), 1) << run.out;
         // And the run's summary line says so.
         EXPECT_NE(run.err.find("-mers in "), std::string::npos) << run.err;
     }

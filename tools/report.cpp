@@ -218,6 +218,7 @@ void json_pair(nlohmann::ordered_json& j, const PairReport& p) {
             j["gain_table_k"] = p.bound.table_k;
             j["gain_table_seconds"] = p.bound.table_seconds;
             j["gain_table_per_column"] = p.bound.table_gain;
+            j["gain_table_band_diagonals"] = p.bound.table_band;
         }
     }
     if (!p.alignment) return;

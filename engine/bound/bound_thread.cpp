@@ -43,6 +43,7 @@ BoundThread::BoundThread(BoundSource* source, const Sequence& s0, const Sequence
             if (!table_) return;
             report_.table_k = table_->k();
             report_.table_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            report_.table_band = table_->view().band_diagonals.d;
             const int64_t left = std::min(s0.length(), s1.length());
             if (left > 0)
                 report_.table_gain = static_cast<double>(table_->view().bound(0, 0, 0, 0, left)) / static_cast<double>(left);

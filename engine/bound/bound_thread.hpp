@@ -32,6 +32,7 @@ struct BoundReport {
     /// What the table lets a path add from cell (0, 0), per column of min(m, n): against the
     /// score per column, the slack that keeps cells beside the alignment live.
     double table_gain = 0;
+    int64_t table_band = 0;  ///< the table's bands, in diagonals (tools/gain_slack.py takes it)
 };
 
 class BoundThread {
