@@ -21,8 +21,8 @@ struct BandStreamRun {
 /// `device` with rows of `alpha` a lane (4, 8 or 16). With run.pruning, chunks that cannot reach
 /// max(best found, run.prune_floor, *run.lower_bound) are skipped, and run.gain_table's table
 /// is taken up once built; both are read while the kernel runs. run.blocks_per_sm > 0 caps the
-/// warps resident a multiprocessor (a band each). Checkpoints, special rows and
-/// stacked records are not supported (Error).
+/// warps resident a multiprocessor (a band each). Checkpoints, special rows and stacked records
+/// are not supported (Error).
 BandStreamRun cuda_band_stream(int device, int alpha, const Sequence& s0, const Sequence& s1, const Scoring& scoring,
                                const BackendOptions& run);
 
