@@ -24,6 +24,18 @@ TEST(RecentRate, ASteadyRunHasItsOwnRate) {
     EXPECT_DOUBLE_EQ(run(7, 7, 0, 3).rate(), 7);
     EXPECT_DOUBLE_EQ(run(7, 7, 0, 500).rate(), 7);
     EXPECT_EQ(RecentRate().rate(), 0);
+    RecentRate one;
+    one.add(1, 7);
+    EXPECT_EQ(one.rate(), 0);  // one sample: no stretch to measure
+}
+
+TEST(RecentRate, WhatCameBeforeTheFirstReportIsNotCounted) {
+    // A resume levels its checkpoint to a row first: 2.5 s computing nothing the reports
+    // count, then 10 a second. Counted from 0 the rate was 5.6 at 5.5 s (the ETA of a 10 s
+    // resume once read 426 s); from the first report it is the run's.
+    RecentRate r;
+    for (int k = 0; k <= 3; ++k) r.add(2.5 + k, 1 + 10 * k);
+    EXPECT_DOUBLE_EQ(r.rate(), 10);
 }
 
 TEST(RecentRate, ItFollowsAFallingPaceWithinAQuarterOfTheRun) {

@@ -14,8 +14,9 @@ void RecentRate::add(double seconds, double work) {
 }
 
 double RecentRate::rate() const {
-    // add() kept the latest sample at or before the stretch's start first (the start itself
+    // add() kept the latest sample at or before the stretch's start first (the first sample
     // while the run is short).
+    if (samples_.size() < 2) return 0;
     const auto& [then, before] = samples_.front();
     const auto& [now, done] = samples_.back();
     return now > then ? (done - before) / (now - then) : 0;

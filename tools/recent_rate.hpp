@@ -18,13 +18,16 @@ public:
     void add(double seconds, double work);
 
     /// Work a second over the last quarter of the run, and at least the last kLeastSeconds
-    /// (all of it when shorter): a stretch that grows with the run, so that the rate follows
-    /// a change of pace within a quarter of the time run, yet a short stall does not sway it.
-    /// 0 before any work.
+    /// (all of it since the first sample when shorter): a stretch that grows with the run, so
+    /// that the rate follows a change of pace within a quarter of the time run, yet a short
+    /// stall does not sway it. It never reaches back before the first sample: what a run does
+    /// before its first report (reading its sequences, a resume levelling its checkpoint to a
+    /// row, for seconds at large sizes) computes no cells the rate could count. 0 before two
+    /// samples.
     double rate() const;
 
 private:
-    std::deque<std::pair<double, double>> samples_{{0.0, 0.0}};  ///< (seconds, work), the start first
+    std::deque<std::pair<double, double>> samples_;  ///< (seconds, work), the stretch's start first
 };
 
 }  // namespace chromalign::cli
