@@ -135,6 +135,33 @@ TEST(JobRecords, EveryRecordPairIsItsOwnOptimumBestFirst) {
     }
 }
 
+
+TEST(JobRecords, TheBestSoFarOfTheJobNeverFalls) {
+    // A related pair, then an unrelated one long enough to report: the progress line's "best
+    // so far" is the job's, so the second pair's reports keep the first pair's best. Before,
+    // they showed the second pair's own, and the last line of a both-strands run showed the
+    // reverse strand's best (22) after the forward one's 440147.
+    std::mt19937_64 rng(test::seed() + 505);
+    JobSpec spec;
+    spec.scoring = Scoring{};
+    spec.strands = {Strand::kForward};
+    auto [a, b] = test::mutated_pair(20000, 20000, rng);
+    auto [c, d] = test::random_pair(300000, 300000, rng);
+    spec.s0 = {a, c};
+    spec.s1 = {b, d};
+    spec.pairs = {{0, 0}, {1, 1}};
+    JobOptions options;
+    std::vector<std::pair<int64_t, int32_t>> reports;  // (comparison, best so far)
+    options.on_progress = [&](const Progress& p, int64_t comparison) { reports.emplace_back(comparison, p.best_score); };
+    const auto backend = make_backend("cpu", test::grid(0, 0, 2));
+    const JobResult got = test::run_on(*backend, spec, options);
+    ASSERT_EQ(got.answers.size(), 2u);
+    const int32_t first = got.answers[0].pair == 0 ? got.answers[0].best.score : got.answers[1].best.score;
+    const auto second = std::find_if(reports.begin(), reports.end(), [](const auto& r) { return r.first == 1; });
+    ASSERT_NE(second, reports.end()) << "no report during the unrelated pair";
+    for (auto r = second; r != reports.end(); ++r) EXPECT_EQ(r->second, first) << "comparison " << r->first;
+    for (size_t k = 1; k < reports.size(); ++k) EXPECT_GE(reports[k].second, reports[k - 1].second) << "report " << k;
+}
 TEST(JobTraceback, EachPairGetsTheReferenceAlignmentOfItsStrand) {
     std::mt19937_64 rng(test::seed() + 505);
     JobSpec spec;

@@ -67,10 +67,9 @@ public:
         current_ = 0;
         told_done_ = done_;
         told_this_run_ = this_run_;
+        best_ = std::max(best_, outcome.best.score);  // a short or resumed run may have sent no report
         if (seconds_since(last_) < 1) return;
-        Progress p;
-        p.best_score = outcome.best.score;  // a short or resumed run may have sent no report
-        report(p);
+        report(Progress{});
     }
 
     /// The comparison's own progress, as the whole job's; a stack's counts `stacked` cells (its
@@ -99,7 +98,7 @@ public:
         q.cells_left_live += after - same_pair + static_cast<int64_t>(static_cast<double>(same_pair) *
                                                                       floor_live_fraction(p.best_score));
         q.seconds = seconds_since(start_);
-        q.best_score = p.best_score;
+        q.best_score = std::max(p.best_score, best_);
         told_done_ = q.cells_done;
         told_this_run_ = q.cells_this_run;
         options_.on_progress(q, index_);
@@ -118,7 +117,7 @@ public:
         q.cells_pruned = pruned_;
         q.cells_left = q.cells_left_live = total_ - q.cells_done;
         q.seconds = seconds_since(start_);
-        q.best_score = best;
+        q.best_score = std::max(best, best_);
         q.alignments_found = found;
         q.alignments_wanted = wanted;
         q.alignment_score = score;
@@ -139,6 +138,9 @@ private:
     const Scoring& scoring_;
     int64_t total_ = 0, done_ = 0, this_run_ = 0, pruned_ = 0, current_ = 0, index_ = 0, rows_ = 0;
     int64_t told_done_ = 0, told_this_run_ = 0;  ///< the job's cells as last reported
+    /// The best score of the comparisons ended: a report's best is the job's so far, which a
+    /// later comparison (a reverse strand, an unrelated pair) scoring less must not lower.
+    int32_t best_ = 0;
     int later_ = 0;
     Clock::time_point start_ = Clock::now(), last_ = Clock::now();
 };
