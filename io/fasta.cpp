@@ -113,6 +113,10 @@ std::string invalid_byte_message(std::string_view line, int64_t offset) {
     return what + "; sequence lines may hold only nucleotide letters (ACGTU and IUPAC codes)";
 }
 
+constexpr const char* kMissingMarker =
+    "the BGZF end-of-file marker is missing, so the file is probably truncated (if it is complete, "
+    "recompress it with bgzip)";
+
 bool is_name_end(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
 
 /// `read_errno` is errno after the failed read, cleared before it: zlib reports running out of
@@ -162,12 +166,16 @@ public:
             throw InputError(
                 path + ": cannot open: " + (errno != 0 ? std::strerror(errno) : "unreadable file"));
         // A BGZF file cut at a block boundary decompresses cleanly; only its missing
-        // end-of-file marker tells that the sequence would come back shorter.
-        if (bgzf_compression(fp_) == bgzf && bgzf_check_EOF(fp_) == 0) {
-            close();
-            throw InputError(path +
-                             ": the BGZF end-of-file marker is missing, so the file is probably "
-                             "truncated (if it is complete, recompress it with bgzip)");
+        // end-of-file marker tells that the sequence would come back shorter. A stream (a
+        // pipe, a FIFO, standard input) cannot be sought to its end: there the last block read
+        // must be that marker (refill).
+        if (bgzf_compression(fp_) == bgzf) {
+            const int marker = bgzf_check_EOF(fp_);
+            if (marker == 0) {
+                close();
+                throw InputError(path + ": " + kMissingMarker);
+            }
+            marker_at_end_ = marker != 1;
         }
     }
 
@@ -304,7 +312,10 @@ private:
                 eof_ = true;
                 return;
             }
-            if (got == 0) eof_ = true;
+            if (got == 0) {
+                eof_ = true;
+                if (marker_at_end_ && !fp_->last_block_eof) read_error_ = kMissingMarker;
+            }
             end_ += static_cast<size_t>(got);
         }
     }
@@ -364,6 +375,7 @@ private:
     std::vector<char> buffer_ = std::vector<char>(2 * kPiece);  ///< bytes read, [begin_, end_) unread
     size_t begin_ = 0, end_ = 0;
     bool eof_ = false;        ///< the file has no more bytes than buffer_ holds
+    bool marker_at_end_ = false;  ///< a BGZF stream: its last block must be the end-of-file marker
     std::string read_error_;  ///< why reading stopped early, if it did
     std::string_view line_;   ///< current piece of the current line, a view into buffer_
     bool starts_line_ = false;  ///< line_ is the first piece of its line

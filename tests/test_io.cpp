@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <htslib/bgzf.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -355,6 +358,48 @@ INSTANTIATE_TEST_SUITE_P(Table, FastaCase, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& param) {
                              return std::string(param.param.label);
                          });
+
+/// Reads `file`'s bytes through a FIFO (as `cat file | chromalign -` does): a stream that cannot
+/// be sought to its end, where the BGZF end-of-file marker must be checked as the last block.
+Sequence read_through_fifo(const fs::path& file, const fs::path& dir) {
+    const fs::path fifo = dir / "stream.fifo";
+    if (::mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error(std::strerror(errno));
+    const std::string bytes = test::read_text(file);
+    auto writer = std::async(std::launch::async, [&] {
+        sigset_t pipe_signal;  // a reader that stops early makes the write fail, not the process
+        sigemptyset(&pipe_signal);
+        sigaddset(&pipe_signal, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+        const int fd = ::open(fifo.c_str(), O_WRONLY);
+        for (size_t done = 0; fd >= 0 && done < bytes.size();) {
+            const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+            if (wrote <= 0) break;
+            done += static_cast<size_t>(wrote);
+        }
+        if (fd >= 0) ::close(fd);
+    });
+    try {
+        Sequence seq = read_fasta(fifo.string(), {});
+        writer.wait();
+        return seq;
+    } catch (...) {
+        writer.wait();
+        throw;
+    }
+}
+
+TEST(FastaStream, ABgzfStreamCutAtABlockBoundaryIsRefused) {
+    // On disk the missing marker is found by seeking to the end; a stream was read to its cut
+    // and the record came back short, exit 0 (16208 of 20000 bases in the finding).
+    const ScratchDir dir("bgzf_stream");
+    const fs::path whole = materialise("whole", Form::kBgzf, kLongFasta, dir.path());
+    const fs::path cut = materialise("cut", Form::kBgzfNoEof, kLongFasta, dir.path());
+    ASSERT_FALSE(HasFatalFailure());
+    EXPECT_EQ(decode(read_through_fifo(whole, dir.path())), kLong);
+    fs::remove(dir.path() / "stream.fifo");
+    expect_input_error(dir.path() / "stream.fifo", [&] { read_through_fifo(cut, dir.path()); },
+                       "record 'big', line 3336: the BGZF end-of-file marker is missing");
+}
 
 /// A selector and either its parse or an Error substring (error non-empty).
 struct SelectorCase {
