@@ -811,6 +811,25 @@ TEST(CliRecords, EveryRecordByDefaultBestFirst) {
         << run.err;
 }
 
+TEST(CliRecords, TheCommandLinesRecordsReplaceAConfigsRecords) {
+    // "Options on the command line override --config": s0-record and s1-record compose within
+    // one source, so the config's were added to the command line's (both records compared),
+    // and a config naming records could not go with --pairs.
+    const Inputs& in = inputs();
+    const fs::path config = in.two.parent_path() / "records.cfg";
+    test::write_text(config, "s1-record = first\n");
+    const CliRun flag = run_json({"--config", config.string(), "--s1-record", "second", "{s0}", "{two}"});
+    const nlohmann::json j = nlohmann::json::parse(flag.out);
+    EXPECT_EQ(j.at("pairs").size(), 1u) << flag.out;
+    EXPECT_EQ(j.at("s1_name"), "second") << flag.out;
+    const fs::path pairs = in.two.parent_path() / "records.pairs";
+    test::write_text(pairs, "a0\tsecond\n");
+    const CliRun listed = run_json({"--config", config.string(), "--pairs", pairs.string(), "{s0}", "{two}"});
+    EXPECT_EQ(json_string(listed.out, "s1_name"), "second") << listed.out;
+    const CliRun config_alone = run_json({"--config", config.string(), "{s0}", "{two}"});
+    EXPECT_EQ(json_string(config_alone.out, "s1_name"), "first") << config_alone.out;
+}
+
 TEST(CliRecords, RegionUsesOnlyItsBases) {
     const Inputs& in = inputs();
     const CliRun run = run_json({"--s0-record", "a0:2-5", "{s0}", "{s1}"});

@@ -76,6 +76,24 @@ TEST(HostileFiles, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeStage1) {
         EXPECT_EQ(r.err.find("stage 1"), std::string::npos) << "refused before stage 1:\n" << r.err;
     }
     EXPECT_EQ(read_text(a), before) << "an input was overwritten";
+    // Files the options were read from are inputs too: a --pairs file, a list of records, a
+    // --config file (each was overwritten with exit 0 before).
+    const auto name_of = [](const std::string& fasta) {
+        const std::string header = read_text(fasta).substr(1);
+        return header.substr(0, header.find_first_of(" \t\n"));
+    };
+    const std::string s0 = name_of(a), s1 = name_of(h.path("b.fa"));
+    const std::vector<std::vector<std::string>> option_files = {
+        {"--pairs", h.path("pairs.tsv"), s0 + "\t" + s1 + "\n", "-o"},
+        {"--s1-record", h.path("names.txt"), s1 + "\n", "-o"},
+        {"--config", h.path("run.cfg"), "match = 1\n", "--traceback"}};
+    for (const std::vector<std::string>& f : option_files) {
+        std::ofstream(f[1]) << f[2];
+        const test::ChildRun r = h.run({"-q", "-b", "cpu", f[0], f[1], f[3], f[1]});
+        EXPECT_EQ(r.exit_code, 1) << f[0] << "\n" << r.err;
+        EXPECT_NE(r.err.find(f[0] + " (" + f[1] + "): it would be overwritten"), std::string::npos) << r.err;
+        EXPECT_EQ(read_text(f[1]), f[2]) << f[0] << "'s file was overwritten";
+    }
     const test::ChildRun same = h.run({"-q", "-b", "cpu", "--traceback", h.path("x.paf"), "-o", h.path("./x.paf")});
     EXPECT_EQ(same.exit_code, 1) << same.err;
     EXPECT_NE(same.err.find("name one file"), std::string::npos) << same.err;

@@ -391,8 +391,9 @@ bool same_file(const std::string& a, const std::string& b) {
 void check_distinct_files(const cli::Options& o) {
     const std::vector<std::pair<std::string, std::string>> outputs = {
         {"-o", o.output}, {"--traceback", o.traceback}, {"--plot", o.plot}};
-    const std::vector<std::pair<std::string, std::string>> inputs = {
+    std::vector<std::pair<std::string, std::string>> inputs = {
         {"S0", o.s0_path}, {"S1", o.s1_path}, {"--matrix", o.matrix_file}, {"--checkpoint", o.backend_options.checkpoint.path}};
+    inputs.insert(inputs.end(), o.option_files.begin(), o.option_files.end());
     // Only a regular file (or one still to be made) can be overwritten: /dev/null twice is fine.
     const auto replaceable = [](const std::string& path) {
         struct stat st{};

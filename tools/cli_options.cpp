@@ -54,12 +54,18 @@ po::options_description scoring_options(ScoringFlags& s) {
 void store_source(po::parsed_options parsed, const std::string& dir, po::variables_map& vm, ScoringFlags& flags) {
     const auto given = [&vm](const char* name) { return vm.count(name) && !vm[name].defaulted(); };
     const bool matrix_above = given("matrix"), pair_above = given("match") && given("mismatch");
+    // The records to compare, likewise: a source above that names them replaces this one's
+    // (s0-record and s1-record compose within a source only; --pairs excludes both).
+    const bool s0_above = given("s0-record"), s1_above = given("s1-record"), pairs_above = given("pairs");
     auto& options = parsed.options;
     options.erase(std::remove_if(options.begin(), options.end(),
                                  [&](const po::option& option) {
                                      const std::string& key = option.string_key;
                                      return (pair_above && key == "matrix") ||
-                                            (matrix_above && (key == "match" || key == "mismatch"));
+                                            (matrix_above && (key == "match" || key == "mismatch")) ||
+                                            (key == "s0-record" && (s0_above || pairs_above)) ||
+                                            (key == "s1-record" && (s1_above || pairs_above)) ||
+                                            (key == "pairs" && (s0_above || s1_above));
                                  }),
                   options.end());
     if (!vm.count("matrix"))
@@ -171,7 +177,7 @@ io::RecordSelector parse_record(const std::string& text, const char* flag) {
 /// The selectors of `flag`'s values: a value naming a regular file is a file of them, which a
 /// note says, as a record of that name would otherwise be taken for it without a word.
 std::vector<io::RecordSelector> parse_records(const std::vector<std::string>& values, const char* flag,
-                                              std::vector<std::string>& notes) {
+                                              Options& o) {
     std::vector<io::RecordSelector> selectors;
     for (const std::string& v : values) {
         if (!is_regular_file(v)) {
@@ -180,8 +186,9 @@ std::vector<io::RecordSelector> parse_records(const std::vector<std::string>& va
         }
         try {
             const std::vector<io::RecordSelector> listed = io::read_selector_file(v);
-            notes.push_back(std::string(flag) + " " + v + ": the file of that name, read as a list of " +
-                            std::to_string(listed.size()) + " record(s)");
+            o.notes.push_back(std::string(flag) + " " + v + ": the file of that name, read as a list of " +
+                              std::to_string(listed.size()) + " record(s)");
+            o.option_files.emplace_back(flag, v);
             selectors.insert(selectors.end(), listed.begin(), listed.end());
         } catch (const Error& e) {
             throw UsageError(std::string(flag) + ": " + e.what());
@@ -317,6 +324,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
         if (vm.count("config")) {
             const std::string path = vm["config"].as<std::string>();
             require_regular_file(path, "--config");
+            o.option_files.emplace_back("--config", path);
             std::ifstream in(path);
             if (!in) throw UsageError("--config: cannot read '" + path + "'");
             try {
@@ -339,6 +347,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
                 throw UsageError("unknown preset '" + name + "' (known: " + known + ")");
             }
             store_source(po::parse_config_file(in, in_config), config_dir() + "/", vm, scoring_flags);
+            o.option_files.emplace_back("preset " + name, path);
         }
         po::notify(vm);
     } catch (const po::error& e) {
@@ -365,12 +374,13 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     }
     if ((o.s0_path.empty() || o.s1_path.empty()) && !(sequences_optional && o.s0_path.empty()))
         throw UsageError("two sequence files are needed: S0 and S1");
-    o.s0_records = parse_records(s0_records, "--s0-record", o.notes);
-    o.s1_records = parse_records(s1_records, "--s1-record", o.notes);
+    o.s0_records = parse_records(s0_records, "--s0-record", o);
+    o.s1_records = parse_records(s1_records, "--s1-record", o);
     if (pairs == "mapped") {
         o.pairs_mapped = true;
     } else if (!pairs.empty()) {
         require_regular_file(pairs, "--pairs");
+        o.option_files.emplace_back("--pairs", pairs);
         try {
             o.pairs = io::read_pairs_file(pairs);
         } catch (const Error& e) {

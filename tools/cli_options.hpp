@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/backend/options.hpp"
@@ -28,6 +29,9 @@ struct Options {
     std::vector<io::RecordSelector> s0_records, s1_records;
     /// What reading the options has to tell the user (load_job passes them on as notes).
     std::vector<std::string> notes;
+    /// The files options were read from (--config, a preset, --pairs, record lists), as the
+    /// option and the path: inputs no output may overwrite.
+    std::vector<std::pair<std::string, std::string>> option_files;
     /// --pairs FILE (or a traceback directory's job): exactly these record pairs, instead of
     /// every S0 record against every S1 record.
     std::vector<io::SelectorPair> pairs;
