@@ -67,6 +67,27 @@ int64_t edit_distance(const Alignment& a) {
     return s.mismatches + s.gap_bases;
 }
 
+/// A SAM header value (@PG CL): a tab or a newline in an argument would end the field or the
+/// line, and samtools then refuses the header, so control bytes are written escaped (\t, \n,
+/// \r, else \xHH); printable ASCII and UTF-8 (a file name's) stay as they are.
+std::string header_value(const std::string& text) {
+    std::string out;
+    for (const unsigned char c : text) {
+        if (c >= ' ' && c <= '~') {
+            out += static_cast<char>(c);
+        } else if (c == '\t' || c == '\n' || c == '\r') {
+            out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
+        } else if (c < 0x80) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02X", c);
+            out += hex;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
 std::string name_or(const Sequence& s, const char* fallback) { return s.name.empty() ? fallback : s.name; }
 
 bool is_hts(AlignmentFormat format) {
@@ -255,7 +276,8 @@ struct AlignmentWriter::Impl {
             ok = ok && sam_hdr_add_line(header.get(), "SQ", "SN", r.name.c_str(), "LN", length.c_str(), nullptr) >= 0;
         }
         ok = ok &&
-             sam_hdr_add_pg(header.get(), "chromalign", "VN", kVersion, "CL", command_line.c_str(), nullptr) >= 0 &&
+             sam_hdr_add_pg(header.get(), "chromalign", "VN", kVersion, "CL", header_value(command_line).c_str(),
+                            nullptr) >= 0 &&
              sam_hdr_write(hts.get(), header.get()) >= 0;
         if (!ok) throw Error("cannot write the SAM header to " + where());
     }

@@ -273,6 +273,54 @@ TEST(AlignmentsCli, AskingForNoneOrWithoutAnOutputIsAUsageError) {
     EXPECT_NE(missing.err.find("--alignments needs --traceback"), std::string::npos) << missing.err;
 }
 
+TEST(AlignmentsCli, RegionsOfOneRecordAreOneReadAndOneReference) {
+    // Two regions of S1's record t and two of S0's record q, and a second S1 record u: t was
+    // listed twice as a reference (no alignment file, exit 1 after stage 1), q got a primary
+    // line per region, and HI restarted at 1 with each pair. A tab in a file name made an @PG
+    // line samtools refuses.
+    const uint64_t seed = test::seed() + 93;
+    std::mt19937_64 rng(seed);
+    const std::string target = gen::random_dna(4000, rng), other = gen::random_dna(3000, rng);
+    const std::string query = mutated(target.substr(500, 3000), 60, rng);
+    test::ResumeHarness h(10, 10, seed);
+    test::write_text(h.path("q\tx.fa"), ">q\n" + query + "\n");
+    test::write_text(h.path("t.fa"), ">t\n" + target + "\n>u\n" + other + "\n");
+    for (const char* format : {"sam", "paf"}) {
+        const std::string out = h.path(std::string("out.") + format);
+        const test::ChildRun run = h.run_command(
+            {"-q", "-b", "cpu", "--alignments", "3", "--traceback", out, "--s0-record", "q:1-1500", "--s0-record",
+             "q:1501-3000", "--s1-record", "t:1-2000", "--s1-record", "t:2001-4000", "--s1-record", "u",
+             h.path("q\tx.fa"), h.path("t.fa")});
+        ASSERT_EQ(run.exit_code, 0) << format << " (seed " << seed << ")\n" << run.err;
+        int primaries = 0, references = 0;
+        std::vector<int> ranks;
+        for (const std::string& line : test::split(test::read_text(out), '\n')) {
+            if (line.empty()) continue;
+            const auto f = test::split(line, '\t');
+            if (line.rfind("@SQ", 0) == 0) ++references;
+            if (line[0] == '@') continue;
+            const bool sam = std::string(format) == "sam";
+            const bool secondary = sam ? (std::stoi(f.at(1)) & 0x100) != 0 : line.find("tp:A:S") != std::string::npos;
+            primaries += secondary ? 0 : 1;
+            const size_t hi = line.find("HI:i:");
+            ASSERT_NE(hi, std::string::npos) << line;
+            ranks.push_back(std::stoi(line.substr(hi + 5)));
+        }
+        if (std::string(format) == "sam") EXPECT_EQ(references, 2) << "t and u, once each";
+        EXPECT_EQ(primaries, 1) << format << ": one primary line for read q";
+        std::vector<int> want(ranks.size());
+        for (size_t k = 0; k < want.size(); ++k) want[k] = static_cast<int>(k) + 1;
+        EXPECT_EQ(ranks, want) << format << ": HI counts read q's lines";
+        EXPECT_GE(ranks.size(), 4u) << format << ": q's regions against t's and u";
+        if (std::string(format) == "sam" && test::have_tool("samtools")) {
+            bool ok = false;
+            const std::string view = test::command_output("samtools view -H '" + out + "' 2>&1", ok);
+            EXPECT_TRUE(ok) << view;
+            EXPECT_NE(view.find("q\\tx.fa"), std::string::npos) << "the tab escaped in @PG CL\n" << view;
+        }
+    }
+}
+
 /// t.fa, random bases of `length`, and q.fa, its [from, from + count) with `changes` bases drawn again.
 void write_piece_of_target(test::ResumeHarness& h, std::mt19937_64& rng, size_t length, size_t from, size_t count,
                            int changes) {
