@@ -407,6 +407,31 @@ TEST(JobStacks, StackedRecordsAreEachTheirOwnOptimum) {
         }
 }
 
+TEST(JobStacks, AStackBeyondTheScoreRangeOfItsRecordsIsSplit) {
+    // A match of 2^20 allows 1020 bases a sequence. Records of 600 and 1000 bases pass; a
+    // stack of two (or one padded to whole bands) does not, and the job was refused with the
+    // stack's length ("sequences of 1536 x 2399") where --no-stack answered.
+    std::mt19937_64 rng(test::seed() + 509);
+    const Scoring scoring(1 << 20, -3, 5, 2);
+    ASSERT_EQ(scoring.longest_length(), 1020);
+    JobSpec spec;
+    spec.scoring = scoring;
+    spec.strands = {Strand::kForward};
+    const std::string target = gen::random_dna(2400, rng);
+    for (const auto& [from, length] : {std::pair{100, 600}, std::pair{900, 600}, std::pair{1300, 1000}})
+        spec.s0.push_back(make_sequence("r" + std::to_string(from), target.substr(from, length)));
+    spec.s1 = {make_sequence("t", target)};
+    spec.pairs = {{0, 0}, {1, 0}, {2, 0}};
+    const auto backend = make_backend("cpu", test::grid(0, 0, 2));
+    const JobResult got = test::run_on(*backend, spec);
+    ASSERT_EQ(got.answers.size(), 3u);
+    for (const PairAnswer& a : got.answers) {
+        const RecordPair& p = spec.pairs[a.pair];
+        EXPECT_EQ(a.best, test::expected(spec.s0[p.s0], spec.s1[p.s1], scoring, spec.strands).best)
+            << spec.s0[p.s0].name;
+    }
+}
+
 TEST(JobStacks, StackedAndOneByOneGiveTheSameAnswersAndAlignments) {
     std::mt19937_64 rng(test::seed() + 509);
     const auto backend = make_backend("cpu", {});

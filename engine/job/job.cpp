@@ -460,6 +460,16 @@ private:
         Stack stack = make_stack(records, band_rows);
         const int64_t padded = engine.slab_shape(stack.s0.length(), s1.length(), spec_.scoring).rows_per_band;
         if (padded != band_rows) stack = make_stack(records, band_rows = padded);
+        // The engine checks the matrix it is given against the 32-bit score range; a stack's
+        // rows, padding included, may pass the limit that each record passes (no path crosses
+        // records). Then halves are stacked, and a record alone is left to run_pair, unstacked.
+        if (std::min(stack.s0.length(), s1.length()) > spec_.scoring.longest_length()) {
+            if (pairs.size() == 1) return;
+            const auto half = pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() / 2);
+            run_stack(std::vector<size_t>(pairs.begin(), half), target, strand, engine);
+            run_stack(std::vector<size_t>(half, pairs.end()), target, strand, engine);
+            return;
+        }
         BackendOptions run = options_.backend;
         run.pruning = false;
         run.prune_floor = 0;
