@@ -389,7 +389,9 @@ private:
 
 std::string missing_record_message(const std::string& path, const std::string& wanted,
                                    const std::vector<std::string>& listed, int64_t total) {
-    std::string text = path + ": no record named " + quoted(wanted) + "; the file holds " +
+    std::string text = path + ": no record named " + quoted(wanted) +
+                       (wanted.find(':') != std::string::npos ? " (a region is NAME:START-END in whole numbers)" : "") +
+                       "; the file holds " +
                        std::to_string(total) + (total == 1 ? " record: " : " records: ");
     for (size_t i = 0; i < listed.size(); ++i) text += (i ? ", " : "") + quoted(listed[i]);
     if (total > static_cast<int64_t>(listed.size()))
@@ -515,34 +517,62 @@ void check_all_found(const std::string& path, const std::vector<RecordSelector>&
     throw InputError(text);
 }
 
+/// START-END of a region (commas allowed), checked; `text` is the whole selector, for messages.
+void parse_region(std::string_view range, const std::string& text, RecordSelector& selector) {
+    const size_t dash = range.find('-');
+    selector.start = dash == std::string_view::npos ? -1 : parse_coordinate(range.substr(0, dash));
+    selector.end = dash == std::string_view::npos ? -1 : parse_coordinate(range.substr(dash + 1));
+    if (selector.start < 0 || selector.end < 0)
+        throw Error("region '" + text +
+                    "': START-END must be two whole numbers, as in chr1:1000-2000 (a record name holding ':' "
+                    "goes in braces: {NAME} or {NAME}:START-END)");
+    if (selector.start < 1)
+        throw Error("region '" + text + "': START must be at least 1 (positions are 1-based)");
+    if (selector.end < selector.start) throw Error("region '" + text + "': END is before START");
+}
+
 }  // namespace
 
 RecordSelector parse_selector(const std::string& text) {
     RecordSelector selector;
     selector.record = text;
+    if (!text.empty() && text.front() == '{') {  // {NAME} or {NAME}:START-END, as htslib reads them
+        const size_t close = text.find('}');
+        if (close == std::string::npos || close == 1)
+            throw Error("region '" + text + "': a name in braces needs its closing '}' and a name");
+        selector.record = text.substr(1, close - 1);
+        const std::string_view rest = std::string_view(text).substr(close + 1);
+        if (rest.empty()) return selector;
+        if (rest.front() != ':')
+            throw Error("region '" + text + "': after {NAME} comes nothing or :START-END");
+        parse_region(rest.substr(1), text, selector);
+        return selector;
+    }
     const size_t colon = text.rfind(':');
     if (colon == std::string::npos) return selector;
     const std::string_view range = std::string_view(text).substr(colon + 1);
-    const size_t dash = range.find('-');
-    // Only a START-END suffix makes a region, so names such as "HLA:1" stay whole.
-    if (dash == std::string_view::npos) return selector;
+    // Only a START-END suffix makes a region, so names such as "HLA:1" stay whole; a name
+    // such as "seq:abc-def" is written in braces.
+    if (range.find('-') == std::string_view::npos) return selector;
     if (colon == 0) throw Error("region '" + text + "' has no record name before ':'");
     selector.record = text.substr(0, colon);
-    selector.start = parse_coordinate(range.substr(0, dash));
-    selector.end = parse_coordinate(range.substr(dash + 1));
-    if (selector.start < 0 || selector.end < 0)
-        throw Error("region '" + text +
-                    "': START-END must be two whole numbers, as in chr1:1000-2000");
-    if (selector.start < 1)
-        throw Error("region '" + text + "': START must be at least 1 (positions are 1-based)");
-    if (selector.end < selector.start) throw Error("region '" + text + "': END is before START");
+    parse_region(range, text, selector);
+    selector.whole = text;
     return selector;
 }
 
 std::string describe_selector(const RecordSelector& selector) {
-    if (!selector.has_region()) return selector.record;
-    return selector.record + ":" + std::to_string(selector.start) + "-" +
-           std::to_string(selector.end);
+    if (selector.has_region())
+        return selector.record + ":" + std::to_string(selector.start) + "-" + std::to_string(selector.end);
+    // A whole record whose name would be read as a region of another (or refused as one).
+    bool splits = false;
+    if (selector.record.rfind(':') != std::string::npos) try {
+            splits = parse_selector(selector.record).has_region();
+        } catch (const Error&) {
+            splits = true;
+        }
+    return splits || (!selector.record.empty() && selector.record.front() == '{') ? "{" + selector.record + "}"
+                                                                                 : selector.record;
 }
 
 std::string selection_key(const RecordSelector& selector) {
@@ -554,6 +584,8 @@ std::string selection_key(const RecordSelector& selector) {
 Sequence read_fasta(const std::string& path, const RecordSelector& selector,
                     std::vector<std::string>* notes) {
     check_region(selector);
+    // A region that may be a record's whole name is resolved against every name.
+    if (!selector.whole.empty()) return std::move(read_fasta_records(path, {selector}).front());
     FastaScanner in(path);
     in.read_first_header();
     if (!selector.record.empty()) {
@@ -578,6 +610,10 @@ std::vector<Sequence> read_fasta_records(const std::string& path,
                                          const std::vector<RecordSelector>& selectors,
                                          std::vector<std::string>* notes) {
     const SelectorIndex wanted = index_selectors(path, selectors);
+    SelectorIndex alternatives;  // whole names of selectors split into regions (RecordSelector::whole)
+    for (size_t i = 0; i < selectors.size(); ++i)
+        if (!selectors[i].whole.empty()) alternatives[selectors[i].whole].push_back(i);
+    std::vector<Sequence> whole_records(selectors.size());  // by selector: its whole name's record
     FastaScanner in(path);
     in.read_first_header();
     std::vector<Sequence> parts(selectors.size());
@@ -595,20 +631,35 @@ std::vector<Sequence> read_fasta_records(const std::string& path,
                              std::to_string(entry->second) + " (record names must be unique)");
         if (listed.size() < kNamesListed) listed.push_back(name);
         const auto selected = wanted.find(name);
+        const auto alternative = alternatives.find(name);
         codes.clear();
         if (selectors.empty()) {
             const int64_t length = in.encode_record(whole, codes);
             parts.push_back(cut_part(path, name, RecordSelector{}, length, whole, codes));
-        } else if (selected != wanted.end()) {
-            const Span cover = cover_of(selectors, selected->second);
+        } else if (selected != wanted.end() || alternative != alternatives.end()) {
+            const Span cover = alternative != alternatives.end() ? whole : cover_of(selectors, selected->second);
             const int64_t length = in.encode_record(cover, codes);
-            for (size_t i : selected->second)
-                parts[i] = cut_part(path, name, selectors[i], length, cover, codes);
+            if (selected != wanted.end())
+                for (size_t i : selected->second)
+                    parts[i] = cut_part(path, name, selectors[i], length, cover, codes);
+            if (alternative != alternatives.end())
+                for (size_t i : alternative->second)
+                    whole_records[i] = cut_part(path, name, RecordSelector{name}, length, cover, codes);
         } else if (!in.skip_record()) {
             in.fail_empty(name, header_line,
                           "; every record must hold a sequence, selected or not");
         }
     } while (in.at_header());
+    // "x:1-100" is the record of that name where the file holds one, unless it holds x too.
+    for (size_t i = 0; i < selectors.size(); ++i) {
+        if (whole_records[i].name.empty()) continue;
+        if (!parts[i].name.empty())
+            throw InputError(path + ": '" + selectors[i].whole + "' is both a record and a region of record " +
+                             quoted(selectors[i].record) + ": write {" + selectors[i].whole + "} for the record, {" +
+                             selectors[i].record + "}:" + std::to_string(selectors[i].start) + "-" +
+                             std::to_string(selectors[i].end) + " for the region");
+        parts[i] = std::move(whole_records[i]);
+    }
     const auto total = static_cast<int64_t>(header_lines.size());
     check_all_found(path, selectors, wanted, parts, listed, total);
     // Said only where records are left out: selecting them all needs no word.

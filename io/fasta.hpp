@@ -10,21 +10,30 @@
 namespace chromalign::io {
 
 /// Which record to read and, optionally, which part of it.
-/// Parsed from "NAME" or "NAME:START-END" (1-based, inclusive, as in samtools faidx).
+/// Parsed from "NAME" or "NAME:START-END" (1-based, inclusive, as in samtools faidx), or with
+/// the name in braces, "{NAME}" or "{NAME}:START-END", for a name that holds ':'.
 /// An empty selector means the first record.
 struct RecordSelector {
     std::string record;     ///< record name; empty selects the first record
     int64_t start = 0;      ///< 1-based first base; 0 when no region was given
     int64_t end = 0;        ///< 1-based last base, inclusive; 0 when no region was given
+    /// The whole text, when parse_selector split it into `record` and a region: a record of
+    /// that whole name is meant instead where the file holds one (a FASTA of samtools faidx
+    /// regions names its records "chr1:1000-2000"); a file holding both is an ambiguity the
+    /// reader refuses, as samtools does. Empty: `record` is the name.
+    std::string whole;
 
     bool has_region() const { return start > 0; }
 };
 
-/// Parses a selector. A name that itself contains ':' is only split at its last ':' when
-/// the part after it has the form START-END. Throws Error on a malformed region.
+/// Parses a selector. A name that itself contains ':' is split at its last ':' when the part
+/// after it has the form START-END (the reader then takes the whole text as a name where the
+/// file holds such a record); a name that is not to be split goes in braces. Throws Error on
+/// a malformed region.
 RecordSelector parse_selector(const std::string& text);
 
-/// "NAME" or "NAME:START-END": the text parse_selector reads as `selector`, for messages.
+/// The text parse_selector reads as `selector`: "NAME", "NAME:START-END", or "{NAME}" for a
+/// whole record whose name would be split.
 std::string describe_selector(const RecordSelector& selector);
 
 /// A string that two selectors share exactly when they select the same bases, for hash maps

@@ -896,5 +896,33 @@ TEST(AlignmentFormats, TracebackLaterFromAStage1Directory) {
     EXPECT_EQ(file_text(other.path("o.paf")), file_text(other.path("oref.paf")));
 }
 
+TEST(AlignmentFormats, RecordsNamedLikeRegionsAreTracedBackFromTheirJob) {
+    // Records of samtools faidx regions ("x:101-700") and odd names ("seq:abc-def"): a job of
+    // every record wrote their selectors as text, which the traceback read as regions of
+    // records "x" and "seq" (or refused), so a saved stage 1 could not be traced back.
+    test::ResumeHarness h(10, 10, test::seed() + 58);
+    std::mt19937_64 rng(test::seed() + 58);
+    const std::string target = gen::random_dna(3000, rng);
+    test::write_text(h.path("q.fa"), ">x:101-700\n" + target.substr(100, 600) + "\n>seq:abc-def\n" +
+                                         target.substr(1500, 800) + "\n");
+    test::write_text(h.path("t.fa"), ">t\n" + target + "\n");
+    const test::ChildRun want = h.run_command({"-q", "-b", "reference", "--traceback", h.path("ref.paf"),
+                                               h.path("q.fa"), h.path("t.fa")});
+    ASSERT_EQ(want.exit_code, 0) << want.err;
+    const test::ChildRun stage1 = h.run_command({"-q", "-b", "cpu", "--traceback-dir", h.path("run"), h.path("q.fa"),
+                                                 h.path("t.fa")});
+    ASSERT_EQ(stage1.exit_code, 0) << stage1.err;
+    const test::ChildRun later = h.run_command({"traceback", h.path("run"), "-q", "-b", "cpu", "--traceback",
+                                                h.path("later.paf")});
+    ASSERT_EQ(later.exit_code, 0) << later.err;
+    EXPECT_EQ(file_text(h.path("later.paf")), file_text(h.path("ref.paf")));
+    // Each selected by its name: whole where the text is a record's name, in braces otherwise.
+    const test::ChildRun named = h.run_command({"-q", "-b", "cpu", "--traceback", h.path("named.paf"), "--s0-record",
+                                                "x:101-700", "--s0-record", "{seq:abc-def}", h.path("q.fa"),
+                                                h.path("t.fa")});
+    ASSERT_EQ(named.exit_code, 0) << named.err;
+    EXPECT_EQ(file_text(h.path("named.paf")), file_text(h.path("ref.paf")));
+}
+
 }  // namespace
 }  // namespace chromalign

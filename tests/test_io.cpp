@@ -429,6 +429,14 @@ TEST(ParseSelector, Table) {
         {"chr1:,-5", "", 0, 0, "must be two whole numbers"},
         {"chr1:1-99999999999999999999", "", 0, 0, "must be two whole numbers"},
         {":1-5", "", 0, 0, "no record name"},
+        {"{seq:abc-def}", "seq:abc-def", 0, 0, ""},
+        {"{x:1-2}", "x:1-2", 0, 0, ""},
+        {"{x:1-2}:3-4", "x:1-2", 3, 4, ""},
+        {"{x}:3-4", "x", 3, 4, ""},
+        {"{x", "", 0, 0, "closing '}'"},
+        {"{}", "", 0, 0, "closing '}'"},
+        {"{x}y", "", 0, 0, "after {NAME}"},
+        {"{x}:3-x", "", 0, 0, "must be two whole numbers"},
     };
     for (const SelectorCase& c : table) {
         SCOPED_TRACE(c.text);
@@ -641,14 +649,27 @@ TEST(FastaRecords, NotesAndHandBuiltSelectors) {
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_EQ(notes[0], path.string() + " holds 3 records; using 1 of them");
 
-    // A name that looks like a region, read whole, is not the same selector as that region.
+    // A name that looks like a region, read whole, is not the same selector as that region;
+    // braces tell which is meant, and the text alone is ambiguous where the file holds both
+    // (samtools refuses it too; it read the region of x before).
     const fs::path colon = materialise("colon", Form::kPlain, ">x:1-2\nACGT\n>x\nGG\n", dir.path());
     RecordSelector whole;
     whole.record = "x:1-2";
-    const auto parts = read_fasta_records(colon.string(), {whole, parse_selector("x:1-2")});
+    const auto parts = read_fasta_records(colon.string(), {whole, parse_selector("{x}:1-2")});
     ASSERT_EQ(parts.size(), 2u);
     EXPECT_EQ(describe(parts[0]), "x:1-2=ACGT");
     EXPECT_EQ(describe(parts[1]), "x=GG");
+    EXPECT_EQ(describe(read_fasta(colon.string(), parse_selector("{x:1-2}"))), "x:1-2=ACGT");
+    expect_input_error(colon, [&] { read_fasta_records(colon.string(), {parse_selector("x:1-2")}); },
+                       "'x:1-2' is both a record and a region of record 'x': write {x:1-2} for the record");
+    expect_input_error(colon, [&] { read_fasta(colon.string(), parse_selector("x:1-2")); }, "is both a record");
+    // Where only the whole name is a record, it is that record (a FASTA of samtools faidx
+    // regions names its records so); where only x is, the region of x.
+    const fs::path faidx = materialise("faidx", Form::kPlain, ">x:1-2\nACGT\n>y\nGG\n", dir.path());
+    EXPECT_EQ(describe(read_fasta_records(faidx.string(), {parse_selector("x:1-2")}).front()), "x:1-2=ACGT");
+    EXPECT_EQ(describe(read_fasta(faidx.string(), parse_selector("x:1-2"))), "x:1-2=ACGT");
+    EXPECT_EQ(describe(read_fasta(faidx.string(), parse_selector("y:2-2"))), "y:2-2=G");
+    EXPECT_EQ(describe_selector(whole), "{x:1-2}") << "a whole name that reads as a region is braced";
 
     expect_input_error(
         path, [&] { read_fasta_records(path.string(), {parse_selector("a"), RecordSelector{}}); },

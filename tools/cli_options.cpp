@@ -278,7 +278,7 @@ Options parse_options(int argc, const char* const* argv, bool sequences_optional
     // Options a --config file may also set (not help, version, config or preset).
     po::options_description general;
     general.add_options()
-        ("s0-record", po::value<std::vector<std::string>>(&s0_records)->composing(), "record of S0 to compare: NAME or NAME:START-END (1-based, inclusive); give it again for more, or name a file of them, one a line (default: every record)")
+        ("s0-record", po::value<std::vector<std::string>>(&s0_records)->composing(), "record of S0 to compare: NAME or NAME:START-END (1-based, inclusive; a name holding ':' in braces, {NAME}:START-END); give it again for more, or name a file of them, one a line (default: every record)")
         ("s1-record", po::value<std::vector<std::string>>(&s1_records)->composing(), "record of S1 to compare, as --s0-record (default: every record)")
         ("pairs", po::value<std::string>(&pairs), "compare only the record pairs of this file: lines 'S0_RECORD<TAB>S1_RECORD' (regions allowed); or 'mapped': only the pairs minimap2 links, on either strand (a heuristic: a pair it misses is not compared); default: every S0 record against every S1 record")
         ("strand", po::value<std::string>(&strand)->default_value(strand), "strand of S1 to compare S0 with: both, forward or reverse (S1's reverse complement); with both, a pair's answer is its better strand, forward on a tie")

@@ -25,6 +25,7 @@
 #include "engine/pruning/live_model.hpp"
 #include "engine/traceback/engine_sweeper.hpp"
 #include "engine/traceback/special_rows.hpp"
+#include "io/fasta.hpp"
 
 namespace chromalign {
 namespace {
@@ -709,7 +710,8 @@ private:
 
 std::string selector_of(const Sequence& s) {
     const std::string region = s.region();
-    return region.empty() ? s.name : s.name + ":" + region;
+    // A whole record whose name reads as a region ("chr1:1000-2000") is written in braces.
+    return region.empty() ? io::describe_selector(io::RecordSelector{s.name}) : s.name + ":" + region;
 }
 
 int64_t JobSpec::cells() const {
