@@ -102,6 +102,27 @@ TEST(HostileFiles, AnOutputThatIsAnInputOrAnotherOutputIsRefusedBeforeStage1) {
     const test::ChildRun discarded =
         h.run({"-q", "-b", "cpu", "--traceback", "/dev/null", "--alignment-format", "paf", "-o", "/dev/null"});
     EXPECT_EQ(discarded.exit_code, 0) << discarded.err;
+    // The alignment into the file or pipe that takes the result (SAM lines among the report's,
+    // which samtools then refused), as --traceback - -o - would; /proc/self/fd/1 is what
+    // /dev/stdout links to.
+    const test::ChildRun shared = h.run({"-q", "-b", "cpu", "--traceback", "/proc/self/fd/1", "--alignment-format", "sam"});
+    EXPECT_EQ(shared.exit_code, 1) << shared.err;
+    EXPECT_NE(shared.err.find("the result (standard output) and --traceback /proc/self/fd/1 are one stream"),
+              std::string::npos) << shared.err;
+    const test::ChildRun apart = h.run({"-q", "-b", "cpu", "--traceback", "/proc/self/fd/1", "--alignment-format",
+                                        "sam", "-o", h.path("result.tsv")});
+    EXPECT_EQ(apart.exit_code, 0) << apart.err;
+    EXPECT_EQ(apart.out.rfind("@HD", 0), 0u) << apart.out;
+    // An output through a symbolic link replaces the file it names; the link stays (a rename
+    // over the link turned it into a file, and as root over /dev/stdout the system's).
+    std::ofstream(h.path("real.paf")) << "an earlier result\n";
+    ASSERT_EQ(::symlink(h.path("real.paf").c_str(), h.path("out.paf").c_str()), 0);
+    const test::ChildRun linked = h.run({"-q", "-b", "cpu", "--traceback", h.path("out.paf")});
+    EXPECT_EQ(linked.exit_code, 0) << linked.err;
+    struct stat st{};
+    ASSERT_EQ(::lstat(h.path("out.paf").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced";
+    EXPECT_NE(read_text(h.path("real.paf")).find("cg:Z:"), std::string::npos) << read_text(h.path("real.paf"));
 }
 
 TEST(HostileFiles, AWriteThatFailsLeavesNoPartialOutput) {

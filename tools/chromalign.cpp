@@ -387,6 +387,43 @@ bool same_file(const std::string& a, const std::string& b) {
     return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
 }
 
+/// Refuses an output path that is where another output already goes through a standard
+/// stream: --traceback /dev/stdout (or /proc/self/fd/1) beside the result on standard output
+/// interleaves the two in the pipe or file behind it, as --traceback - -o - would (a usage
+/// error). A terminal or /dev/null (character devices) takes both as it does stderr's notes.
+void check_one_stream(const cli::Options& o) {
+    struct Stream {
+        std::string what;
+        bool named;  ///< a path the user gave, not a standard stream the program chose
+        struct stat st;
+    };
+    std::vector<Stream> streams;
+    const auto add = [&](const std::string& what, const std::string& path, int fd) {
+        struct stat st{};
+        if (fd >= 0 ? ::fstat(fd, &st) != 0 : path.empty() || ::stat(path.c_str(), &st) != 0) return;
+        if (!S_ISCHR(st.st_mode)) streams.push_back({what, fd < 0, st});
+    };
+    // Where the result goes (main's report): standard error when the alignment takes standard
+    // output, else standard output or the file -o names.
+    if (o.output.empty() && o.traceback == "-")
+        add("the result (standard error)", "", STDERR_FILENO);
+    else if (o.output.empty() || o.output == "-")
+        add("the result (standard output)", "", STDOUT_FILENO);
+    else
+        add("-o " + o.output, o.output, -1);
+    if (o.traceback == "-")
+        add("--traceback - (standard output)", "", STDOUT_FILENO);
+    else
+        add("--traceback " + o.traceback, o.traceback, -1);
+    add("--plot " + o.plot, o.plot, -1);
+    for (size_t k = 0; k < streams.size(); ++k)
+        for (size_t l = k + 1; l < streams.size(); ++l)
+            if ((streams[k].named || streams[l].named) && streams[k].st.st_dev == streams[l].st.st_dev &&
+                streams[k].st.st_ino == streams[l].st.st_ino)
+                throw Error(streams[k].what + " and " + streams[l].what +
+                            " are one stream, where the two would interleave: name another file for one");
+}
+
 /// Refuses, before stage 1, an output that would overwrite an input or another output.
 void check_distinct_files(const cli::Options& o) {
     const std::vector<std::pair<std::string, std::string>> outputs = {
@@ -409,6 +446,7 @@ void check_distinct_files(const cli::Options& o) {
             if (replaceable(outputs[l].second) && same_file(path, outputs[l].second))
                 throw Error(option + " and " + outputs[l].first + " name one file, " + path);
     }
+    check_one_stream(o);
 }
 
 /// Refuses S0 and S1 that are one stream (standard input, or one FIFO): it can be read only
