@@ -69,6 +69,11 @@ constexpr int kSlotWords = kStateWords<A> * kWarp;
 /// VIADDMNMX.RELU for max(diag + s, E, 0), three VIADDMNMX for E, F and H) and one VIADD
 /// (H' - open) on another pipe; the kernel is bound by that pipe. Writing H' - open as
 /// max(x - open, -open) moves the VIADD onto it and was 15% slower on 8M x 8M (H100).
+/// Even a warp alone on its multiprocessor (the stream's chain of bands) is bound by that
+/// pipe's issue, not by the F chain's latency: taking the chain off the shuffle's path
+/// (F(r) = max(F(top) - r ext_f, a chain of the thread's own rows), one add-max more a row)
+/// was 6% slower there, and compare-and-select instead of PRMT (kEquality) 14% slower
+/// unpruned (H200).
 /// Each row's best H is tracked after the step (track_if_needed).
 /// `table` is the block's copy of the diagonal terms (kTable only).
 /// kBarred (the K best search's tiles, tile_waves.cu): row r's cell takes no diagonal term where
